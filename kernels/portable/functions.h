@@ -33,6 +33,42 @@ using TensorList = Span<const Tensor>;
 Tensor& add_out(KernelRuntimeContext& ctx, const Tensor& self, const Tensor& other,
                 const Scalar& alpha, Tensor& out);
 
+/// add.Scalar_out(Tensor self, Scalar other, Scalar alpha=1, *, Tensor(a!) out)
+Tensor& add_scalar_out(KernelRuntimeContext& ctx, const Tensor& self, const Scalar& other,
+                       const Scalar& alpha, Tensor& out);
+/// sub.out(Tensor self, Tensor other, *, Scalar alpha=1, Tensor(a!) out)
+Tensor& sub_out(KernelRuntimeContext& ctx, const Tensor& self, const Tensor& other,
+                const Scalar& alpha, Tensor& out);
+/// sub.Scalar_out(Tensor self, Scalar other, Scalar alpha=1, *, Tensor(a!) out)
+Tensor& sub_scalar_out(KernelRuntimeContext& ctx, const Tensor& self, const Scalar& other,
+                       const Scalar& alpha, Tensor& out);
+/// rsub.Scalar_out(Tensor self, Scalar other, Scalar alpha=1, *, Tensor(a!) out):
+/// other - alpha * self.
+Tensor& rsub_scalar_out(KernelRuntimeContext& ctx, const Tensor& self, const Scalar& other,
+                        const Scalar& alpha, Tensor& out);
+/// mul.out(Tensor self, Tensor other, *, Tensor(a!) out)
+Tensor& mul_out(KernelRuntimeContext& ctx, const Tensor& self, const Tensor& other, Tensor& out);
+/// mul.Scalar_out(Tensor self, Scalar other, *, Tensor(a!) out)
+Tensor& mul_scalar_out(KernelRuntimeContext& ctx, const Tensor& self, const Scalar& other,
+                       Tensor& out);
+/// div.out(Tensor self, Tensor other, *, Tensor(a!) out): true division.
+Tensor& div_out(KernelRuntimeContext& ctx, const Tensor& self, const Tensor& other, Tensor& out);
+/// div.Scalar_out(Tensor self, Scalar other, *, Tensor(a!) out)
+Tensor& div_scalar_out(KernelRuntimeContext& ctx, const Tensor& self, const Scalar& other,
+                       Tensor& out);
+
+// ---- Activations ----
+/// relu.out(Tensor self, *, Tensor(a!) out)
+Tensor& relu_out(KernelRuntimeContext& ctx, const Tensor& self, Tensor& out);
+/// sigmoid.out(Tensor self, *, Tensor(a!) out)
+Tensor& sigmoid_out(KernelRuntimeContext& ctx, const Tensor& self, Tensor& out);
+/// clamp.out(Tensor self, Scalar? min=None, Scalar? max=None, *, Tensor(a!) out)
+Tensor& clamp_out(KernelRuntimeContext& ctx, const Tensor& self, const OptScalar& min,
+                  const OptScalar& max, Tensor& out);
+/// hardtanh.out(Tensor self, Scalar min_val=-1, Scalar max_val=1, *, Tensor(a!) out)
+Tensor& hardtanh_out(KernelRuntimeContext& ctx, const Tensor& self, const Scalar& min_val,
+                     const Scalar& max_val, Tensor& out);
+
 // ---- Reductions ----
 /// sum.IntList_out(Tensor self, int[1]? dim, bool keepdim=False, *, ScalarType? dtype=None,
 /// Tensor(a!) out)

@@ -20,4 +20,18 @@ Tensor& add_out(KernelRuntimeContext& ctx, const Tensor& self, const Tensor& oth
   return out;
 }
 
+Tensor& add_scalar_out(KernelRuntimeContext& ctx, const Tensor& self, const Scalar& other,
+                       const Scalar& alpha, Tensor& out) {
+  constexpr const char* kOp = "add.Scalar_out";
+  const DType common = result_type(self, other);
+  if (!unary_op_prologue(ctx, kOp, self, out, common)) return out;
+  if (!check_alpha(ctx, kOp, common, alpha)) return out;
+  dispatch_real_bool(common, [&](auto tag) {
+    using CT = decltype(tag);
+    const CT b = static_cast<CT>(scalar_to<CT>(alpha) * scalar_to<CT>(other));
+    apply_unary<CT>(ctx, kOp, self, out, [b](CT x) { return static_cast<CT>(x + b); });
+  });
+  return out;
+}
+
 }  // namespace ptec::kernels
