@@ -1,0 +1,264 @@
+#!/usr/bin/python3
+"""Checks the generated test data independently of PyTorch and of ptec.
+
+Usage: /usr/bin/python3 tests/models/check_reference.py [MODEL_DIR] [--only NAME ...]
+
+Runs every NAME.onnx in MODEL_DIR (default build/models) through a small NumPy interpreter that
+follows the ONNX operator specifications (float64 accumulation) and compares the result against
+NAME/test_data_set_0/output_K.pb from PyTorch. It validates the fixtures: if this passes, an e2e
+failure is ptec's, not the exporter's. Only the operators the generated models use are implemented.
+"""
+
+import argparse
+import math
+import os
+import subprocess
+import sys
+import time
+
+import numpy as np
+import onnx
+from onnx import helper, numpy_helper
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+
+
+def attrs(node):
+    return {a.name: helper.get_attribute_value(a) for a in node.attribute}
+
+
+def pool_geometry(x, kernel, strides, pads, ceil_mode, dilations=None):
+    """Returns output spatial sizes for 2-D pooling/conv (ONNX formula, with the ceil_mode rule that
+    the last window must start inside the input or left padding)."""
+    out = []
+    dil = dilations or [1, 1]
+    for i in range(2):
+        n = x.shape[2 + i] + pads[i] + pads[i + 2] - ((kernel[i] - 1) * dil[i] + 1)
+        o = (math.ceil(n / strides[i]) if ceil_mode else n // strides[i]) + 1
+        if ceil_mode and (o - 1) * strides[i] >= x.shape[2 + i] + pads[i]:
+            o -= 1
+        out.append(o)
+    return out
+
+
+def windows(xp, kernel, strides, out, dil=(1, 1)):
+    """xp: N,C,H,W (padded). Returns N,C,oh,ow,kh,kw view."""
+    n, c, h, w = xp.shape
+    s = xp.strides
+    return np.lib.stride_tricks.as_strided(
+        xp, (n, c, out[0], out[1], kernel[0], kernel[1]),
+        (s[0], s[1], s[2] * strides[0], s[3] * strides[1], s[2] * dil[0], s[3] * dil[1]),
+        writeable=False)
+
+
+def pad_for_windows(x, kernel, strides, pads, out, value, dil=(1, 1)):
+    """Pads x so that every window of the out x out grid lies inside (ceil_mode may need extra)."""
+    need_h = (out[0] - 1) * strides[0] + (kernel[0] - 1) * dil[0] + 1
+    need_w = (out[1] - 1) * strides[1] + (kernel[1] - 1) * dil[1] + 1
+    extra_h = max(0, need_h - (x.shape[2] + pads[0] + pads[2]))
+    extra_w = max(0, need_w - (x.shape[3] + pads[1] + pads[3]))
+    return np.pad(x, ((0, 0), (0, 0), (pads[0], pads[2] + extra_h), (pads[1], pads[3] + extra_w)),
+                  constant_values=value)
+
+
+def op_conv(node, x, w, b=None):
+    a = attrs(node)
+    group = a.get("group", 1)
+    kernel = list(w.shape[2:])
+    strides = a.get("strides", [1, 1])
+    pads = a.get("pads", [0, 0, 0, 0])
+    dil = a.get("dilations", [1, 1])
+    assert a.get("auto_pad", b"NOTSET") in (b"NOTSET", "NOTSET")
+    out = pool_geometry(x, kernel, strides, pads, False, dil)
+    xp = pad_for_windows(x.astype(np.float64), kernel, strides, pads, out, 0.0, dil)
+    win = windows(xp, kernel, strides, out, dil)  # N,C,oh,ow,kh,kw
+    n, c = x.shape[:2]
+    m = w.shape[0]
+    cg, mg = c // group, m // group
+    ys = []
+    for g in range(group):
+        wg = w[g * mg:(g + 1) * mg].astype(np.float64)  # mg,cg,kh,kw
+        ys.append(np.einsum("nchwij,mcij->nmhw", win[:, g * cg:(g + 1) * cg], wg, optimize=True))
+    y = np.concatenate(ys, axis=1)
+    if b is not None:
+        y = y + b.reshape(1, -1, 1, 1)
+    return y
+
+
+def op_pool(node, x, kind):
+    a = attrs(node)
+    kernel = a["kernel_shape"]
+    strides = a.get("strides", [1, 1])
+    pads = a.get("pads", [0, 0, 0, 0])
+    ceil_mode = a.get("ceil_mode", 0)
+    out = pool_geometry(x, kernel, strides, pads, ceil_mode)
+    if kind == "max":
+        xp = pad_for_windows(x.astype(np.float64), kernel, strides, pads, out, -np.inf)
+        return windows(xp, kernel, strides, out).max(axis=(4, 5))
+    xp = pad_for_windows(x.astype(np.float64), kernel, strides, pads, out, 0.0)
+    s = windows(xp, kernel, strides, out).sum(axis=(4, 5))
+    # Divisor: non-padding elements (count_include_pad=0) or elements inside input+pads.
+    if a.get("count_include_pad", 0):  # padding counts; the ceil_mode overhang beyond it does not
+        ones = np.pad(np.ones((1, 1) + x.shape[2:]), ((0, 0), (0, 0), (pads[0], pads[2]), (pads[1], pads[3])),
+                      constant_values=1.0)
+        onesp = pad_for_windows(ones, kernel, strides, [0, 0, 0, 0], out, 0.0)
+    else:
+        onesp = pad_for_windows(np.ones((1, 1) + x.shape[2:]), kernel, strides, pads, out, 0.0)
+    cnt = windows(onesp, kernel, strides, out).sum(axis=(4, 5))
+    return s / cnt
+
+
+def op_slice(x, starts, ends, axes=None, steps=None):
+    axes = list(range(len(starts))) if axes is None else list(axes)
+    steps = [1] * len(starts) if steps is None else list(steps)
+    sl = [slice(None)] * x.ndim
+    for s, e, ax, st in zip(starts, ends, axes, steps):
+        dim = x.shape[ax]
+        s, e = int(s), int(e)
+        # ONNX clamps; Python slicing clamps the same way for these ranges except huge values.
+        s = max(-dim - 1, min(dim, s))
+        e = max(-dim - 1, min(dim, e))
+        if st < 0 and e < -dim:
+            e = None
+        sl[ax] = slice(s, e, int(st))
+    return x[tuple(sl)]
+
+
+def run(model, inputs):
+    env = {i.name: numpy_helper.to_array(i) for i in model.graph.initializer}
+    for vi, val in zip([i for i in model.graph.input if i.name not in env], inputs):
+        env[vi.name] = val
+    for node in model.graph.node:
+        a = attrs(node)
+        ins = [env[i] if i else None for i in node.input]
+        t = node.op_type
+        if t == "Constant":
+            out = [numpy_helper.to_array(a["value"])]
+        elif t in ("Add", "Sub", "Mul", "Div"):
+            f = {"Add": np.add, "Sub": np.subtract, "Mul": np.multiply, "Div": np.divide}[t]
+            r = f(ins[0], ins[1])
+            out = [r.astype(np.result_type(ins[0].dtype, ins[1].dtype)) if ins[0].dtype.kind == "i" else r]
+        elif t == "Relu":
+            out = [np.maximum(ins[0], 0)]
+        elif t == "Sigmoid":
+            out = [1.0 / (1.0 + np.exp(-ins[0].astype(np.float64)))]
+        elif t == "HardSigmoid":
+            out = [np.clip(a.get("alpha", 0.2) * ins[0] + a.get("beta", 0.5), 0, 1)]
+        elif t == "Clip":
+            lo = ins[1] if len(ins) > 1 and ins[1] is not None else -np.inf
+            hi = ins[2] if len(ins) > 2 and ins[2] is not None else np.inf
+            out = [np.clip(ins[0], lo, hi)]
+        elif t in ("Identity", "Dropout"):
+            out = [ins[0]]
+        elif t == "Conv":
+            out = [op_conv(node, *ins)]
+        elif t == "BatchNormalization":
+            x, s, b, mean, var = ins
+            sh = (1, -1) + (1,) * (x.ndim - 2)
+            out = [(x - mean.reshape(sh)) / np.sqrt(var.reshape(sh).astype(np.float64) + a.get("epsilon", 1e-5))
+                   * s.reshape(sh) + b.reshape(sh)]
+        elif t == "MaxPool":
+            out = [op_pool(node, ins[0], "max")]
+        elif t == "AveragePool":
+            out = [op_pool(node, ins[0], "avg")]
+        elif t == "GlobalAveragePool":
+            out = [ins[0].mean(axis=tuple(range(2, ins[0].ndim)), keepdims=True)]
+        elif t == "Flatten":
+            ax = a.get("axis", 1)
+            out = [ins[0].reshape(int(np.prod(ins[0].shape[:ax])), -1)]
+        elif t == "Gemm":
+            A = ins[0].T if a.get("transA", 0) else ins[0]
+            B = ins[1].T if a.get("transB", 0) else ins[1]
+            y = a.get("alpha", 1.0) * (A.astype(np.float64) @ B)
+            if len(ins) > 2 and ins[2] is not None:
+                y = y + a.get("beta", 1.0) * ins[2]
+            out = [y]
+        elif t == "MatMul":
+            out = [np.matmul(ins[0].astype(np.float64), ins[1])]
+        elif t == "Softmax":
+            ax = a.get("axis", -1)
+            e = np.exp(ins[0] - ins[0].max(axis=ax, keepdims=True))
+            out = [e / e.sum(axis=ax, keepdims=True)]
+        elif t == "Concat":
+            out = [np.concatenate(ins, axis=a["axis"])]
+        elif t == "Reshape":
+            shape = [int(d) for d in ins[1]]
+            shape = [ins[0].shape[k] if d == 0 and not a.get("allowzero", 0) else d for k, d in enumerate(shape)]
+            out = [ins[0].reshape(shape)]
+        elif t == "Transpose":
+            out = [np.transpose(ins[0], a.get("perm"))]
+        elif t == "Slice":
+            out = [op_slice(ins[0], *[i for i in ins[1:]] + [None] * (5 - len(ins)))]
+        elif t == "Cast":
+            out = [ins[0].astype(helper.tensor_dtype_to_np_dtype(a["to"]))
+                   if hasattr(helper, "tensor_dtype_to_np_dtype")
+                   else ins[0].astype(onnx.mapping.TENSOR_TYPE_TO_NP_TYPE[a["to"]])]
+        elif t == "ConstantOfShape":
+            v = numpy_helper.to_array(a["value"]) if "value" in a else np.zeros(1, np.float32)
+            out = [np.full([int(d) for d in ins[0]], v.reshape(-1)[0], dtype=v.dtype)]
+        elif t == "Pad":
+            assert a.get("mode", b"constant") in (b"constant", "constant")
+            p = [int(v) for v in ins[1]]
+            r = len(p) // 2
+            cval = ins[2].reshape(-1)[0] if len(ins) > 2 and ins[2] is not None else 0
+            assert min(p) >= 0
+            out = [np.pad(ins[0], [(p[k], p[k + r]) for k in range(r)], constant_values=cval)]
+        elif t == "Split":
+            ax = a.get("axis", 0)
+            sizes = [int(v) for v in ins[1]] if len(ins) > 1 and ins[1] is not None else \
+                [ins[0].shape[ax] // len(node.output)] * len(node.output)
+            out = np.split(ins[0], np.cumsum(sizes)[:-1], axis=ax)
+        elif t == "ReduceMean":
+            axes = a.get("axes")
+            out = [ins[0].mean(axis=tuple(axes) if axes is not None else None, keepdims=bool(a.get("keepdims", 1)))]
+        else:
+            raise NotImplementedError("check_reference: no NumPy implementation of %s" % t)
+        for name, v in zip(node.output, out):
+            if name:
+                v = np.asarray(v)
+                if ins and ins[0] is not None and ins[0].dtype == np.float32 and v.dtype == np.float64:
+                    v = v.astype(np.float64)  # keep float64 through the graph
+                env[name] = v
+    return [env[o.name] for o in model.graph.output]
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("model_dir", nargs="?", default="build/models")
+    parser.add_argument("--only", nargs="+")
+    parser.add_argument("--tol", type=float, default=1e-4)
+    args = parser.parse_args()
+    names = args.only or sorted(f[:-5] for f in os.listdir(args.model_dir) if f.endswith(".onnx"))
+    failed = []
+    for name in names:
+        t0 = time.time()
+        model = onnx.load(os.path.join(args.model_dir, name + ".onnx"))
+        data = os.path.join(args.model_dir, name, "test_data_set_0")
+        k, inputs = 0, []
+        while os.path.exists(os.path.join(data, "input_%d.pb" % k)):
+            t = onnx.TensorProto()
+            with open(os.path.join(data, "input_%d.pb" % k), "rb") as f:
+                t.ParseFromString(f.read())
+            inputs.append(numpy_helper.to_array(t))
+            k += 1
+        outs = run(model, inputs)
+        out_dir = os.path.join(args.model_dir, "numpy_ref", name)
+        os.makedirs(out_dir, exist_ok=True)
+        for k, o in enumerate(outs):
+            with open(os.path.join(out_dir, "output_%d.pb" % k), "wb") as f:
+                f.write(numpy_helper.from_array(o.astype(np.float32)).SerializeToString())
+        print("== %s (numpy interpreter %.1fs)" % (name, time.time() - t0))
+        sys.stdout.flush()
+        rc = subprocess.call([sys.executable, os.path.join(HERE, "..", "e2e", "compare.py"), data, out_dir,
+                              "--tol", str(args.tol)])
+        if rc != 0:
+            failed.append(name)
+    if failed:
+        print("check_reference: FAIL: %s" % " ".join(failed), file=sys.stderr)
+        return 1
+    print("check_reference: all %d models agree with the NumPy ONNX interpreter" % len(names))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,257 @@
+#!/usr/bin/python3
+"""Generates the end-to-end test models: ONNX files with seeded random weights plus reference I/O.
+
+Usage: /usr/bin/python3 tests/models/generate.py [OUT_DIR] [--only NAME ...] [--force] [--list]
+
+For each model NAME this writes, under OUT_DIR (default build/models):
+  NAME.onnx                              opset 13, torch.onnx.export(do_constant_folding=True)
+  NAME/test_data_set_0/input_0.pb        onnx.TensorProto (ONNX backend-test layout)
+  NAME/test_data_set_0/output_K.pb       reference outputs from PyTorch (eval mode, float32)
+  NAME.stamp                             hash of this script; a model whose stamp matches is skipped
+
+Models are exported with training=TrainingMode.PRESERVE on an eval-mode module, so BatchNormalization
+stays a node in the ONNX graph (EVAL mode would let the exporter fold it into the convolutions) and
+ptec's own BN folding is exercised. BN running statistics and affine parameters are random and
+non-trivial. Needs Debian's /usr/bin/python3 (torch, torchvision, onnx, numpy). No network: all
+weights come from torch.manual_seed + random init.
+"""
+
+import argparse
+import hashlib
+import os
+import sys
+import time
+import warnings
+
+import numpy as np
+import onnx
+from onnx import helper, numpy_helper
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+
+OPSET = 13
+SEED = 20240601
+
+
+def script_hash():
+    with open(os.path.abspath(__file__), "rb") as f:
+        h = hashlib.sha256(f.read())
+    h.update(("torch=%s onnx=%s" % (torch.__version__, onnx.__version__)).encode())
+    return h.hexdigest()
+
+
+def randomize_batchnorm(model, gen):
+    """Non-trivial BN statistics and affine parameters, so that folding BN really changes numbers."""
+    for m in model.modules():
+        if isinstance(m, nn.modules.batchnorm._BatchNorm):
+            n = m.num_features
+            with torch.no_grad():
+                m.running_mean.copy_(torch.randn(n, generator=gen) * 0.1)
+                m.running_var.copy_(torch.rand(n, generator=gen) + 0.5)  # U(0.5, 1.5)
+                if m.affine:
+                    m.weight.copy_(torch.rand(n, generator=gen) * 0.5 + 0.75)  # U(0.75, 1.25)
+                    m.bias.copy_(torch.randn(n, generator=gen) * 0.1)
+
+
+# ---------------------------------------------------------------------------------------------
+# Model definitions: each returns (module, example_input).
+
+
+class TinyCnn(nn.Module):
+    """conv-bn-relu-maxpool-conv(groups)-hardswish-avgpool(ceil, no pad count)-flatten-linear-softmax."""
+
+    def __init__(self):
+        super().__init__()
+        self.conv1 = nn.Conv2d(3, 8, 3, padding=1)
+        self.bn1 = nn.BatchNorm2d(8)
+        self.pool1 = nn.MaxPool2d(2)
+        self.conv2 = nn.Conv2d(8, 16, 3, padding=1, groups=4)
+        self.act2 = nn.Hardswish()
+        # 16x16 -> 9x9 with ceil_mode; the last window hangs over the padding.
+        self.pool2 = nn.AvgPool2d(3, stride=2, padding=1, ceil_mode=True, count_include_pad=False)
+        self.fc = nn.Linear(16 * 9 * 9, 10)
+
+    def forward(self, x):
+        x = self.pool1(F.relu(self.bn1(self.conv1(x))))
+        x = self.pool2(self.act2(self.conv2(x)))
+        x = torch.flatten(x, 1)
+        return F.softmax(self.fc(x), dim=1)
+
+
+class MiniOps(nn.Module):
+    """Covers Sub/Div broadcasting, Pad, Split, Sigmoid, HardSigmoid, Concat, Slice, Transpose,
+    Reshape, MatMul, Clip, ReduceMean, Gemm(transB=1) and GlobalAveragePool. Dropout and Identity are
+    inserted into the exported graph afterwards (see add_dropout_identity); both are no-ops at
+    inference, so the PyTorch reference stays exact. Two outputs."""
+
+    def __init__(self, gen):
+        super().__init__()
+        self.register_buffer("mean", torch.randn(1, 4, 1, 1, generator=gen) * 0.5)
+        self.register_buffer("std", torch.rand(1, 4, 1, 1, generator=gen) + 0.5)
+        self.w = nn.Parameter(torch.randn(20, 6, generator=gen) * 0.3)
+        self.fc = nn.Linear(48, 10)
+        self.gap = nn.AdaptiveAvgPool2d(1)
+
+    def forward(self, x):  # x: 1x4x8x8
+        y = (x - self.mean) / self.std  # Sub, Div with [1,4,1,1] broadcasting
+        p = F.pad(y, (1, 1, 2, 0))  # Pad -> 1x4x10x10
+        a, b = torch.split(p, [1, 3], dim=1)  # Split
+        c = torch.cat([torch.sigmoid(a), F.hardsigmoid(b * 2.0)], dim=1)  # Sigmoid, HardSigmoid, Concat
+        d = c[:, :, 1:9, ::2]  # Slice -> 1x4x8x5
+        e = d.permute(0, 2, 1, 3)  # Transpose -> 1x8x4x5
+        f = e.reshape(1, 8, 20)  # Reshape
+        g = torch.matmul(f, self.w)  # MatMul -> 1x8x6
+        h = torch.clamp(g * 3.0, -1.5, 2.0)  # Clip
+        r = h.mean(dim=2, keepdim=True)  # ReduceMean -> 1x8x1
+        out0 = self.fc((h - r).reshape(1, 48))  # Sub broadcasting, Gemm(transB=1) -> 1x10
+        out1 = torch.flatten(self.gap(y), 1)  # GlobalAveragePool -> 1x4
+        return out0, out1
+
+
+def add_dropout_identity(model):
+    """Inserts a Dropout after the MatMul and an Identity in front of the second graph output."""
+    graph = model.graph
+
+    def insert_after(tensor, op_type):
+        # producer -> tensor  becomes  producer -> tensor_pre -> op_type -> tensor, so consumers
+        # and graph outputs keep their names.
+        pre = tensor + "_pre_" + op_type.lower()
+        idx = next(k for k, n in enumerate(graph.node) if tensor in n.output)
+        producer = graph.node[idx]
+        producer.output[:] = [pre if o == tensor else o for o in producer.output]
+        graph.node.insert(idx + 1, helper.make_node(op_type, [pre], [tensor], name=op_type + "_0"))
+
+    matmul = [n for n in graph.node if n.op_type == "MatMul"]
+    assert len(matmul) == 1, "mini_ops: expected one MatMul, got %d" % len(matmul)
+    insert_after(matmul[0].output[0], "Dropout")
+    insert_after(graph.output[1].name, "Identity")
+
+
+def build_torchvision(name, gen):
+    import torchvision.models as tvm
+
+    ctor = {"resnet18": tvm.resnet18, "mobilenet_v2": tvm.mobilenet_v2,
+            "squeezenet1_1": tvm.squeezenet1_1}[name]
+    model = ctor(weights=None)
+    randomize_batchnorm(model, gen)
+    return model, torch.randn(1, 3, 224, 224, generator=gen)
+
+
+def build_tiny_cnn(gen):
+    model = TinyCnn()
+    randomize_batchnorm(model, gen)
+    with torch.no_grad():  # spread the logits (std ~3) so the softmax output is sensitive to errors
+        model.fc.weight.mul_(40.0)
+    return model, torch.randn(1, 3, 32, 32, generator=gen)
+
+
+def build_mini_ops(gen):
+    return MiniOps(gen), torch.randn(1, 4, 8, 8, generator=gen)
+
+
+MODELS = {
+    "tiny_cnn": (build_tiny_cnn, None),
+    "mini_ops": (build_mini_ops, add_dropout_identity),
+    "squeezenet1_1": (lambda g: build_torchvision("squeezenet1_1", g), None),
+    "mobilenet_v2": (lambda g: build_torchvision("mobilenet_v2", g), None),
+    "resnet18": (lambda g: build_torchvision("resnet18", g), None),
+}
+
+# ---------------------------------------------------------------------------------------------
+
+
+def save_tensor(array, path):
+    with open(path, "wb") as f:
+        f.write(numpy_helper.from_array(np.ascontiguousarray(array)).SerializeToString())
+
+
+def generate(name, out_dir, stamp):
+    build, post = MODELS[name]
+    seed = SEED + sum(ord(c) for c in name)  # per-model seed: independent of which models run
+    torch.manual_seed(seed)
+    gen = torch.Generator().manual_seed(seed)
+    model, x = build(gen)
+    model.eval()
+    with torch.no_grad():
+        ref = model(x)
+    refs = list(ref) if isinstance(ref, (tuple, list)) else [ref]
+    out_names = ["output"] if len(refs) == 1 else ["output_%d" % k for k in range(len(refs))]
+
+    onnx_path = os.path.join(out_dir, name + ".onnx")
+    tmp_path = onnx_path + ".tmp"
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        torch.onnx.export(model, (x,), tmp_path, opset_version=OPSET, do_constant_folding=True,
+                          training=torch.onnx.TrainingMode.PRESERVE, input_names=["input"],
+                          output_names=out_names)
+    proto = onnx.load(tmp_path)
+    if post is not None:
+        post(proto)
+    onnx.checker.check_model(proto)
+    onnx.save(proto, tmp_path)
+
+    data_dir = os.path.join(out_dir, name, "test_data_set_0")
+    os.makedirs(data_dir, exist_ok=True)
+    for f in os.listdir(data_dir):
+        os.remove(os.path.join(data_dir, f))
+    save_tensor(x.numpy().astype(np.float32), os.path.join(data_dir, "input_0.pb"))
+    for k, r in enumerate(refs):
+        save_tensor(r.numpy().astype(np.float32), os.path.join(data_dir, "output_%d.pb" % k))
+    os.replace(tmp_path, onnx_path)
+    with open(os.path.join(out_dir, name + ".stamp"), "w") as f:
+        f.write(stamp + "\n")
+
+    ops = sorted({n.op_type for n in proto.graph.node})
+    n_bn = sum(n.op_type == "BatchNormalization" for n in proto.graph.node)
+    return "%d nodes, %d BatchNormalization, %.1f MB, input %s, outputs %s, |ref|max %.3g; ops: %s" % (
+        len(proto.graph.node), n_bn, os.path.getsize(onnx_path) / 1e6, "x".join(map(str, x.shape)),
+        ", ".join("x".join(map(str, r.shape)) for r in refs),
+        max(float(r.abs().max()) for r in refs), " ".join(ops))
+
+
+def up_to_date(name, out_dir, stamp):
+    try:
+        with open(os.path.join(out_dir, name + ".stamp")) as f:
+            if f.read().strip() != stamp:
+                return False
+    except OSError:
+        return False
+    data_dir = os.path.join(out_dir, name, "test_data_set_0")
+    return (os.path.isfile(os.path.join(out_dir, name + ".onnx"))
+            and os.path.isfile(os.path.join(data_dir, "input_0.pb"))
+            and os.path.isfile(os.path.join(data_dir, "output_0.pb")))
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("out_dir", nargs="?", default="build/models")
+    parser.add_argument("--only", nargs="+", choices=sorted(MODELS), help="generate only these")
+    parser.add_argument("--force", action="store_true", help="regenerate even if up to date")
+    parser.add_argument("--list", action="store_true", help="print the model names and exit")
+    args = parser.parse_args()
+    if args.list:
+        print("\n".join(MODELS))
+        return 0
+    torch.set_num_threads(max(1, min(2, os.cpu_count() or 1)))
+    os.makedirs(args.out_dir, exist_ok=True)
+    stamp = script_hash()
+    t_all = time.time()
+    for name in args.only or MODELS:
+        if not args.force and up_to_date(name, args.out_dir, stamp):
+            print("%-14s up to date" % name)
+            continue
+        t0 = time.time()
+        try:
+            summary = generate(name, args.out_dir, stamp)
+        except Exception as e:  # one clear line, then fail
+            print("generate.py: %s: failed: %s: %s" % (name, type(e).__name__, e), file=sys.stderr)
+            return 1
+        print("%-14s %5.1fs  %s" % (name, time.time() - t0, summary))
+        sys.stdout.flush()
+    print("models in %s (%.1fs)" % (args.out_dir, time.time() - t_all))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
