@@ -26,6 +26,8 @@ enum class BaseType {
   String,
   CustomObj,  // an opaque object such as a precompiled engine
 };
+/// The ATen spelling of a base type: "Tensor", "int", "SymInt", "float", "str", ...
+const char* to_string(BaseType base);
 
 /// A schema type: `Tensor`, `Tensor?`, `int[2]`, `SymInt[]?`, `Tensor?[]`, ...
 struct TypeRef {
@@ -75,6 +77,12 @@ struct OpSchema {
   std::string out_schema;
 
   ShapeFn shape_fn = nullptr;
+  /// True for `...` schemas (executorch_call_delegate): nodes pass the declared arguments, then
+  /// any number of further arguments.
+  bool is_vararg = false;
+  /// True when the output specs cannot be computed from the arguments (engine and delegate
+  /// calls): whoever creates the node sets meta.val, and shape_fn throws NotSupported.
+  bool opaque_outputs = false;
 
   /// "aten::add.Tensor" (or "aten::add" for the default overload).
   std::string qualified_name() const;
@@ -82,6 +90,8 @@ struct OpSchema {
   std::string out_qualified_name() const;
   /// Index of the argument named `arg_name`, or -1.
   int arg_index(std::string_view arg_name) const;
+  /// True when some return is a Tensor or Tensor[] (false for the scalar prims).
+  bool returns_tensors() const;
 };
 
 /// Parses an ATen schema string such as
@@ -95,5 +105,8 @@ const OpSchema* find_op(std::string_view qualified_name);
 const OpSchema& get_op(std::string_view qualified_name);
 /// Every registered op, sorted by qualified name.
 const std::vector<const OpSchema*>& all_ops();
+/// Up to `limit` registered names close to `qualified_name` (other overloads of the same
+/// operator first, then by edit distance); used by error messages.
+std::vector<std::string> similar_op_names(std::string_view qualified_name, size_t limit = 5);
 
 }  // namespace ptec::ir

@@ -1,0 +1,479 @@
+// Shape functions of view/shape ops (all *_copy in the core ATen set): view, permute,
+// transpose, squeeze/unsqueeze, expand, repeat, cat/stack/split/unbind, slice/select/narrow, and
+// the indexing ops index_select, index.Tensor, gather, embedding.
+
+#include <algorithm>
+#include <map>
+
+#include "ir/shape/shape_fns.h"
+#include "ir/shape/shape_util.h"
+
+namespace ptec::ir::shape {
+namespace {
+
+std::string shape_string(const Shape& s) {
+  std::string out = "[";
+  for (size_t i = 0; i < s.size(); ++i) out += (i ? ", " : "") + s[i].to_string();
+  return out + "]";
+}
+
+void require_index(const OpSchema& op, std::string_view name, const TensorSpec& spec) {
+  if (spec.dtype != DType::Long && spec.dtype != DType::Int) {
+    fail(op, name, "expected an int64 or int32 index tensor, got {}", spec.to_string());
+  }
+}
+
+// An optional SymInt argument (slice start/end): nullopt for None.
+std::optional<SymInt> optional_sym_int(const OpSchema& op, const ArgumentList& args,
+                                       std::string_view name) {
+  if (arg(op, args, name).is_none()) return std::nullopt;
+  return sym_int(op, args, name);
+}
+
+}  // namespace
+
+std::vector<TensorSpec> view_copy(const OpSchema& op, const ArgumentList& args) {
+  const TensorSpec& self = tensor(op, args, "self");
+  Shape size = sym_int_list(op, args, "size");
+  // Static products and symbol multisets of both sides: symbols must cancel out.
+  int64_t in_static = 1;
+  std::map<std::string, int> symbols;  // input symbols minus output symbols
+  std::map<std::string, SymInt> by_name;
+  for (const SymInt& d : self.shape) {
+    if (d.is_static()) {
+      in_static *= d.value();
+    } else {
+      ++symbols[d.symbol()->name];
+      by_name.emplace(d.symbol()->name, d);
+    }
+  }
+  int64_t out_static = 1;
+  int infer = -1;
+  for (size_t i = 0; i < size.size(); ++i) {
+    const SymInt& d = size[i];
+    if (d.is_static() && d.value() == -1) {
+      if (infer >= 0) fail(op, "size", "only one dimension can be -1");
+      infer = static_cast<int>(i);
+    } else if (d.is_static()) {
+      if (d.value() < 0) fail(op, "size", "invalid size {}", d.value());
+      out_static *= d.value();
+    } else {
+      if (--symbols[d.symbol()->name] < 0) {
+        fail(op, "size", "symbol '{}' of {} is not a dimension of self {}", d.symbol()->name,
+             shape_string(size), self.to_string());
+      }
+    }
+  }
+  std::vector<std::string> left;
+  for (const auto& [name, count] : symbols) {
+    for (int k = 0; k < count; ++k) left.push_back(name);
+  }
+  if (infer >= 0) {
+    if (left.empty()) {
+      if (out_static == 0 || in_static % out_static != 0) {
+        fail(op, "size", "shape {} is invalid for an input {}", shape_string(size),
+             self.to_string());
+      }
+      size[static_cast<size_t>(infer)] = SymInt(in_static / out_static);
+    } else if (left.size() == 1 && in_static == out_static) {
+      size[static_cast<size_t>(infer)] = by_name.at(left[0]);
+    } else {
+      fail(op, "size", "cannot infer -1 in {} for the symbolic input {} (needs static dims)",
+           shape_string(size), self.to_string());
+    }
+  } else if (!left.empty() || in_static != out_static) {
+    fail(op, "size", "shape {} is invalid for an input {}", shape_string(size), self.to_string());
+  }
+  return {make_spec(self.dtype, std::move(size))};
+}
+
+std::vector<TensorSpec> permute_copy(const OpSchema& op, const ArgumentList& args) {
+  const TensorSpec& self = tensor(op, args, "self");
+  const std::vector<int64_t> dims = int_list(op, args, "dims");
+  if (dims.size() != self.rank()) {
+    fail(op, "dims", "expected {} dims for {}, got {}", self.rank(), self.to_string(), dims.size());
+  }
+  std::vector<bool> seen(self.rank(), false);
+  Shape out;
+  for (int64_t d : dims) {
+    const auto n = static_cast<size_t>(normalize_dim(op, "dims", d, self.rank()));
+    if (seen[n]) fail(op, "dims", "dimension {} appears more than once", d);
+    seen[n] = true;
+    out.push_back(self.shape[n]);
+  }
+  return {make_spec(self.dtype, std::move(out))};
+}
+
+std::vector<TensorSpec> t_copy(const OpSchema& op, const ArgumentList& args) {
+  const TensorSpec& self = tensor(op, args, "self");
+  if (self.rank() > 2) fail(op, "self", "expected at most 2 dims, got {}", self.to_string());
+  Shape out = self.shape;
+  std::reverse(out.begin(), out.end());
+  return {make_spec(self.dtype, std::move(out))};
+}
+
+std::vector<TensorSpec> transpose_copy(const OpSchema& op, const ArgumentList& args) {
+  const TensorSpec& self = tensor(op, args, "self");
+  Shape out = self.shape;
+  if (self.rank() == 0) return {make_spec(self.dtype, out)};
+  const auto d0 =
+      static_cast<size_t>(normalize_dim(op, "dim0", int_value(op, args, "dim0"), self.rank()));
+  const auto d1 =
+      static_cast<size_t>(normalize_dim(op, "dim1", int_value(op, args, "dim1"), self.rank()));
+  std::swap(out[d0], out[d1]);
+  return {make_spec(self.dtype, std::move(out))};
+}
+
+std::vector<TensorSpec> unsqueeze_copy(const OpSchema& op, const ArgumentList& args) {
+  const TensorSpec& self = tensor(op, args, "self");
+  const int64_t dim = normalize_dim(op, "dim", int_value(op, args, "dim"), self.rank() + 1);
+  Shape out = self.shape;
+  out.insert(out.begin() + dim, SymInt(1));
+  return {make_spec(self.dtype, std::move(out))};
+}
+
+namespace {
+std::vector<TensorSpec> squeeze(const OpSchema& op, const TensorSpec& self,
+                                const std::vector<int64_t>& dims) {
+  std::vector<bool> selected(self.rank(), false);
+  for (int64_t d : dims) {
+    if (self.rank() == 0) continue;
+    selected[static_cast<size_t>(normalize_dim(op, "dim", d, self.rank()))] = true;
+  }
+  Shape out;
+  for (size_t i = 0; i < self.rank(); ++i) {
+    const SymInt& d = self.shape[i];
+    if (selected[i] && d.is_symbolic() && d.lower_bound() <= 1) {
+      fail(op, "dim", "cannot tell whether dimension {} of {} (symbol '{}') is 1", i,
+           self.to_string(), d.symbol()->name);
+    }
+    if (selected[i] && d.is_static() && d.value() == 1) continue;
+    out.push_back(d);
+  }
+  return {make_spec(self.dtype, std::move(out))};
+}
+}  // namespace
+
+std::vector<TensorSpec> squeeze_copy_dims(const OpSchema& op, const ArgumentList& args) {
+  return squeeze(op, tensor(op, args, "self"), int_list(op, args, "dim"));
+}
+
+std::vector<TensorSpec> squeeze_copy_dim(const OpSchema& op, const ArgumentList& args) {
+  return squeeze(op, tensor(op, args, "self"), {int_value(op, args, "dim")});
+}
+
+std::vector<TensorSpec> expand_copy(const OpSchema& op, const ArgumentList& args) {
+  const TensorSpec& self = tensor(op, args, "self");
+  Shape size = sym_int_list(op, args, "size");
+  if (size.size() < self.rank()) {
+    fail(op, "size", "{} has fewer dims than self {}", shape_string(size), self.to_string());
+  }
+  const size_t lead = size.size() - self.rank();
+  for (size_t i = 0; i < size.size(); ++i) {
+    SymInt& target = size[i];
+    if (i < lead) {
+      if (target.is_static() && target.value() < 0) {
+        fail(op, "size", "-1 is not allowed for the new leading dimension {}", i);
+      }
+      continue;
+    }
+    const SymInt& in = self.shape[i - lead];
+    if (target.is_static() && target.value() == -1) {
+      target = in;
+    } else if (target == in) {
+      continue;
+    } else if (!(in.is_static() && in.value() == 1)) {
+      fail(op, "size", "cannot expand dimension {} of {} to {}", i - lead, self.to_string(),
+           target.to_string());
+    }
+  }
+  return {make_spec(self.dtype, std::move(size))};
+}
+
+std::vector<TensorSpec> repeat(const OpSchema& op, const ArgumentList& args) {
+  const TensorSpec& self = tensor(op, args, "self");
+  const Shape repeats = sym_int_list(op, args, "repeats");
+  if (repeats.size() < self.rank()) {
+    fail(op, "repeats", "needs at least {} values for {}, got {}", self.rank(), self.to_string(),
+         repeats.size());
+  }
+  const size_t lead = repeats.size() - self.rank();
+  Shape out;
+  for (size_t i = 0; i < repeats.size(); ++i) {
+    if (i < lead) {
+      out.push_back(repeats[i]);
+      continue;
+    }
+    const SymInt& r = repeats[i];
+    if (r.is_symbolic()) fail(op, "repeats", "needs static repeat counts");
+    if (r.value() < 0) fail(op, "repeats", "negative repeat count {}", r.value());
+    if (r.value() == 1) {
+      out.push_back(self.shape[i - lead]);
+    } else {
+      out.emplace_back(static_dim(op, "self", self, i - lead) * r.value());
+    }
+  }
+  return {make_spec(self.dtype, std::move(out))};
+}
+
+std::vector<TensorSpec> cat(const OpSchema& op, const ArgumentList& args) {
+  const std::vector<const TensorSpec*> tensors = tensor_list(op, args, "tensors");
+  if (tensors.empty()) fail(op, "tensors", "must not be empty");
+  // ATen skips legacy empty 1-d tensors ([0]) in cat.
+  std::vector<const TensorSpec*> used;
+  std::vector<PromotionOperand> operands;
+  for (const TensorSpec* t : tensors) {
+    if (t == nullptr) fail(op, "tensors", "must not contain None");
+    operands.push_back({t->dtype, false, false});
+    if (t->rank() == 1 && t->shape[0].is_static() && t->shape[0].value() == 0) continue;
+    used.push_back(t);
+  }
+  const DType dtype = result_type(operands);
+  if (used.empty()) return {make_spec(dtype, tensors[0]->shape)};
+  const TensorSpec& first = *used[0];
+  const auto dim =
+      static_cast<size_t>(normalize_dim(op, "dim", int_value(op, args, "dim"), first.rank()));
+  if (first.rank() == 0) fail(op, "tensors", "zero-dimensional tensors cannot be concatenated");
+  Shape out = first.shape;
+  for (size_t k = 1; k < used.size(); ++k) {
+    const TensorSpec& t = *used[k];
+    if (t.rank() != first.rank()) {
+      fail(op, "tensors", "tensor {} is {} but tensor 0 is {} (ranks differ)", k, t.to_string(),
+           first.to_string());
+    }
+    for (size_t i = 0; i < t.rank(); ++i) {
+      if (i != dim && t.shape[i] != first.shape[i]) {
+        fail(op, "tensors", "tensor {} is {} but tensor 0 is {} (dimension {} differs)", k,
+             t.to_string(), first.to_string(), i);
+      }
+    }
+  }
+  if (used.size() > 1) {
+    int64_t total = 0;
+    for (const TensorSpec* t : used) total += static_dim(op, "tensors", *t, dim);
+    out[dim] = SymInt(total);
+  }
+  return {make_spec(dtype, std::move(out))};
+}
+
+std::vector<TensorSpec> stack(const OpSchema& op, const ArgumentList& args) {
+  const std::vector<const TensorSpec*> tensors = tensor_list(op, args, "tensors");
+  if (tensors.empty()) fail(op, "tensors", "must not be empty");
+  std::vector<PromotionOperand> operands;
+  for (size_t k = 0; k < tensors.size(); ++k) {
+    if (tensors[k] == nullptr) fail(op, "tensors", "must not contain None");
+    if (tensors[k]->shape != tensors[0]->shape) {
+      fail(op, "tensors", "tensor {} is {} but tensor 0 is {}", k, tensors[k]->to_string(),
+           tensors[0]->to_string());
+    }
+    operands.push_back({tensors[k]->dtype, false, false});
+  }
+  const int64_t dim = normalize_dim(op, "dim", int_value(op, args, "dim"), tensors[0]->rank() + 1);
+  Shape out = tensors[0]->shape;
+  out.insert(out.begin() + dim, SymInt(static_cast<int64_t>(tensors.size())));
+  return {make_spec(result_type(operands), std::move(out))};
+}
+
+std::vector<TensorSpec> split_with_sizes_copy(const OpSchema& op, const ArgumentList& args) {
+  const TensorSpec& self = tensor(op, args, "self");
+  const std::vector<int64_t> sizes = int_list(op, args, "split_sizes");
+  const auto dim =
+      static_cast<size_t>(normalize_dim(op, "dim", int_value(op, args, "dim"), self.rank()));
+  if (self.rank() == 0) fail(op, "self", "cannot split a zero-dimensional tensor");
+  const int64_t total = static_dim(op, "self", self, dim);
+  int64_t sum = 0;
+  for (int64_t s : sizes) {
+    if (s < 0) fail(op, "split_sizes", "negative size {}", s);
+    sum += s;
+  }
+  if (sum != total) {
+    fail(op, "split_sizes", "sizes add up to {} but dimension {} of {} is {}", sum, dim,
+         self.to_string(), total);
+  }
+  std::vector<TensorSpec> out;
+  for (int64_t s : sizes) {
+    Shape shape = self.shape;
+    shape[dim] = SymInt(s);
+    out.push_back(make_spec(self.dtype, std::move(shape)));
+  }
+  return out;
+}
+
+std::vector<TensorSpec> split_copy(const OpSchema& op, const ArgumentList& args) {
+  const TensorSpec& self = tensor(op, args, "self");
+  const int64_t split = int_value(op, args, "split_size");
+  const auto dim =
+      static_cast<size_t>(normalize_dim(op, "dim", int_value(op, args, "dim"), self.rank()));
+  if (self.rank() == 0) fail(op, "self", "cannot split a zero-dimensional tensor");
+  const int64_t total = static_dim(op, "self", self, dim);
+  if (split <= 0 && !(split == 0 && total == 0)) {
+    fail(op, "split_size", "must be positive, got {}", split);
+  }
+  std::vector<TensorSpec> out;
+  for (int64_t start = 0; start < total || (total == 0 && out.empty()); start += split) {
+    Shape shape = self.shape;
+    shape[dim] = SymInt(std::min(split, total - start));
+    out.push_back(make_spec(self.dtype, std::move(shape)));
+    if (split == 0) break;
+  }
+  return out;
+}
+
+std::vector<TensorSpec> unbind_copy(const OpSchema& op, const ArgumentList& args) {
+  const TensorSpec& self = tensor(op, args, "self");
+  if (self.rank() == 0) fail(op, "self", "cannot unbind a zero-dimensional tensor");
+  const auto dim =
+      static_cast<size_t>(normalize_dim(op, "dim", int_value(op, args, "dim"), self.rank()));
+  const int64_t n = static_dim(op, "self", self, dim);
+  Shape shape = self.shape;
+  shape.erase(shape.begin() + static_cast<ptrdiff_t>(dim));
+  return std::vector<TensorSpec>(static_cast<size_t>(n), make_spec(self.dtype, shape));
+}
+
+std::vector<TensorSpec> slice_copy(const OpSchema& op, const ArgumentList& args) {
+  const TensorSpec& self = tensor(op, args, "self");
+  if (self.rank() == 0) fail(op, "self", "cannot slice a zero-dimensional tensor");
+  const auto dim =
+      static_cast<size_t>(normalize_dim(op, "dim", int_value(op, args, "dim"), self.rank()));
+  const std::optional<SymInt> start = optional_sym_int(op, args, "start");
+  const std::optional<SymInt> end = optional_sym_int(op, args, "end");
+  const SymInt step = sym_int(op, args, "step");
+  if (step.is_symbolic() || step.value() <= 0) fail(op, "step", "must be a positive int");
+  const SymInt& size = self.shape[dim];
+  const bool from_start = !start || (start->is_static() && start->value() == 0);
+  const bool to_end = !end || *end == size ||
+                      (end->is_static() && size.is_static() && end->value() >= size.value()) ||
+                      (end->is_static() && end->value() == INT64_MAX);
+  Shape out = self.shape;
+  if (from_start && to_end && step.value() == 1) return {make_spec(self.dtype, out)};
+  const int64_t n = static_dim(op, "self", self, dim);
+  auto resolve = [&](const std::optional<SymInt>& v, int64_t fallback, const char* name) {
+    if (!v) return fallback;
+    if (v->is_symbolic()) {
+      if (*v == size) return n;
+      fail(op, name, "needs a static value, got symbol '{}'", v->symbol()->name);
+    }
+    int64_t x = v->value();
+    if (x < 0) x += n;
+    return std::clamp<int64_t>(x, 0, n);
+  };
+  const int64_t s = resolve(start, 0, "start");
+  const int64_t e = resolve(end, n, "end");
+  out[dim] = SymInt(e > s ? (e - s + step.value() - 1) / step.value() : 0);
+  return {make_spec(self.dtype, std::move(out))};
+}
+
+std::vector<TensorSpec> select_copy(const OpSchema& op, const ArgumentList& args) {
+  const TensorSpec& self = tensor(op, args, "self");
+  if (self.rank() == 0) fail(op, "self", "cannot select from a zero-dimensional tensor");
+  const auto dim =
+      static_cast<size_t>(normalize_dim(op, "dim", int_value(op, args, "dim"), self.rank()));
+  const int64_t index = int_value(op, args, "index");
+  const SymInt& size = self.shape[dim];
+  if (size.is_static() && (index < -size.value() || index >= size.value())) {
+    fail(op, "index", "{} is out of range for dimension {} of {}", index, dim, self.to_string());
+  }
+  Shape out = self.shape;
+  out.erase(out.begin() + static_cast<ptrdiff_t>(dim));
+  return {make_spec(self.dtype, std::move(out))};
+}
+
+std::vector<TensorSpec> narrow_copy(const OpSchema& op, const ArgumentList& args) {
+  const TensorSpec& self = tensor(op, args, "self");
+  const auto dim =
+      static_cast<size_t>(normalize_dim(op, "dim", int_value(op, args, "dim"), self.rank()));
+  const SymInt start = sym_int(op, args, "start");
+  const SymInt length = sym_int(op, args, "length");
+  if (start.is_static() && length.is_static() && self.shape[dim].is_static()) {
+    const int64_t n = self.shape[dim].value();
+    const int64_t s = start.value() < 0 ? start.value() + n : start.value();
+    if (s < 0 || length.value() < 0 || s + length.value() > n) {
+      fail(op, "length", "[{}, {} + {}) is outside dimension {} of {}", start.value(),
+           start.value(), length.value(), dim, self.to_string());
+    }
+  }
+  Shape out = self.shape;
+  out[dim] = length;
+  return {make_spec(self.dtype, std::move(out))};
+}
+
+std::vector<TensorSpec> index_select(const OpSchema& op, const ArgumentList& args) {
+  const TensorSpec& self = tensor(op, args, "self");
+  const TensorSpec& index = tensor(op, args, "index");
+  require_index(op, "index", index);
+  if (index.rank() > 1)
+    fail(op, "index", "expected a 0-d or 1-d tensor, got {}", index.to_string());
+  const int64_t dim = normalize_dim(op, "dim", int_value(op, args, "dim"), self.rank());
+  Shape out = self.shape;
+  if (self.rank() > 0)
+    out[static_cast<size_t>(dim)] = index.rank() == 1 ? index.shape[0] : SymInt(1);
+  return {make_spec(self.dtype, std::move(out))};
+}
+
+std::vector<TensorSpec> index_tensor(const OpSchema& op, const ArgumentList& args) {
+  const TensorSpec& self = tensor(op, args, "self");
+  const std::vector<const TensorSpec*> indices = tensor_list(op, args, "indices");
+  if (indices.size() > self.rank()) {
+    fail(op, "indices", "{} indices for {}", indices.size(), self.to_string());
+  }
+  Shape broadcast_shape;
+  bool any = false;
+  size_t first = 0;
+  size_t last = 0;
+  bool adjacent = true;
+  for (size_t i = 0; i < indices.size(); ++i) {
+    const TensorSpec* t = indices[i];
+    if (t == nullptr) continue;
+    if (t->dtype == DType::Bool || t->dtype == DType::Byte) {
+      fail(op, "indices", "boolean mask indices give data-dependent shapes and are not supported");
+    }
+    require_index(op, "indices", *t);
+    if (!any) {
+      broadcast_shape = t->shape;
+      first = i;
+    } else {
+      if (i != last + 1) adjacent = false;
+      broadcast_shape = broadcast(op, "indices", broadcast_shape, "indices", t->shape);
+    }
+    last = i;
+    any = true;
+  }
+  if (!any) fail(op, "indices", "needs at least one index tensor");
+  Shape out;
+  if (adjacent) {
+    out.insert(out.end(), self.shape.begin(), self.shape.begin() + static_cast<ptrdiff_t>(first));
+    out.insert(out.end(), broadcast_shape.begin(), broadcast_shape.end());
+  } else {
+    out = broadcast_shape;
+    for (size_t i = 0; i <= last; ++i) {
+      if (i < indices.size() && indices[i] == nullptr) out.push_back(self.shape[i]);
+    }
+  }
+  out.insert(out.end(), self.shape.begin() + static_cast<ptrdiff_t>(last + 1), self.shape.end());
+  return {make_spec(self.dtype, std::move(out))};
+}
+
+std::vector<TensorSpec> gather(const OpSchema& op, const ArgumentList& args) {
+  const TensorSpec& self = tensor(op, args, "self");
+  const TensorSpec& index = tensor(op, args, "index");
+  normalize_dim(op, "dim", int_value(op, args, "dim"), self.rank());
+  if (index.dtype != DType::Long) {
+    fail(op, "index", "expected an int64 tensor, got {}", index.to_string());
+  }
+  if (index.rank() != self.rank() && !(index.rank() <= 1 && self.rank() <= 1)) {
+    fail(op, "index", "{} must have the rank of self {}", index.to_string(), self.to_string());
+  }
+  return {make_spec(self.dtype, index.shape)};
+}
+
+std::vector<TensorSpec> embedding(const OpSchema& op, const ArgumentList& args) {
+  const TensorSpec& weight = tensor(op, args, "weight");
+  const TensorSpec& indices = tensor(op, args, "indices");
+  if (weight.rank() != 2) fail(op, "weight", "expected a 2-d tensor, got {}", weight.to_string());
+  require_index(op, "indices", indices);
+  Shape out = indices.shape;
+  out.push_back(weight.shape[1]);
+  return {make_spec(weight.dtype, std::move(out))};
+}
+
+}  // namespace ptec::ir::shape
