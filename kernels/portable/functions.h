@@ -13,20 +13,12 @@
 
 #include "core/dtype.h"
 #include "core/span.h"
+#include "kernels/portable/util/kernel_util.h"
 #include "runtime/core/scalar.h"
 #include "runtime/core/tensor.h"
 #include "runtime/kernel/kernel_runtime_context.h"
 
 namespace ptec::kernels {
-
-using runtime::KernelRuntimeContext;
-using runtime::Scalar;
-using runtime::Tensor;
-using OptTensor = std::optional<Tensor>;
-using OptScalar = std::optional<Scalar>;
-using IntList = Span<const int64_t>;
-using OptIntList = std::optional<Span<const int64_t>>;
-using TensorList = Span<const Tensor>;
 
 // ---- Element-wise arithmetic (NumPy broadcasting, ATen type promotion) ----
 /// add.out(Tensor self, Tensor other, *, Scalar alpha=1, Tensor(a!) out)
@@ -78,5 +70,123 @@ Tensor& sum_dim_out(KernelRuntimeContext& ctx, const Tensor& self, OptIntList di
 /// Tensor(b!) max_values): `max` receives the values, `max_values` the int64 indices.
 std::tuple<Tensor&, Tensor&> max_dim_max(KernelRuntimeContext& ctx, const Tensor& self, int64_t dim,
                                          bool keepdim, Tensor& max, Tensor& max_values);
+/// mean.out(Tensor self, int[1]? dim, bool keepdim=False, *, ScalarType? dtype=None,
+/// Tensor(a!) out)
+Tensor& mean_out(KernelRuntimeContext& ctx, const Tensor& self, OptIntList dim, bool keepdim,
+                 std::optional<DType> dtype, Tensor& out);
+/// amax.out(Tensor self, int[1] dim=[], bool keepdim=False, *, Tensor(a!) out)
+Tensor& amax_out(KernelRuntimeContext& ctx, const Tensor& self, IntList dim, bool keepdim,
+                 Tensor& out);
+/// _softmax.out(Tensor self, int dim, bool half_to_float, *, Tensor(a!) out)
+Tensor& softmax_out(KernelRuntimeContext& ctx, const Tensor& self, int64_t dim, bool half_to_float,
+                    Tensor& out);
+/// _log_softmax.out(Tensor self, int dim, bool half_to_float, *, Tensor(a!) out)
+Tensor& log_softmax_out(KernelRuntimeContext& ctx, const Tensor& self, int64_t dim,
+                        bool half_to_float, Tensor& out);
+
+// ---- Convolution, normalization, pooling ----
+/// convolution.out(Tensor input, Tensor weight, Tensor? bias, int[] stride, int[] padding,
+/// int[] dilation, bool transposed, int[] output_padding, int groups, *, Tensor(a!) out)
+Tensor& convolution_out(KernelRuntimeContext& ctx, const Tensor& input, const Tensor& weight,
+                        const OptTensor& bias, IntList stride, IntList padding, IntList dilation,
+                        bool transposed, IntList output_padding, int64_t groups, Tensor& out);
+/// _native_batch_norm_legit_no_training.out(Tensor input, Tensor? weight, Tensor? bias,
+/// Tensor running_mean, Tensor running_var, float momentum, float eps, *, Tensor(a!) out0,
+/// Tensor(b!) out1, Tensor(c!) out2)
+std::tuple<Tensor&, Tensor&, Tensor&> native_batch_norm_no_training_out(
+    KernelRuntimeContext& ctx, const Tensor& input, const OptTensor& weight, const OptTensor& bias,
+    const Tensor& running_mean, const Tensor& running_var, double momentum, double eps,
+    Tensor& out0, Tensor& out1, Tensor& out2);
+/// max_pool2d_with_indices.out(Tensor self, int[2] kernel_size, int[2] stride=[],
+/// int[2] padding=0, int[2] dilation=1, bool ceil_mode=False, *, Tensor(a!) out,
+/// Tensor(b!) indices)
+std::tuple<Tensor&, Tensor&> max_pool2d_with_indices_out(KernelRuntimeContext& ctx,
+                                                         const Tensor& self, IntList kernel_size,
+                                                         IntList stride, IntList padding,
+                                                         IntList dilation, bool ceil_mode,
+                                                         Tensor& out, Tensor& indices);
+/// avg_pool2d.out(Tensor self, int[2] kernel_size, int[2] stride=[], int[2] padding=0,
+/// bool ceil_mode=False, bool count_include_pad=True, int? divisor_override=None, *,
+/// Tensor(a!) out)
+Tensor& avg_pool2d_out(KernelRuntimeContext& ctx, const Tensor& self, IntList kernel_size,
+                       IntList stride, IntList padding, bool ceil_mode, bool count_include_pad,
+                       std::optional<int64_t> divisor_override, Tensor& out);
+/// _adaptive_avg_pool2d.out(Tensor self, SymInt[2] output_size, *, Tensor(a!) out)
+Tensor& adaptive_avg_pool2d_out(KernelRuntimeContext& ctx, const Tensor& self, IntList output_size,
+                                Tensor& out);
+
+// ---- Linear algebra ----
+/// mm.out(Tensor self, Tensor mat2, *, Tensor(a!) out)
+Tensor& mm_out(KernelRuntimeContext& ctx, const Tensor& self, const Tensor& mat2, Tensor& out);
+/// bmm.out(Tensor self, Tensor mat2, *, Tensor(a!) out)
+Tensor& bmm_out(KernelRuntimeContext& ctx, const Tensor& self, const Tensor& mat2, Tensor& out);
+/// addmm.out(Tensor self, Tensor mat1, Tensor mat2, *, Scalar beta=1, Scalar alpha=1,
+/// Tensor(a!) out)
+Tensor& addmm_out(KernelRuntimeContext& ctx, const Tensor& self, const Tensor& mat1,
+                  const Tensor& mat2, const Scalar& beta, const Scalar& alpha, Tensor& out);
+
+// ---- Shape and copy ops ----
+/// view_copy.out(Tensor self, SymInt[] size, *, Tensor(a!) out)
+Tensor& view_copy_out(KernelRuntimeContext& ctx, const Tensor& self, IntList size, Tensor& out);
+/// permute_copy.out(Tensor self, int[] dims, *, Tensor(a!) out)
+Tensor& permute_copy_out(KernelRuntimeContext& ctx, const Tensor& self, IntList dims, Tensor& out);
+/// t_copy.out(Tensor self, *, Tensor(a!) out)
+Tensor& t_copy_out(KernelRuntimeContext& ctx, const Tensor& self, Tensor& out);
+/// transpose_copy.int_out(Tensor self, int dim0, int dim1, *, Tensor(a!) out)
+Tensor& transpose_copy_int_out(KernelRuntimeContext& ctx, const Tensor& self, int64_t dim0,
+                               int64_t dim1, Tensor& out);
+/// unsqueeze_copy.out(Tensor self, int dim, *, Tensor(a!) out)
+Tensor& unsqueeze_copy_out(KernelRuntimeContext& ctx, const Tensor& self, int64_t dim, Tensor& out);
+/// squeeze_copy.dims_out(Tensor self, int[] dim, *, Tensor(a!) out)
+Tensor& squeeze_copy_dims_out(KernelRuntimeContext& ctx, const Tensor& self, IntList dims,
+                              Tensor& out);
+/// expand_copy.out(Tensor self, SymInt[] size, *, bool implicit=False, Tensor(a!) out)
+Tensor& expand_copy_out(KernelRuntimeContext& ctx, const Tensor& self, IntList size, bool implicit,
+                        Tensor& out);
+/// cat.out(Tensor[] tensors, int dim=0, *, Tensor(a!) out)
+Tensor& cat_out(KernelRuntimeContext& ctx, TensorList tensors, int64_t dim, Tensor& out);
+/// split_with_sizes_copy.out(Tensor self, int[] split_sizes, int dim=0, *, Tensor(a!)[] out)
+void split_with_sizes_copy_out(KernelRuntimeContext& ctx, const Tensor& self, IntList split_sizes,
+                               int64_t dim, TensorList out);
+/// slice_copy.Tensor_out(Tensor self, int dim=0, SymInt? start=None, SymInt? end=None,
+/// SymInt step=1, *, Tensor(a!) out)
+Tensor& slice_copy_tensor_out(KernelRuntimeContext& ctx, const Tensor& self, int64_t dim,
+                              std::optional<int64_t> start, std::optional<int64_t> end,
+                              int64_t step, Tensor& out);
+/// select_copy.int_out(Tensor self, int dim, int index, *, Tensor(a!) out)
+Tensor& select_copy_int_out(KernelRuntimeContext& ctx, const Tensor& self, int64_t dim,
+                            int64_t index, Tensor& out);
+/// constant_pad_nd.out(Tensor self, int[] pad, Scalar value=0, *, Tensor(a!) out)
+Tensor& constant_pad_nd_out(KernelRuntimeContext& ctx, const Tensor& self, IntList pad,
+                            const Scalar& value, Tensor& out);
+/// clone.out(Tensor self, *, MemoryFormat? memory_format=None, Tensor(a!) out)
+Tensor& clone_out(KernelRuntimeContext& ctx, const Tensor& self,
+                  std::optional<int64_t> memory_format, Tensor& out);
+/// _to_copy.out(Tensor self, *, ScalarType? dtype=None, Layout? layout=None,
+/// Device? device=None, bool? pin_memory=None, bool non_blocking=False,
+/// MemoryFormat? memory_format=None, Tensor(a!) out). Layout, Device and MemoryFormat arrive
+/// as Int (or None).
+Tensor& to_copy_out(KernelRuntimeContext& ctx, const Tensor& self, std::optional<DType> dtype,
+                    std::optional<int64_t> layout, std::optional<int64_t> device,
+                    std::optional<bool> pin_memory, bool non_blocking,
+                    std::optional<int64_t> memory_format, Tensor& out);
+/// where.self_out(Tensor condition, Tensor self, Tensor other, *, Tensor(a!) out)
+Tensor& where_self_out(KernelRuntimeContext& ctx, const Tensor& condition, const Tensor& self,
+                       const Tensor& other, Tensor& out);
+
+// ---- Factories ----
+/// full.out(SymInt[] size, Scalar fill_value, *, Tensor(a!) out)
+Tensor& full_out(KernelRuntimeContext& ctx, IntList size, const Scalar& fill_value, Tensor& out);
+/// full_like.out(Tensor self, Scalar fill_value, *, ScalarType? dtype=None, Layout? layout=None,
+/// Device? device=None, bool? pin_memory=None, MemoryFormat? memory_format=None,
+/// Tensor(a!) out)
+Tensor& full_like_out(KernelRuntimeContext& ctx, const Tensor& self, const Scalar& fill_value,
+                      std::optional<DType> dtype, std::optional<int64_t> layout,
+                      std::optional<int64_t> device, std::optional<bool> pin_memory,
+                      std::optional<int64_t> memory_format, Tensor& out);
+/// zeros.out(SymInt[] size, *, Tensor(a!) out)
+Tensor& zeros_out(KernelRuntimeContext& ctx, IntList size, Tensor& out);
+/// ones.out(SymInt[] size, *, Tensor(a!) out)
+Tensor& ones_out(KernelRuntimeContext& ctx, IntList size, Tensor& out);
 
 }  // namespace ptec::kernels

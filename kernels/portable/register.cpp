@@ -26,6 +26,42 @@ const runtime::Kernel kPortableKernels[] = {
     // Reductions.
     PTEC_KERNEL("aten::sum.IntList_out", sum_dim_out),
     PTEC_KERNEL("aten::max.dim_max", max_dim_max),
+    PTEC_KERNEL("aten::mean.out", mean_out),
+    PTEC_KERNEL("aten::amax.out", amax_out),
+    PTEC_KERNEL("aten::_softmax.out", softmax_out),
+    PTEC_KERNEL("aten::_log_softmax.out", log_softmax_out),
+    // Convolution, normalization, pooling.
+    PTEC_KERNEL("aten::convolution.out", convolution_out),
+    PTEC_KERNEL("aten::_native_batch_norm_legit_no_training.out",
+                native_batch_norm_no_training_out),
+    PTEC_KERNEL("aten::max_pool2d_with_indices.out", max_pool2d_with_indices_out),
+    PTEC_KERNEL("aten::avg_pool2d.out", avg_pool2d_out),
+    PTEC_KERNEL("aten::_adaptive_avg_pool2d.out", adaptive_avg_pool2d_out),
+    // Linear algebra.
+    PTEC_KERNEL("aten::mm.out", mm_out),
+    PTEC_KERNEL("aten::bmm.out", bmm_out),
+    PTEC_KERNEL("aten::addmm.out", addmm_out),
+    // Shape and copy ops.
+    PTEC_KERNEL("aten::view_copy.out", view_copy_out),
+    PTEC_KERNEL("aten::permute_copy.out", permute_copy_out),
+    PTEC_KERNEL("aten::t_copy.out", t_copy_out),
+    PTEC_KERNEL("aten::transpose_copy.int_out", transpose_copy_int_out),
+    PTEC_KERNEL("aten::unsqueeze_copy.out", unsqueeze_copy_out),
+    PTEC_KERNEL("aten::squeeze_copy.dims_out", squeeze_copy_dims_out),
+    PTEC_KERNEL("aten::expand_copy.out", expand_copy_out),
+    PTEC_KERNEL("aten::cat.out", cat_out),
+    PTEC_KERNEL("aten::split_with_sizes_copy.out", split_with_sizes_copy_out),
+    PTEC_KERNEL("aten::slice_copy.Tensor_out", slice_copy_tensor_out),
+    PTEC_KERNEL("aten::select_copy.int_out", select_copy_int_out),
+    PTEC_KERNEL("aten::constant_pad_nd.out", constant_pad_nd_out),
+    PTEC_KERNEL("aten::clone.out", clone_out),
+    PTEC_KERNEL("aten::_to_copy.out", to_copy_out),
+    PTEC_KERNEL("aten::where.self_out", where_self_out),
+    // Factories.
+    PTEC_KERNEL("aten::full.out", full_out),
+    PTEC_KERNEL("aten::full_like.out", full_like_out),
+    PTEC_KERNEL("aten::zeros.out", zeros_out),
+    PTEC_KERNEL("aten::ones.out", ones_out),
 };
 
 }  // namespace

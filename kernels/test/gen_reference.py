@@ -248,10 +248,320 @@ def activation(c):
     c.add("hardtanh_int64", "aten::hardtanh.out",
           [xl, -2, 2, Out(torch.nn.functional.hardtanh(xl, -2, 2))])
 
+
+# ---------------------------------------------------------------- reductions
+def reduction(c):
+    x = rnd(2, 3, 4, 5)
+    for dims, keep in [([1], False), ([1], True), ([0, 2], False), ([-1], True), (None, False),
+                       ([], True), ([3, 0, 1], False)]:
+        name = "_".join(str(d).replace("-", "m") for d in (dims or [])) or "all"
+        expected = torch.sum(x, dim=dims, keepdim=keep) if dims else (
+            torch.sum(x).reshape([1] * 4 if keep else []))
+        c.add(f"sum_f32_{name}_{keep}", "aten::sum.IntList_out", [x, dims, keep, None, Out(expected)],
+              ACC_RTOL, ACC_ATOL)
+        expected = torch.mean(x, dim=dims, keepdim=keep) if dims else (
+            torch.mean(x).reshape([1] * 4 if keep else []))
+        c.add(f"mean_f32_{name}_{keep}", "aten::mean.out", [x, dims, keep, None, Out(expected)],
+              ACC_RTOL, ACC_ATOL)
+        amax_dims = dims or []
+        expected = torch.amax(x, dim=amax_dims, keepdim=keep)
+        c.add(f"amax_f32_{name}_{keep}", "aten::amax.out", [x, amax_dims, keep, Out(expected)])
+    xi = rnd(3, 4, dtype=torch.int32)
+    c.add("sum_int32_to_int64", "aten::sum.IntList_out",
+          [xi, [1], False, None, Out(torch.sum(xi, dim=1))])
+    c.add("sum_int32_dtype_f64", "aten::sum.IntList_out",
+          [xi, [0], True, 7, Out(torch.sum(xi, dim=0, keepdim=True, dtype=D))])
+    xb = rnd(3, 4, dtype=torch.bool)
+    c.add("sum_bool", "aten::sum.IntList_out", [xb, [1], False, None, Out(torch.sum(xb, dim=1))])
+    c.add("mean_int32_dtype_f32", "aten::mean.out",
+          [xi, [1], False, 6, Out(torch.mean(xi, dim=1, dtype=F))])
+    xd = rnd(4, 3, dtype=D)
+    c.add("mean_f64", "aten::mean.out", [xd, [0], False, None, Out(torch.mean(xd, dim=0))])
+    xz = rnd(0, 3)
+    c.add("sum_zero_size", "aten::sum.IntList_out",
+          [xz, [0], False, None, Out(torch.sum(xz, dim=0))])
+    c.add("mean_zero_size", "aten::mean.out", [xz, [0], False, None, Out(torch.mean(xz, dim=0))])
+    xs = torch.tensor(2.5)
+    c.add("sum_scalar", "aten::sum.IntList_out", [xs, [0], False, None, Out(torch.sum(xs, 0))])
+    xl = rnd(3, 4, dtype=torch.int64)
+    c.add("amax_int64", "aten::amax.out", [xl, [1], False, Out(torch.amax(xl, 1))])
+    xn = rnd(3, 4)
+    xn[1, 2] = float("nan")
+    c.add("amax_nan", "aten::amax.out", [xn, [1], False, Out(torch.amax(xn, 1))])
+
+    # max.dim: values and int64 indices
+    for dt in [F, D, torch.int32, torch.bool]:
+        t = rnd(3, 5, 2, dtype=dt) if dt != F else torch.randperm(30).float().reshape(3, 5, 2)
+        for dim, keep in [(1, False), (-1, True), (0, False)]:
+            v, i = torch.max(t, dim=dim, keepdim=keep)
+            c.add(f"max_dim_{dname(dt)}_{dim}_{keep}".replace("-", "m"), "aten::max.dim_max",
+                  [t, dim, keep, Out(v), Out(i)])
+    v, i = torch.max(xn, dim=1)
+    c.add("max_dim_nan", "aten::max.dim_max", [xn, 1, False, Out(v), Out(i)])
+    v, i = torch.max(xs, dim=0)
+    c.add("max_dim_scalar", "aten::max.dim_max", [xs, 0, False, Out(v), Out(i)])
+
+    # softmax / log_softmax
+    for shape, dim in [((2, 3, 5), -1), ((2, 3, 5), 1), ((4, 7), 0), ((1,), 0), ((), 0),
+                       ((2, 0, 3), 1)]:
+        t = rnd(*shape) * 3
+        c.add(f"softmax_{sname(t)}_{dim}".replace("-", "m"), "aten::_softmax.out",
+              [t, dim, False, Out(torch.softmax(t, dim))])
+        c.add(f"log_softmax_{sname(t)}_{dim}".replace("-", "m"), "aten::_log_softmax.out",
+              [t, dim, False, Out(torch.log_softmax(t, dim))])
+    t = torch.tensor([[1000.0, 0.0, -1000.0], [1.0, 1.0, 1.0]])
+    c.add("softmax_large", "aten::_softmax.out", [t, 1, False, Out(torch.softmax(t, 1))])
+    c.add("log_softmax_large", "aten::_log_softmax.out",
+          [t, 1, False, Out(torch.log_softmax(t, 1))])
+    t = rnd(3, 4, dtype=D)
+    c.add("softmax_f64", "aten::_softmax.out", [t, 0, False, Out(torch.softmax(t, 0))])
+
+
+# ---------------------------------------------------------------- conv / norm / pool
+def conv_pool(c):
+    # (name, input shape, weight shape, stride, padding, dilation, groups, bias)
+    convs = [
+        ("basic", (1, 3, 8, 8), (4, 3, 3, 3), [1, 1], [1, 1], [1, 1], 1, True),
+        ("stride2", (2, 3, 9, 7), (5, 3, 3, 3), [2, 2], [1, 1], [1, 1], 1, True),
+        ("nobias_1x1", (1, 4, 5, 6), (6, 4, 1, 1), [1], [0], [1], 1, False),
+        ("nonsquare", (1, 2, 7, 9), (3, 2, 2, 4), [1, 2], [0, 1], [1, 1], 1, True),
+        ("dilation", (1, 2, 9, 9), (2, 2, 3, 3), [1, 1], [2, 2], [2, 2], 1, True),
+        ("groups", (2, 4, 6, 6), (6, 2, 3, 3), [1, 1], [1, 1], [1, 1], 2, True),
+        ("depthwise", (1, 6, 7, 7), (6, 1, 3, 3), [2, 2], [1, 1], [1, 1], 6, True),
+        ("depthwise_mult", (1, 3, 5, 5), (6, 1, 3, 3), [1, 1], [0, 0], [1, 1], 3, False),
+        ("stride_gt_kernel", (1, 2, 10, 10), (3, 2, 2, 2), [3, 3], [0, 0], [1, 1], 1, True),
+        ("pad_gt_kernel", (1, 1, 4, 4), (2, 1, 2, 2), [1, 1], [3, 3], [1, 1], 1, True),
+        ("one_by_one_input", (1, 3, 1, 1), (4, 3, 1, 1), [1, 1], [0, 0], [1, 1], 1, True),
+        ("batch3", (3, 2, 4, 5), (2, 2, 3, 2), [1, 1], [1, 0], [1, 1], 1, True),
+        ("zero_batch", (0, 2, 4, 4), (3, 2, 3, 3), [1, 1], [1, 1], [1, 1], 1, True),
+        ("conv1d", (2, 3, 10), (4, 3, 3), [1], [1], [1], 1, True),
+        ("conv1d_stride_dil", (1, 4, 12), (4, 2, 3), [2], [2], [2], 2, False),
+        ("conv1d_depthwise", (1, 3, 8), (3, 1, 5), [1], [2], [1], 3, True),
+    ]
+    for name, ishape, wshape, stride, pad, dil, groups, has_bias in convs:
+        x, w = rnd(*ishape), rnd(*wshape)
+        b = rnd(wshape[0]) if has_bias else None
+        y = torch.ops.aten.convolution(x, w, b, stride, pad, dil, False, [0] * len(pad), groups)
+        c.add(f"conv_{name}", "aten::convolution.out",
+              [x, w, b, stride, pad, dil, False, [0] * (len(ishape) - 2), groups, Out(y)],
+              ACC_RTOL, ACC_ATOL)
+    x, w, b = rnd(1, 2, 5, 5, dtype=D), rnd(3, 2, 3, 3, dtype=D), rnd(3, dtype=D)
+    y = torch.ops.aten.convolution(x, w, b, [1, 1], [1, 1], [1, 1], False, [0, 0], 1)
+    c.add("conv_f64", "aten::convolution.out",
+          [x, w, b, [1, 1], [1, 1], [1, 1], False, [0, 0], 1, Out(y)], 1e-10, 1e-12)
+
+    # batch norm (inference)
+    for shape, affine in [((2, 3, 4, 5), True), ((4, 3), True), ((1, 5, 7), False),
+                          ((2, 2, 1, 1), True)]:
+        ch = shape[1]
+        x = rnd(*shape)
+        mean, var = rnd(ch), torch.rand(ch) + 0.5
+        w, b = (rnd(ch), rnd(ch)) if affine else (None, None)
+        y = torch.ops.aten.native_batch_norm(x, w, b, mean, var, False, 0.1, 1e-5)
+        c.add(f"batch_norm_{sname(x)}_{affine}", "aten::_native_batch_norm_legit_no_training.out",
+              [x, w, b, mean, var, 0.1, 1e-5, Out(y[0]), Out(y[1]), Out(y[2])])
+
+    # max pool: (name, shape, kernel, stride, padding, dilation, ceil)
+    pools = [
+        ("k2s2", (1, 2, 6, 6), [2, 2], [2, 2], [0, 0], [1, 1], False),
+        ("k3s2p1", (2, 3, 7, 9), [3, 3], [2, 2], [1, 1], [1, 1], False),
+        ("ceil", (1, 1, 7, 7), [2, 2], [2, 2], [0, 0], [1, 1], True),
+        ("ceil_pad", (1, 2, 6, 5), [3, 3], [2, 2], [1, 1], [1, 1], True),
+        ("dilation", (1, 1, 9, 9), [3, 3], [1, 1], [1, 1], [2, 2], False),
+        ("nonsquare", (1, 2, 5, 8), [2, 3], [1, 2], [1, 0], [1, 1], False),
+        ("default_stride", (1, 1, 6, 6), [3], [], [0], [1], False),
+        ("stride_gt_kernel", (1, 1, 9, 9), [2, 2], [3, 3], [0, 0], [1, 1], True),
+        ("chw", (3, 5, 5), [2, 2], [1, 1], [1, 1], [1, 1], False),
+        ("one_by_one", (1, 1, 1, 1), [1, 1], [1, 1], [0, 0], [1, 1], False),
+    ]
+    for name, shape, k, s, p, d, ceil in pools:
+        x = rnd(*shape)
+        v, i = torch.ops.aten.max_pool2d_with_indices(x, k, s, p, d, ceil)
+        c.add(f"max_pool_{name}", "aten::max_pool2d_with_indices.out",
+              [x, k, s, p, d, ceil, Out(v), Out(i)])
+    x = rnd(1, 1, 4, 4, dtype=D)
+    v, i = torch.ops.aten.max_pool2d_with_indices(x, [2, 2], [2, 2], [0, 0], [1, 1], False)
+    c.add("max_pool_f64", "aten::max_pool2d_with_indices.out",
+          [x, [2, 2], [2, 2], [0, 0], [1, 1], False, Out(v), Out(i)])
+
+    # avg pool: (name, shape, kernel, stride, padding, ceil, count_include_pad, divisor)
+    avgs = [
+        ("k2s2", (1, 2, 6, 6), [2, 2], [2, 2], [0, 0], False, True, None),
+        ("k3s2p1", (2, 3, 7, 9), [3, 3], [2, 2], [1, 1], False, True, None),
+        ("k3s2p1_nopad", (2, 3, 7, 9), [3, 3], [2, 2], [1, 1], False, False, None),
+        ("ceil", (1, 1, 7, 7), [2, 2], [2, 2], [0, 0], True, True, None),
+        ("ceil_pad_nopad", (1, 2, 6, 5), [3, 3], [2, 2], [1, 1], True, False, None),
+        ("ceil_pad", (1, 2, 6, 5), [3, 3], [2, 2], [1, 1], True, True, None),
+        ("divisor", (1, 1, 5, 5), [2, 3], [1, 2], [1, 1], False, True, 4),
+        ("default_stride", (1, 1, 6, 6), [3], [], [0], False, True, None),
+        ("chw", (3, 5, 5), [2, 2], [1, 1], [1, 1], False, True, None),
+        ("global7", (2, 4, 7, 7), [7, 7], [7, 7], [0, 0], False, True, None),
+    ]
+    for name, shape, k, s, p, ceil, cip, div in avgs:
+        x = rnd(*shape)
+        y = torch.ops.aten.avg_pool2d(x, k, s, p, ceil, cip, div)
+        c.add(f"avg_pool_{name}", "aten::avg_pool2d.out", [x, k, s, p, ceil, cip, div, Out(y)])
+
+    for shape, osize in [((1, 3, 7, 7), [1, 1]), ((2, 2, 7, 9), [3, 4]), ((1, 1, 5, 5), [5, 5]),
+                         ((2, 4, 4), [2, 3]), ((1, 2, 3, 3), [6, 5])]:
+        x = rnd(*shape)
+        y = torch.ops.aten._adaptive_avg_pool2d(x, osize)
+        c.add(f"adaptive_avg_pool_{sname(x)}_{osize[0]}x{osize[1]}",
+              "aten::_adaptive_avg_pool2d.out", [x, osize, Out(y)])
+
+
+# ---------------------------------------------------------------- linear algebra
+def linalg(c):
+    for n, k, m in [(3, 4, 5), (1, 1, 1), (7, 16, 3), (2, 0, 3), (0, 3, 2)]:
+        a, b = rnd(n, k), rnd(k, m)
+        c.add(f"mm_{n}x{k}x{m}", "aten::mm.out", [a, b, Out(a @ b)], ACC_RTOL, ACC_ATOL)
+    a, b = rnd(3, 4, dtype=torch.int64), rnd(4, 2, dtype=torch.int64)
+    c.add("mm_int64", "aten::mm.out", [a, b, Out(a @ b)])
+    a, b = rnd(3, 4, dtype=D), rnd(4, 2, dtype=D)
+    c.add("mm_f64", "aten::mm.out", [a, b, Out(a @ b)], 1e-10, 1e-12)
+    for bs, n, k, m in [(2, 3, 4, 5), (1, 1, 1, 1), (4, 2, 6, 3)]:
+        a, b = rnd(bs, n, k), rnd(bs, k, m)
+        c.add(f"bmm_{bs}x{n}x{k}x{m}", "aten::bmm.out", [a, b, Out(torch.bmm(a, b))],
+              ACC_RTOL, ACC_ATOL)
+    for sshape, beta, alpha in [((5,), 1, 1), ((3, 5), 0.5, 2.0), ((1, 5), 1, 1), ((3, 1), 1, 1),
+                                ((), 2, 1), ((1,), 0, 1)]:
+        s, m1, m2 = rnd(*sshape), rnd(3, 4), rnd(4, 5)
+        y = torch.addmm(s, m1, m2, beta=beta, alpha=alpha)
+        c.add(f"addmm_{sname(s)}_{beta}_{alpha}".replace(".", "p"), "aten::addmm.out",
+              [s, m1, m2, beta, alpha, Out(y)], ACC_RTOL, ACC_ATOL)
+    s, m1, m2 = torch.full((5,), float("nan")), rnd(3, 4), rnd(4, 5)
+    c.add("addmm_beta0_ignores_nan", "aten::addmm.out",
+          [s, m1, m2, 0, 1, Out(torch.addmm(s, m1, m2, beta=0))], ACC_RTOL, ACC_ATOL)
+
+
+# ---------------------------------------------------------------- shape / copy / factories
+def shape(c):
+    x = rnd(2, 3, 4)
+    for size in [[6, 4], [-1], [4, -1, 2], [1, 24, 1], [2, 3, 4]]:
+        c.add(f"view_copy_{'_'.join(str(s).replace('-', 'm') for s in size)}", "aten::view_copy.out",
+              [x, size, Out(x.reshape(size))])
+    xi = rnd(2, 3, dtype=torch.int64)
+    c.add("view_copy_int64", "aten::view_copy.out", [xi, [3, 2], Out(xi.reshape(3, 2))])
+    c.add("view_copy_scalar", "aten::view_copy.out",
+          [torch.tensor(3.0), [1, 1], Out(torch.tensor(3.0).reshape(1, 1))])
+    for dims in [[2, 0, 1], [0, 1, 2], [-1, -3, -2], [1, 2, 0]]:
+        c.add(f"permute_{'_'.join(str(d).replace('-', 'm') for d in dims)}",
+              "aten::permute_copy.out", [x, dims, Out(x.permute(dims))])
+    xb = rnd(2, 3, 2, 2, dtype=torch.bool)
+    c.add("permute_bool", "aten::permute_copy.out",
+          [xb, [3, 1, 0, 2], Out(xb.permute(3, 1, 0, 2))])
+    for t in [rnd(3, 5), rnd(4), torch.tensor(1.0), rnd(1, 7, dtype=torch.int16)]:
+        c.add(f"t_copy_{sname(t)}_{dname(t.dtype)}", "aten::t_copy.out", [t, Out(t.t())])
+    for d0, d1 in [(0, 2), (1, -1), (1, 1)]:
+        c.add(f"transpose_{d0}_{d1}".replace("-", "m"), "aten::transpose_copy.int_out",
+              [x, d0, d1, Out(x.transpose(d0, d1))])
+    for d in [0, 1, 3, -1, -4]:
+        c.add(f"unsqueeze_{d}".replace("-", "m"), "aten::unsqueeze_copy.out",
+              [x, d, Out(x.unsqueeze(d))])
+    c.add("unsqueeze_scalar", "aten::unsqueeze_copy.out",
+          [torch.tensor(2.0), 0, Out(torch.tensor(2.0).unsqueeze(0))])
+    y = rnd(1, 3, 1, 2, 1)
+    for dims in [[0], [0, 2], [1], [-1, 0, 2], [0, 1, 2, 3, 4]]:
+        expected = y
+        for d in sorted([d % 5 for d in dims], reverse=True):
+            expected = expected.squeeze(d)
+        c.add(f"squeeze_dims_{'_'.join(str(d).replace('-', 'm') for d in dims)}",
+              "aten::squeeze_copy.dims_out", [y, dims, Out(expected)])
+    for src, size in [((3, 1), [3, 4]), ((1,), [2, 3]), ((2, 1, 3), [-1, 4, -1]),
+                      ((), [2, 2]), ((1, 1), [0, 1]), ((3,), [2, 1, 3])]:
+        t = rnd(*src)
+        c.add(f"expand_{sname(t)}_to_{'x'.join(str(s).replace('-', 'm') for s in size)}",
+              "aten::expand_copy.out", [t, size, False, Out(t.expand(size))])
+
+    # cat
+    a, b, d = rnd(2, 3, 4), rnd(2, 1, 4), rnd(2, 5, 4)
+    c.add("cat_dim1", "aten::cat.out", [[a, b, d], 1, Out(torch.cat([a, b, d], 1))])
+    c.add("cat_dim0", "aten::cat.out", [[a, a], 0, Out(torch.cat([a, a], 0))])
+    c.add("cat_dim_neg", "aten::cat.out", [[a, a], -1, Out(torch.cat([a, a], -1))])
+    c.add("cat_single", "aten::cat.out", [[a], 2, Out(torch.cat([a], 2))])
+    c.add("cat_legacy_empty", "aten::cat.out",
+          [[a, torch.zeros(0), a], 0, Out(torch.cat([a, torch.zeros(0), a], 0))])
+    z = rnd(2, 0, 4)
+    c.add("cat_zero_size", "aten::cat.out", [[a, z], 1, Out(torch.cat([a, z], 1))])
+    ai, af = rnd(2, 2, dtype=torch.int32), rnd(2, 2)
+    c.add("cat_mixed_dtypes", "aten::cat.out", [[ai, af], 0, Out(torch.cat([ai, af], 0))])
+
+    # split_with_sizes_copy
+    t = rnd(5, 4)
+    for sizes, dim in [([2, 3], 0), ([1, 1, 2], 1), ([0, 5], 0), ([4], -1)]:
+        parts = torch.split(t, sizes, dim)
+        c.add(f"split_{'_'.join(map(str, sizes))}_{dim}".replace("-", "m"),
+              "aten::split_with_sizes_copy.out", [t, sizes, dim, OutList(parts)])
+
+    # slice / select
+    t = rnd(4, 7, 3)
+    for dim, start, end, step in [(1, 1, 5, 1), (1, 0, 7, 2), (0, None, None, 1), (1, -3, None, 1),
+                                  (2, 1, 100, 1), (1, 5, 2, 1), (1, -100, 3, 3),
+                                  (-1, 0, 3, 2)]:
+        expected = torch.ops.aten.slice_copy(t, dim, start, end, step)
+        c.add(f"slice_{dim}_{start}_{end}_{step}".replace("-", "m"), "aten::slice_copy.Tensor_out",
+              [t, dim, start, end, step, Out(expected)])
+    for dim, index in [(0, 2), (1, -1), (2, 0), (-2, 6)]:
+        c.add(f"select_{dim}_{index}".replace("-", "m"), "aten::select_copy.int_out",
+              [t, dim, index, Out(t.select(dim, index))])
+    v = rnd(5)
+    c.add("select_1d", "aten::select_copy.int_out", [v, 0, 3, Out(v.select(0, 3))])
+
+    # constant_pad_nd
+    t = rnd(1, 2, 3, 4)
+    for pad, value in [([1, 1], 0.0), ([1, 2, 3, 0], 1.5), ([0, 0, 0, 0, 1, 1], -1.0),
+                       ([-1, 1], 0.0), ([2, -2, -1, 0], 2.0), ([5, 5], 0.0), ([], 0.0)]:
+        expected = torch.constant_pad_nd(t, pad, value)
+        c.add(f"pad_{'_'.join(str(p).replace('-', 'm') for p in pad) or 'none'}",
+              "aten::constant_pad_nd.out", [t, pad, value, Out(expected)])
+    ti = rnd(2, 3, dtype=torch.int32)
+    c.add("pad_int32", "aten::constant_pad_nd.out",
+          [ti, [1, 1, 1, 0], 7, Out(torch.constant_pad_nd(ti, [1, 1, 1, 0], 7))])
+
+    # clone / _to_copy
+    c.add("clone_f32", "aten::clone.out", [x, None, Out(x.clone())])
+    c.add("clone_int8", "aten::clone.out",
+          [(t8 := rnd(3, 3, dtype=torch.int8)), None, Out(t8.clone())])
+    for src_dt, dst_dt in [(F, D), (F, torch.int32), (torch.int64, F), (F, torch.bool),
+                           (torch.bool, F), (torch.int32, torch.uint8), (D, F)]:
+        s = rnd(3, 4, dtype=src_dt) * (3 if src_dt.is_floating_point else 1)
+        c.add(f"to_copy_{dname(src_dt)}_{dname(dst_dt)}", "aten::_to_copy.out",
+              [s, DTYPES[dst_dt], None, None, None, False, None, Out(s.to(dst_dt))])
+
+    # factories
+    c.add("full_f32", "aten::full.out", [[2, 3], 1.5, Out(torch.full((2, 3), 1.5))])
+    c.add("full_int64", "aten::full.out",
+          [[4], 7, Out(torch.full((4,), 7, dtype=torch.int64))])
+    c.add("full_bool", "aten::full.out", [[2, 2], True, Out(torch.full((2, 2), True))])
+    c.add("full_scalar", "aten::full.out", [[], 2.0, Out(torch.full((), 2.0))])
+    c.add("full_like_f32", "aten::full_like.out",
+          [x, -2.0, None, None, None, None, None, Out(torch.full_like(x, -2.0))])
+    c.add("full_like_dtype", "aten::full_like.out",
+          [x, 3, 4, None, None, None, None, Out(torch.full_like(x, 3, dtype=torch.int64))])
+    c.add("zeros", "aten::zeros.out", [[3, 2], Out(torch.zeros(3, 2))])
+    c.add("zeros_empty", "aten::zeros.out", [[0, 2], Out(torch.zeros(0, 2))])
+    c.add("ones_int32", "aten::ones.out", [[5], Out(torch.ones(5, dtype=torch.int32))])
+
+    # where
+    cond = rnd(2, 3, 4, dtype=torch.bool)
+    a, b = rnd(2, 3, 4), rnd(2, 3, 4)
+    c.add("where_same", "aten::where.self_out", [cond, a, b, Out(torch.where(cond, a, b))])
+    cond2, a2, b2 = rnd(3, 1, dtype=torch.bool), rnd(1, 4), rnd(4)
+    c.add("where_broadcast", "aten::where.self_out",
+          [cond2, a2, b2, Out(torch.where(cond2, a2, b2))])
+    cond3, ai, bf = rnd(2, 3, dtype=torch.bool), rnd(2, 3, dtype=torch.int32), rnd(2, 3)
+    c.add("where_promote", "aten::where.self_out",
+          [cond3, ai, bf, Out(torch.where(cond3, ai, bf))])
+    sc = torch.tensor(0.5, dtype=D)
+    c.add("where_zerodim", "aten::where.self_out",
+          [cond3, bf, sc, Out(torch.where(cond3, bf, sc))])
+
+
 if __name__ == "__main__":
     out_dir = os.path.join(os.path.dirname(os.path.abspath(__file__)), "data")
     os.makedirs(out_dir, exist_ok=True)
-    families = {"elementwise": elementwise, "activation": activation}
+    families = {"elementwise": elementwise, "activation": activation, "reduction": reduction,
+                "conv_pool": conv_pool, "linalg": linalg, "shape": shape}
     only = sys.argv[1:]
     total = 0
     for name, fn in families.items():

@@ -205,7 +205,11 @@ std::string compare(const RefCase& c, const std::string& what, const Tensor& act
     return what + ": shape " + sizes_str(actual.sizes()) + " != expected " + sizes_str(want);
   }
   const bool floating = is_floating_point(expected.dtype);
-  for (size_t k = 0; k < actual.numel(); ++k) {
+  // Element count from the sizes: a Tensor[] out is resized through a copy of the Tensor value
+  // (BoxedEvalueList unboxes copies), which leaves the original's cached numel() stale.
+  size_t numel = 1;
+  for (SizesType s : actual.sizes()) numel *= static_cast<size_t>(s);
+  for (size_t k = 0; k < numel; ++k) {
     const double a = element_as_double(expected, actual.const_data_ptr(), k);
     const double e = element_as_double(expected, expected.bytes.data(), k);
     bool ok = a == e || (std::isnan(a) && std::isnan(e));

@@ -23,6 +23,11 @@ using runtime::kTensorDimensionLimit;
 using runtime::Scalar;
 using runtime::SizesType;
 using runtime::Tensor;
+using OptTensor = std::optional<Tensor>;
+using OptScalar = std::optional<Scalar>;
+using IntList = Span<const int64_t>;
+using OptIntList = std::optional<Span<const int64_t>>;
+using TensorList = Span<const Tensor>;
 
 /// A tensor shape held by value (no heap): up to kTensorDimensionLimit sizes.
 struct Shape {

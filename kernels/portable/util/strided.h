@@ -58,11 +58,43 @@ class StridedView {
     }
   }
 
+  int64_t size(size_t d) const { return sizes_[d]; }
+  int64_t stride(size_t d) const { return strides_[d]; }
+
  private:
   int64_t sizes_[kTensorDimensionLimit] = {};
   int64_t strides_[kTensorDimensionLimit] = {};
   size_t ndim_ = 0;
 };
+
+/// Walks two views of the same sizes together: f(offset_in_a, offset_in_b) for every index.
+template <typename F>
+void for_each_pair(const StridedView& a, const StridedView& b, F&& f) {
+  if (a.numel() == 0) return;
+  const size_t nd = a.ndim();
+  if (nd == 0) {
+    f(int64_t{0}, int64_t{0});
+    return;
+  }
+  const size_t last = nd - 1;
+  int64_t idx[kTensorDimensionLimit] = {};
+  int64_t base_a = 0, base_b = 0;
+  while (true) {
+    for (int64_t j = 0; j < a.size(last); ++j)
+      f(base_a + j * a.stride(last), base_b + j * b.stride(last));
+    size_t d = last;
+    while (true) {
+      if (d == 0) return;
+      --d;
+      base_a += a.stride(d);
+      base_b += b.stride(d);
+      if (++idx[d] < a.size(d)) break;
+      base_a -= a.stride(d) * a.size(d);
+      base_b -= b.stride(d) * b.size(d);
+      idx[d] = 0;
+    }
+  }
+}
 
 /// Copies the elements of `view` over `src` (element size `elem_size`) into `dst`, densely and
 /// in the view's order.

@@ -1,0 +1,13 @@
+// Convolution, batch norm and pooling: reference cases plus error paths.
+
+#include <gtest/gtest.h>
+
+#include "kernels/test/test_util.h"
+
+namespace ptec::kernels::test {
+namespace {
+
+PTEC_REF_SUITE(ConvPool, "conv_pool.bin");
+
+}  // namespace
+}  // namespace ptec::kernels::test

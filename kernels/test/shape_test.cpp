@@ -1,0 +1,13 @@
+// Shape, copy, factory and where ops: reference cases plus error paths.
+
+#include <gtest/gtest.h>
+
+#include "kernels/test/test_util.h"
+
+namespace ptec::kernels::test {
+namespace {
+
+PTEC_REF_SUITE(Shape, "shape.bin");
+
+}  // namespace
+}  // namespace ptec::kernels::test
