@@ -42,6 +42,36 @@ OwnedTensor::OwnedTensor(DType dtype, std::vector<SizesType> sizes, std::vector<
   if (cap_sizes != want_sizes) (void)tensor_.resize(want_sizes);
 }
 
+Tensor& make_zeros(std::deque<OwnedTensor>& pool, DType dtype, std::vector<SizesType> sizes,
+                   ShapeDynamism dynamism, size_t capacity) {
+  return pool.emplace_back(dtype, std::move(sizes), std::vector<uint8_t>{}, dynamism, capacity)
+      .tensor();
+}
+
+LogCapture::LogCapture() { set_log_sink(&LogCapture::sink, this); }
+LogCapture::~LogCapture() { set_log_sink(nullptr, nullptr); }
+void LogCapture::sink(LogLevel /*level*/, const char* message, void* user) {
+  auto* self = static_cast<LogCapture*>(user);
+  self->text_ += message;
+  self->text_ += "\n";
+}
+
+::testing::AssertionResult fails_with(ArgStack& stack, const char* op, Error code,
+                                      const std::string& message) {
+  ensure_kernels_registered();
+  LogCapture log;
+  const Error got = stack.call_out(op);
+  if (got != code) {
+    return ::testing::AssertionFailure() << op << " returned " << to_string(got) << ", expected "
+                                         << to_string(code) << "; log: " << log.text();
+  }
+  if (log.text().find(message) == std::string::npos) {
+    return ::testing::AssertionFailure()
+           << op << " log lacks \"" << message << "\"; log: " << log.text();
+  }
+  return ::testing::AssertionSuccess();
+}
+
 EValue* ArgStack::push(EValue v) {
   values_.push_back(v);
   stack_.push_back(&values_.back());

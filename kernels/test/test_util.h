@@ -16,6 +16,7 @@
 
 #include "core/dtype.h"
 #include "core/error.h"
+#include "core/log.h"
 #include "runtime/core/evalue.h"
 #include "runtime/core/tensor.h"
 
@@ -56,6 +57,23 @@ OwnedTensor* make_tensor(std::deque<OwnedTensor>& pool, DType dtype, std::vector
   if (!values.empty()) std::memcpy(bytes.data(), values.data(), bytes.size());
   return &pool.emplace_back(dtype, std::move(sizes), std::move(bytes), dynamism);
 }
+
+/// A zero-filled owned tensor in `pool`. Dynamic tensors get room for `capacity` elements
+/// (at least their numel).
+Tensor& make_zeros(std::deque<OwnedTensor>& pool, DType dtype, std::vector<SizesType> sizes,
+                   ShapeDynamism dynamism = ShapeDynamism::Static, size_t capacity = 0);
+
+/// Collects log lines while alive (replaces the log sink).
+class LogCapture {
+ public:
+  LogCapture();
+  ~LogCapture();
+  const std::string& text() const { return text_; }
+
+ private:
+  static void sink(LogLevel level, const char* message, void* user);
+  std::string text_;
+};
 
 /// Builds the EValue stack of one kernel call (schema order, then the return slot) and runs it
 /// through get_op_function(), as the executor does.
@@ -143,6 +161,11 @@ std::vector<RefCase> load_ref_cases(const std::string& file);
 /// Runs a case through the registry and compares every out tensor with the expected one.
 /// Returns an empty string on success, otherwise a description of the mismatch.
 std::string run_ref_case(const RefCase& c);
+
+/// Runs `stack` as `op` (single out as return slot) and checks that it fails with `code` and
+/// logs a message containing `message`.
+::testing::AssertionResult fails_with(ArgStack& stack, const char* op, Error code,
+                                      const std::string& message);
 
 /// The data-driven test: each parameter is one reference case.
 class RefTest : public ::testing::TestWithParam<RefCase> {};
