@@ -1,0 +1,90 @@
+#include "emit/emitter.h"
+
+#include <cctype>
+
+#include "emit/constant_segment.h"
+#include "emit/method_emitter.h"
+#include "ir/exception.h"
+
+namespace ptec::emit {
+
+namespace fb = executorch_flatbuffer;
+
+namespace {
+
+bool is_identifier(const std::string& name) {
+  if (name.empty() || std::isdigit(static_cast<unsigned char>(name[0]))) return false;
+  for (char c : name) {
+    if (!std::isalnum(static_cast<unsigned char>(c)) && c != '_') return false;
+  }
+  return true;
+}
+
+void check_power_of_two(uint64_t value, const char* what) {
+  PTEC_ENFORCE(value > 0 && (value & (value - 1)) == 0, InvalidArgument,
+               "emit: {} must be a power of two, got {}", what, value);
+}
+
+}  // namespace
+
+EmittedProgram emit_program(const std::map<std::string, ir::ExportedProgram>& methods,
+                            const EmitConfig& config,
+                            const std::map<std::string, ConstantValue>& constant_methods) {
+  PTEC_ENFORCE(!methods.empty() || !constant_methods.empty(), InvalidArgument,
+               "emit: there are no methods to emit");
+  check_power_of_two(config.alignment, "alignment");
+  check_power_of_two(config.segment_alignment, "segment_alignment");
+  check_power_of_two(config.constant_tensor_alignment, "constant_tensor_alignment");
+  for (const auto& [name, program] : methods) {
+    PTEC_ENFORCE(is_identifier(name), InvalidArgument,
+                 "emit: method name '{}' is not a valid identifier", name);
+    PTEC_ENFORCE(program.stage() != ir::Stage::Aten, InvalidState,
+                 "emit: method '{}' is at stage {}; run to_edge before emitting", name,
+                 ir::to_string(program.stage()));
+  }
+  for (const auto& [name, value] : constant_methods) {
+    PTEC_ENFORCE(is_identifier(name), InvalidArgument,
+                 "emit: constant method name '{}' is not a valid identifier", name);
+    PTEC_ENFORCE(methods.count(name) == 0, InvalidArgument,
+                 "emit: constant method '{}' has the name of a method", name);
+  }
+
+  EmittedProgram out;
+  out.program = std::make_unique<fb::ProgramT>();
+  out.segment_alignment = config.segment_alignment;
+  ConstantSegmentBuilder constants(config.constant_tensor_alignment);
+
+  for (const auto& [name, program] : methods) {
+    EmittedMethod record;
+    MethodEmitter emitter(name, program, config, constants);
+    out.program->execution_plan.push_back(emitter.emit(record));
+    out.methods.push_back(std::move(record));
+  }
+  for (const auto& [name, value] : constant_methods) {
+    out.program->execution_plan.push_back(emit_constant_method(name, value, constants));
+    EmittedMethod record;
+    record.name = name;
+    record.is_constant_method = true;
+    record.memory_plan.buffer_sizes = {0};
+    out.methods.push_back(std::move(record));
+  }
+
+  // Segment 0 is the constant segment, present even when empty (FORMAT.md §2: add.pte has
+  // segments=[{0,0}] and constant_segment={0,[0]}).
+  Segment segment;
+  segment.offset = 0;
+  segment.size = constants.size();
+  segment.pieces = constants.pieces();
+  auto data_segment = std::make_unique<fb::DataSegmentT>();
+  data_segment->offset = segment.offset;
+  data_segment->size = segment.size;
+  out.program->segments.push_back(std::move(data_segment));
+  out.segments.push_back(std::move(segment));
+  out.program->constant_segment = std::make_unique<fb::SubsegmentOffsetsT>();
+  out.program->constant_segment->segment_index = 0;
+  out.program->constant_segment->offsets = constants.offsets();
+  out.program->version = 0;
+  return out;
+}
+
+}  // namespace ptec::emit
