@@ -19,18 +19,24 @@ bool is_getitem(const ir::Node& node) {
 
 std::pair<const ir::Node*, size_t> resolve_value(const ir::Node* node) {
   if (node == nullptr || !is_getitem(*node)) return {node, 0};
-  const ir::Node* producer = nullptr;
-  int64_t index = -1;
-  for (const ir::Argument& a : node->args()) {
-    if (a.is_node() && producer == nullptr) producer = a.as_node();
-    if (a.is_int() && index < 0) index = a.as_int();
+  PTEC_ENFORCE(node->args().size() >= 2 && node->arg(1).is_int() && node->arg(1).as_int() >= 0,
+               InvalidArgument, "getitem %{} must take a non-negative index", node->name());
+  const ir::Argument& self = node->arg(0);
+  const auto index = static_cast<size_t>(node->arg(1).as_int());
+  if (self.is_list()) {
+    // getitem of a list of tensors: the item itself.
+    PTEC_ENFORCE(index < self.as_list().size() && self.as_list()[index].is_node(), InvalidArgument,
+                 "getitem %{} takes item {} of a list of {}", node->name(), index,
+                 self.as_list().size());
+    return resolve_value(self.as_list()[index].as_node());
   }
-  PTEC_ENFORCE(producer != nullptr && index >= 0, InvalidArgument,
-               "getitem %{} must take a producer node and a non-negative index", node->name());
-  PTEC_ENFORCE(static_cast<size_t>(index) < producer->meta().val.size(), InvalidArgument,
+  PTEC_ENFORCE(self.is_node(), InvalidArgument, "getitem %{} must take a node or a list",
+               node->name());
+  const ir::Node* producer = self.as_node();
+  PTEC_ENFORCE(index < producer->meta().val.size(), InvalidArgument,
                "getitem %{} takes output {} of %{}, which has {} outputs", node->name(), index,
                producer->name(), producer->meta().val.size());
-  return {producer, static_cast<size_t>(index)};
+  return {producer, index};
 }
 
 namespace {
