@@ -66,7 +66,8 @@ MemoryPlan GreedyPlanner::plan(std::vector<TensorLifetime> tensors, uint64_t ali
     placed.push_back(i);
   }
   out.tensors = std::move(tensors);
-  out.buffer_sizes = {0, arena};
+  // Like exir, the buffer size is a multiple of the alignment too.
+  out.buffer_sizes = {0, align_up(arena, alignment)};
   out.index();
   return out;
 }

@@ -38,7 +38,8 @@ class MemoryPlanner {
   virtual std::string name() const = 0;
 
   /// Places every tensor of `tensors` and returns the plan (tensors kept in the given order,
-  /// allocations parallel to them, buffer sizes in `non_const_buffer_sizes` form).
+  /// allocations parallel to them, buffer sizes in `non_const_buffer_sizes` form, each a
+  /// multiple of `alignment` as exir's are: add.pte's three 4-byte tensors need 48 bytes).
   /// `alignment` must be a power of two (InvalidArgument otherwise).
   virtual MemoryPlan plan(std::vector<TensorLifetime> tensors, uint64_t alignment) const = 0;
 };

@@ -18,7 +18,7 @@ MemoryPlan NaivePlanner::plan(std::vector<TensorLifetime> tensors, uint64_t alig
     end = offset + t.nbytes;
   }
   out.tensors = std::move(tensors);
-  out.buffer_sizes = {0, end};
+  out.buffer_sizes = {0, align_up(end, alignment)};
   out.index();
   return out;
 }

@@ -30,8 +30,8 @@ TEST(BatchNormFolding, RewritesConvBnIntoOneConvolution) {
   EXPECT_EQ(conv.debug_handle(), conv_handle);
   EXPECT_EQ(p.graph().get("relu").arg(0).as_node(), &conv);
   // The old parameters are gone from the graph, the signature and the state_dict.
-  for (const char* old : {"conv.weight", "conv.bias", "bn.weight", "bn.bias", "bn.running_mean",
-                          "bn.running_var"}) {
+  for (const char* old :
+       {"conv.weight", "conv.bias", "bn.weight", "bn.bias", "bn.running_mean", "bn.running_var"}) {
     EXPECT_EQ(p.state_dict().count(old), 0u) << old;
     EXPECT_EQ(p.graph().find(old), nullptr) << old;
   }
@@ -60,10 +60,9 @@ TEST(BatchNormFolding, FoldedParametersMatchHandComputedValues) {
   // s = gamma / sqrt(var + eps): 1.5 / sqrt(4 + 1e-5) and 0.5 / sqrt(0.25 + 1e-5).
   const double s0 = 1.5 / std::sqrt(4.0 + 1e-5);
   const double s1 = 0.5 / std::sqrt(0.25 + 1e-5);
-  const std::vector<float> expected_w = {static_cast<float>(0.5 * s0),
-                                         static_cast<float>(-1.0 * s0),
-                                         static_cast<float>(2.0 * s1),
-                                         static_cast<float>(0.25 * s1)};
+  const std::vector<float> expected_w = {
+      static_cast<float>(0.5 * s0), static_cast<float>(-1.0 * s0), static_cast<float>(2.0 * s1),
+      static_cast<float>(0.25 * s1)};
   const std::vector<float> expected_b = {static_cast<float>((0.1 - 0.2) * s0 + 0.3),
                                          static_cast<float>((-0.2 + 0.1) * s1 - 0.4)};
   const std::vector<float> got_w = floats_of(*w);
@@ -77,9 +76,9 @@ TEST(BatchNormFolding, FoldedParametersMatchHandComputedValues) {
     for (int hw = 0; hw < 4; ++hw) {
       const double folded = got_w[c * 2] * x[hw] + got_w[c * 2 + 1] * x[4 + hw] + got_b[c];
       const double conv_v = model.w[c * 2] * x[hw] + model.w[c * 2 + 1] * x[4 + hw] + model.b[c];
-      const double bn = (conv_v - model.mean[c]) / std::sqrt(model.var[c] + model.eps) *
-                            model.gamma[c] +
-                        model.beta[c];
+      const double bn =
+          (conv_v - model.mean[c]) / std::sqrt(model.var[c] + model.eps) * model.gamma[c] +
+          model.beta[c];
       EXPECT_NEAR(folded, bn, 1e-5);
     }
   }

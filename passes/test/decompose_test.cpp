@@ -56,11 +56,11 @@ TEST(Decompose, LinearAndHardswishBecomeCoreOps) {
   const int64_t fc_handle = lin->debug_handle();
 
   EXPECT_TRUE(Decompose().run(p).modified);
-  EXPECT_EQ(calls(p), (std::vector<std::string>{
-                          "permute_copy(aten::permute_copy)", "view_copy(aten::view_copy)",
-                          "addmm(aten::addmm)", "view_copy_1(aten::view_copy)",
-                          "add(aten::add.Scalar)", "clamp(aten::clamp)", "mul(aten::mul.Tensor)",
-                          "div(aten::div.Scalar)"}));
+  EXPECT_EQ(calls(p),
+            (std::vector<std::string>{
+                "permute_copy(aten::permute_copy)", "view_copy(aten::view_copy)",
+                "addmm(aten::addmm)", "view_copy_1(aten::view_copy)", "add(aten::add.Scalar)",
+                "clamp(aten::clamp)", "mul(aten::mul.Tensor)", "div(aten::div.Scalar)"}));
   const ir::Node& out = *p.graph().outputs()[0];
   EXPECT_EQ(out.name(), "div");
   EXPECT_EQ(p.signature().outputs[0].name, "div");

@@ -52,7 +52,8 @@ inline ir::Node* call(ir::ExportedProgram& p, std::string_view op_name, ir::Argu
 inline void output(ir::ExportedProgram& p, const std::vector<ir::Node*>& nodes) {
   p.graph().set_output(nodes);
   p.signature().outputs.clear();
-  for (ir::Node* n : nodes) p.signature().outputs.push_back({ir::OutputKind::UserOutput, n->name(), ""});
+  for (ir::Node* n : nodes)
+    p.signature().outputs.push_back({ir::OutputKind::UserOutput, n->name(), ""});
 }
 
 /// Names and targets of the calls, in order: "convolution(aten::convolution)".
@@ -85,12 +86,12 @@ struct ConvBnReluAdd {
     ir::Node* m = param(p, "bn.running_mean", float_tensor({2}, mean));
     ir::Node* v = param(p, "bn.running_var", float_tensor({2}, var));
     ir::Node* x = input(p, "x", ir::TensorSpec(DType::Float, std::vector<int64_t>{1, 2, 2, 2}));
-    ir::Node* conv = call(p, "aten::convolution",
-                          {x, cw, cb, std::vector<int64_t>{1, 1}, std::vector<int64_t>{0, 0},
-                           std::vector<int64_t>{1, 1}, false, std::vector<int64_t>{0, 0},
-                           int64_t{1}});
-    ir::Node* bn = call(p, "aten::_native_batch_norm_legit_no_training",
-                        {conv, g, be, m, v, 0.1, eps});
+    ir::Node* conv =
+        call(p, "aten::convolution",
+             {x, cw, cb, std::vector<int64_t>{1, 1}, std::vector<int64_t>{0, 0},
+              std::vector<int64_t>{1, 1}, false, std::vector<int64_t>{0, 0}, int64_t{1}});
+    ir::Node* bn =
+        call(p, "aten::_native_batch_norm_legit_no_training", {conv, g, be, m, v, 0.1, eps});
     ir::Node* item = call(p, "getitem", {bn, int64_t{0}});
     ir::Node* relu = call(p, "aten::relu", {item});
     ir::Node* add = call(p, "aten::add.Tensor", {relu, x});
