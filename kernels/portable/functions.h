@@ -60,6 +60,57 @@ Tensor& clamp_out(KernelRuntimeContext& ctx, const Tensor& self, const OptScalar
 /// hardtanh.out(Tensor self, Scalar min_val=-1, Scalar max_val=1, *, Tensor(a!) out)
 Tensor& hardtanh_out(KernelRuntimeContext& ctx, const Tensor& self, const Scalar& min_val,
                      const Scalar& max_val, Tensor& out);
+/// tanh.out / exp.out / log.out / sqrt.out / rsqrt.out / reciprocal.out / erf.out
+/// (Tensor self, *, Tensor(a!) out): integral inputs compute in Float.
+Tensor& tanh_out(KernelRuntimeContext& ctx, const Tensor& self, Tensor& out);
+Tensor& exp_out(KernelRuntimeContext& ctx, const Tensor& self, Tensor& out);
+Tensor& log_out(KernelRuntimeContext& ctx, const Tensor& self, Tensor& out);
+Tensor& sqrt_out(KernelRuntimeContext& ctx, const Tensor& self, Tensor& out);
+Tensor& rsqrt_out(KernelRuntimeContext& ctx, const Tensor& self, Tensor& out);
+Tensor& reciprocal_out(KernelRuntimeContext& ctx, const Tensor& self, Tensor& out);
+Tensor& erf_out(KernelRuntimeContext& ctx, const Tensor& self, Tensor& out);
+/// neg.out / abs.out (Tensor self, *, Tensor(a!) out)
+Tensor& neg_out(KernelRuntimeContext& ctx, const Tensor& self, Tensor& out);
+Tensor& abs_out(KernelRuntimeContext& ctx, const Tensor& self, Tensor& out);
+/// gelu.out(Tensor self, *, str approximate='none', Tensor(a!) out)
+Tensor& gelu_out(KernelRuntimeContext& ctx, const Tensor& self, std::string_view approximate,
+                 Tensor& out);
+/// leaky_relu.out(Tensor self, Scalar negative_slope=0.01, *, Tensor(a!) out)
+Tensor& leaky_relu_out(KernelRuntimeContext& ctx, const Tensor& self, const Scalar& negative_slope,
+                       Tensor& out);
+/// elu.out(Tensor self, Scalar alpha=1, Scalar scale=1, Scalar input_scale=1, *,
+/// Tensor(a!) out)
+Tensor& elu_out(KernelRuntimeContext& ctx, const Tensor& self, const Scalar& alpha,
+                const Scalar& scale, const Scalar& input_scale, Tensor& out);
+/// pow.Tensor_Scalar_out(Tensor self, Scalar exponent, *, Tensor(a!) out)
+Tensor& pow_tensor_scalar_out(KernelRuntimeContext& ctx, const Tensor& self, const Scalar& exponent,
+                              Tensor& out);
+/// pow.Tensor_Tensor_out(Tensor self, Tensor exponent, *, Tensor(a!) out)
+Tensor& pow_tensor_tensor_out(KernelRuntimeContext& ctx, const Tensor& self, const Tensor& exponent,
+                              Tensor& out);
+/// maximum.out / minimum.out (Tensor self, Tensor other, *, Tensor(a!) out)
+Tensor& maximum_out(KernelRuntimeContext& ctx, const Tensor& self, const Tensor& other,
+                    Tensor& out);
+Tensor& minimum_out(KernelRuntimeContext& ctx, const Tensor& self, const Tensor& other,
+                    Tensor& out);
+
+// ---- Comparisons and logic (out is Bool, or any dtype a bool converts to) ----
+/// {eq,ne,lt,le,gt,ge}.Tensor_out(Tensor self, Tensor other, *, Tensor(a!) out) and
+/// {eq,ne,lt,le,gt,ge}.Scalar_out(Tensor self, Scalar other, *, Tensor(a!) out)
+#define PTEC_DECLARE_COMPARE(name)                                                              \
+  Tensor& name##_tensor_out(KernelRuntimeContext& ctx, const Tensor& self, const Tensor& other, \
+                            Tensor& out);                                                       \
+  Tensor& name##_scalar_out(KernelRuntimeContext& ctx, const Tensor& self, const Scalar& other, \
+                            Tensor& out);
+PTEC_DECLARE_COMPARE(eq)
+PTEC_DECLARE_COMPARE(ne)
+PTEC_DECLARE_COMPARE(lt)
+PTEC_DECLARE_COMPARE(le)
+PTEC_DECLARE_COMPARE(gt)
+PTEC_DECLARE_COMPARE(ge)
+#undef PTEC_DECLARE_COMPARE
+/// logical_not.out(Tensor self, *, Tensor(a!) out)
+Tensor& logical_not_out(KernelRuntimeContext& ctx, const Tensor& self, Tensor& out);
 
 // ---- Reductions ----
 /// sum.IntList_out(Tensor self, int[1]? dim, bool keepdim=False, *, ScalarType? dtype=None,
@@ -114,6 +165,30 @@ Tensor& avg_pool2d_out(KernelRuntimeContext& ctx, const Tensor& self, IntList ke
 /// _adaptive_avg_pool2d.out(Tensor self, SymInt[2] output_size, *, Tensor(a!) out)
 Tensor& adaptive_avg_pool2d_out(KernelRuntimeContext& ctx, const Tensor& self, IntList output_size,
                                 Tensor& out);
+/// native_layer_norm.out(Tensor input, SymInt[] normalized_shape, Tensor? weight, Tensor? bias,
+/// float eps, *, Tensor(a!) out0, Tensor(b!) out1, Tensor(c!) out2)
+std::tuple<Tensor&, Tensor&, Tensor&> native_layer_norm_out(
+    KernelRuntimeContext& ctx, const Tensor& input, IntList normalized_shape,
+    const OptTensor& weight, const OptTensor& bias, double eps, Tensor& out0, Tensor& out1,
+    Tensor& out2);
+/// native_group_norm.out(Tensor input, Tensor? weight, Tensor? bias, SymInt N, SymInt C,
+/// SymInt HxW, int group, float eps, *, Tensor(a!) out0, Tensor(b!) out1, Tensor(c!) out2)
+std::tuple<Tensor&, Tensor&, Tensor&> native_group_norm_out(
+    KernelRuntimeContext& ctx, const Tensor& input, const OptTensor& weight, const OptTensor& bias,
+    int64_t n, int64_t c, int64_t hxw, int64_t group, double eps, Tensor& out0, Tensor& out1,
+    Tensor& out2);
+/// upsample_nearest2d.vec_out(Tensor input, SymInt[]? output_size, float[]? scale_factors, *,
+/// Tensor(a!) out)
+Tensor& upsample_nearest2d_vec_out(KernelRuntimeContext& ctx, const Tensor& input,
+                                   const OptIntList& output_size,
+                                   const std::optional<Span<const double>>& scale_factors,
+                                   Tensor& out);
+/// upsample_bilinear2d.vec_out(Tensor input, SymInt[]? output_size, bool align_corners,
+/// float[]? scale_factors, *, Tensor(a!) out)
+Tensor& upsample_bilinear2d_vec_out(KernelRuntimeContext& ctx, const Tensor& input,
+                                    const OptIntList& output_size, bool align_corners,
+                                    const std::optional<Span<const double>>& scale_factors,
+                                    Tensor& out);
 
 // ---- Linear algebra ----
 /// mm.out(Tensor self, Tensor mat2, *, Tensor(a!) out)
@@ -173,6 +248,16 @@ Tensor& to_copy_out(KernelRuntimeContext& ctx, const Tensor& self, std::optional
 /// where.self_out(Tensor condition, Tensor self, Tensor other, *, Tensor(a!) out)
 Tensor& where_self_out(KernelRuntimeContext& ctx, const Tensor& condition, const Tensor& self,
                        const Tensor& other, Tensor& out);
+/// embedding.out(Tensor weight, Tensor indices, int padding_idx=-1,
+/// bool scale_grad_by_freq=False, bool sparse=False, *, Tensor(a!) out)
+Tensor& embedding_out(KernelRuntimeContext& ctx, const Tensor& weight, const Tensor& indices,
+                      int64_t padding_idx, bool scale_grad_by_freq, bool sparse, Tensor& out);
+/// index_select.out(Tensor self, int dim, Tensor index, *, Tensor(a!) out)
+Tensor& index_select_out(KernelRuntimeContext& ctx, const Tensor& self, int64_t dim,
+                         const Tensor& index, Tensor& out);
+/// gather.out(Tensor self, int dim, Tensor index, *, bool sparse_grad=False, Tensor(a!) out)
+Tensor& gather_out(KernelRuntimeContext& ctx, const Tensor& self, int64_t dim, const Tensor& index,
+                   bool sparse_grad, Tensor& out);
 
 // ---- Factories ----
 /// full.out(SymInt[] size, Scalar fill_value, *, Tensor(a!) out)
@@ -188,5 +273,8 @@ Tensor& full_like_out(KernelRuntimeContext& ctx, const Tensor& self, const Scala
 Tensor& zeros_out(KernelRuntimeContext& ctx, IntList size, Tensor& out);
 /// ones.out(SymInt[] size, *, Tensor(a!) out)
 Tensor& ones_out(KernelRuntimeContext& ctx, IntList size, Tensor& out);
+/// arange.start_out(Scalar start, Scalar end, Scalar step=1, *, Tensor(a!) out)
+Tensor& arange_start_out(KernelRuntimeContext& ctx, const Scalar& start, const Scalar& end,
+                         const Scalar& step, Tensor& out);
 
 }  // namespace ptec::kernels

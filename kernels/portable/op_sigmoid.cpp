@@ -8,14 +8,10 @@
 namespace ptec::kernels {
 
 Tensor& sigmoid_out(KernelRuntimeContext& ctx, const Tensor& self, Tensor& out) {
-  constexpr const char* kOp = "sigmoid.out";
-  const DType common = is_floating_point(self.dtype()) ? self.dtype() : DType::Float;
-  if (!unary_op_prologue(ctx, kOp, self, out, common)) return out;
-  dispatch_float(common, [&](auto tag) {
-    using CT = decltype(tag);
-    apply_unary<CT>(ctx, kOp, self, out, [](CT x) { return CT{1} / (CT{1} + std::exp(-x)); });
+  return unary_float_op(ctx, "sigmoid.out", self, out, [](auto x) {
+    using T = decltype(x);
+    return T{1} / (T{1} + std::exp(-x));
   });
-  return out;
 }
 
 }  // namespace ptec::kernels

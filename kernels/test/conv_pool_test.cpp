@@ -8,6 +8,7 @@ namespace ptec::kernels::test {
 namespace {
 
 PTEC_REF_SUITE(ConvPool, "conv_pool.bin");
+PTEC_REF_SUITE(Norm, "norm.bin");
 
 constexpr DType f32 = DType::Float;
 
@@ -90,6 +91,34 @@ TEST(ConvPoolErrors, AdaptivePoolNeedsTwoSizes) {
   s.t(make_zeros(pool, f32, {1, 1, 2, 2}, ShapeDynamism::DynamicBound, 16));
   EXPECT_TRUE(fails_with(s, "aten::_adaptive_avg_pool2d.out", Error::InvalidArgument,
                          "output_size must have 2"));
+}
+
+TEST(NormErrors, LayerNormShapeMismatch) {
+  std::deque<OwnedTensor> pool;
+  ArgStack s;
+  s.t(make_zeros(pool, f32, {2, 3})).ints({4}).none().none().d(1e-5);
+  s.t(make_zeros(pool, f32, {2, 3})).t(make_zeros(pool, f32, {2, 1}));
+  s.t(make_zeros(pool, f32, {2, 1}));
+  EXPECT_TRUE(fails_with(s, "aten::native_layer_norm.out", Error::InvalidArgument,
+                         "normalized_shape does not match"));
+}
+
+TEST(NormErrors, GroupNormGroupsMustDivideChannels) {
+  std::deque<OwnedTensor> pool;
+  ArgStack s;
+  s.t(make_zeros(pool, f32, {1, 6, 2})).none().none().i(1).i(6).i(2).i(4).d(1e-5);
+  s.t(make_zeros(pool, f32, {1, 6, 2})).t(make_zeros(pool, f32, {1, 4}));
+  s.t(make_zeros(pool, f32, {1, 4}));
+  EXPECT_TRUE(fails_with(s, "aten::native_group_norm.out", Error::InvalidArgument, "divide"));
+}
+
+TEST(NormErrors, UpsampleNeedsExactlyOneSizeSpec) {
+  std::deque<OwnedTensor> pool;
+  ArgStack s;
+  s.t(make_zeros(pool, f32, {1, 1, 2, 2})).none().none();
+  s.t(make_zeros(pool, f32, {1, 1, 4, 4}));
+  EXPECT_TRUE(
+      fails_with(s, "aten::upsample_nearest2d.vec_out", Error::InvalidArgument, "exactly one"));
 }
 
 }  // namespace

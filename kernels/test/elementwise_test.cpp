@@ -9,6 +9,7 @@ namespace {
 
 PTEC_REF_SUITE(Elementwise, "elementwise.bin");
 PTEC_REF_SUITE(Activation, "activation.bin");
+PTEC_REF_SUITE(Math, "math.bin");
 
 constexpr DType f32 = DType::Float;
 
@@ -84,6 +85,28 @@ TEST(ElementwiseErrors, BoxedArityAndTypes) {
   ArgStack wrong_type;
   wrong_type.t(make_zeros(pool, f32, {2})).i(3).i(1).t(make_zeros(pool, f32, {2}));
   EXPECT_TRUE(fails_with(wrong_type, "aten::add.out", Error::InvalidProgram, "argument 1"));
+}
+
+TEST(MathErrors, GeluUnknownApproximation) {
+  std::deque<OwnedTensor> pool;
+  ArgStack s;
+  s.t(make_zeros(pool, f32, {2})).str("fast").t(make_zeros(pool, f32, {2}));
+  EXPECT_TRUE(fails_with(s, "aten::gelu.out", Error::InvalidArgument, "approximate"));
+}
+
+TEST(MathErrors, IntegerToNegativePower) {
+  std::deque<OwnedTensor> pool;
+  ArgStack s;
+  s.t(make_zeros(pool, DType::Int, {2})).i(-1).t(make_zeros(pool, DType::Int, {2}));
+  EXPECT_TRUE(fails_with(s, "aten::pow.Tensor_Scalar_out", Error::InvalidArgument, "negative"));
+}
+
+TEST(MathErrors, CompareShapesNotBroadcastable) {
+  std::deque<OwnedTensor> pool;
+  ArgStack s;
+  s.t(make_zeros(pool, f32, {2, 3})).t(make_zeros(pool, f32, {2}));
+  s.t(make_zeros(pool, DType::Bool, {2, 3}));
+  EXPECT_TRUE(fails_with(s, "aten::lt.Tensor_out", Error::InvalidArgument, "broadcastable"));
 }
 
 }  // namespace

@@ -557,11 +557,153 @@ def shape(c):
           [cond3, bf, sc, Out(torch.where(cond3, bf, sc))])
 
 
+
+# ---------------------------------------------------------------- math, comparisons, logic
+def math(c):
+    x = rnd(3, 4)
+    pos = torch.rand(3, 4) + 0.1
+    xi = rnd(3, 4, dtype=torch.int32)
+    for name, fn, inputs in [
+        ("tanh", torch.tanh, [x, xi]),
+        ("exp", torch.exp, [x, xi]),
+        ("log", torch.log, [pos, torch.randint(1, 9, (5,), dtype=torch.int64)]),
+        ("sqrt", torch.sqrt, [pos, torch.tensor([-1.0, 0.0, 4.0])]),
+        ("rsqrt", torch.rsqrt, [pos, torch.tensor([0.0, 4.0])]),
+        ("reciprocal", torch.reciprocal, [x, torch.tensor([0.0, -0.0, 2.0]),
+                                          torch.randint(1, 5, (4,), dtype=torch.int32)]),
+        ("erf", torch.erf, [x * 2, xi]),
+        ("neg", torch.neg, [x, xi, rnd(2, dtype=torch.int8)]),
+        ("abs", torch.abs, [x, xi, rnd(5, dtype=torch.int64)]),
+        ("logical_not", torch.logical_not, [x.round(), xi, rnd(4, dtype=torch.bool)]),
+    ]:
+        for t in inputs:
+            c.add(f"{name}_{dname(t.dtype)}_{sname(t)}", f"aten::{name}.out", [t, Out(fn(t))],
+                  RTOL, ATOL)
+    t = rnd(2, 3, dtype=D)
+    c.add("exp_f64", "aten::exp.out", [t, Out(torch.exp(t))], 1e-12, 1e-14)
+    c.add("tanh_into_f64", "aten::tanh.out", [x, Out(torch.tanh(x).to(D))])
+    for approx in ["none", "tanh"]:
+        g = rnd(4, 5) * 3
+        c.add(f"gelu_{approx}", "aten::gelu.out",
+              [g, approx, Out(torch.nn.functional.gelu(g, approximate=approx))])
+    c.add("leaky_relu", "aten::leaky_relu.out",
+          [x, 0.01, Out(torch.nn.functional.leaky_relu(x, 0.01))])
+    c.add("leaky_relu_slope2", "aten::leaky_relu.out",
+          [x, 0.2, Out(torch.nn.functional.leaky_relu(x, 0.2))])
+    c.add("elu_default", "aten::elu.out", [x, 1, 1, 1, Out(torch.nn.functional.elu(x))])
+    c.add("elu_params", "aten::elu.out",
+          [x, 0.5, 1.5, 2.0, Out(torch.ops.aten.elu(x, 0.5, 1.5, 2.0))])
+    # pow
+    for t, e in [(pos, 2.0), (x, 2), (pos, 0.5), (pos, -1.5), (xi, 3), (xi, 0), (xi, 2.5),
+                 (rnd(3, dtype=torch.uint8), 2)]:
+        c.add(f"pow_scalar_{dname(t.dtype)}_{str(e).replace('.', 'p').replace('-', 'm')}",
+              "aten::pow.Tensor_Scalar_out", [t, e, Out(torch.pow(t, e))])
+    b, e = torch.rand(2, 3) + 0.5, rnd(3)
+    c.add("pow_tensor_f32", "aten::pow.Tensor_Tensor_out", [b, e, Out(torch.pow(b, e))])
+    bi, ei = rnd(2, 3, dtype=torch.int64), torch.randint(0, 4, (2, 1), dtype=torch.int64)
+    c.add("pow_tensor_int64", "aten::pow.Tensor_Tensor_out", [bi, ei, Out(torch.pow(bi, ei))])
+    c.add("pow_tensor_mixed", "aten::pow.Tensor_Tensor_out", [bi, e, Out(torch.pow(bi, e))])
+    # maximum / minimum
+    a, m = rnd(2, 3, 4), rnd(3, 1)
+    a[0, 0, 0] = float("nan")
+    for op, fn in [("maximum", torch.maximum), ("minimum", torch.minimum)]:
+        c.add(f"{op}_f32", f"aten::{op}.out", [a, m, Out(fn(a, m))])
+        ia, ib = rnd(4, dtype=torch.int32), rnd(4, dtype=torch.int64)
+        c.add(f"{op}_int", f"aten::{op}.out", [ia, ib, Out(fn(ia, ib))])
+        ba, bb = rnd(4, dtype=torch.bool), rnd(4, dtype=torch.bool)
+        c.add(f"{op}_bool", f"aten::{op}.out", [ba, bb, Out(fn(ba, bb))])
+    # comparisons
+    p, q = rnd(3, 4).round(), rnd(4).round()
+    for op in ["eq", "ne", "lt", "le", "gt", "ge"]:
+        fn = getattr(torch, op)
+        c.add(f"{op}_tensor_f32", f"aten::{op}.Tensor_out", [p, q, Out(fn(p, q))])
+        pi, qi = rnd(2, 3, dtype=torch.int32), rnd(2, 1, dtype=torch.int64)
+        c.add(f"{op}_tensor_int", f"aten::{op}.Tensor_out", [pi, qi, Out(fn(pi, qi))])
+        c.add(f"{op}_tensor_int_float", f"aten::{op}.Tensor_out", [pi, p[:2, :3], Out(fn(pi, p[:2, :3]))])
+        c.add(f"{op}_scalar_f32", f"aten::{op}.Scalar_out", [p, 0.0, Out(fn(p, 0.0))])
+        c.add(f"{op}_scalar_int_by_float", f"aten::{op}.Scalar_out", [pi, 0.5, Out(fn(pi, 0.5))])
+        c.add(f"{op}_scalar_into_f32", f"aten::{op}.Scalar_out", [pi, 1, Out(fn(pi, 1).float())])
+    nan = torch.tensor([float("nan"), 1.0])
+    c.add("eq_nan", "aten::eq.Tensor_out", [nan, nan, Out(torch.eq(nan, nan))])
+    c.add("ne_nan", "aten::ne.Tensor_out", [nan, nan, Out(torch.ne(nan, nan))])
+
+
+# ---------------------------------------------------------------- norms and resampling
+def norm(c):
+    for shape, nshape, affine in [((2, 3, 8), [8], True), ((4, 6), [6], False),
+                                  ((2, 3, 4, 5), [4, 5], True), ((1, 7), [7], True),
+                                  ((0, 4), [4], True)]:
+        x = rnd(*shape)
+        w = rnd(*nshape) if affine else None
+        b = rnd(*nshape) if affine else None
+        y, mean, rstd = torch.ops.aten.native_layer_norm(x, nshape, w, b, 1e-5)
+        c.add(f"layer_norm_{sname(x)}_{len(nshape)}_{affine}", "aten::native_layer_norm.out",
+              [x, nshape, w, b, 1e-5, Out(y), Out(mean), Out(rstd)], ACC_RTOL, ACC_ATOL)
+    for shape, groups, affine in [((2, 6, 4, 4), 3, True), ((1, 4, 5), 2, False),
+                                  ((3, 8, 2, 3), 8, True), ((2, 4, 3, 3), 1, True)]:
+        x = rnd(*shape)
+        n, ch = shape[0], shape[1]
+        hxw = x.numel() // (n * ch)
+        w = rnd(ch) if affine else None
+        b = rnd(ch) if affine else None
+        y, mean, rstd = torch.ops.aten.native_group_norm(x, w, b, n, ch, hxw, groups, 1e-5)
+        c.add(f"group_norm_{sname(x)}_{groups}_{affine}", "aten::native_group_norm.out",
+              [x, w, b, n, ch, hxw, groups, 1e-5, Out(y), Out(mean), Out(rstd)],
+              ACC_RTOL, ACC_ATOL)
+    for shape, osize, scales in [((1, 2, 3, 4), [6, 8], None), ((2, 1, 4, 4), [3, 5], None),
+                                 ((1, 1, 3, 3), None, [2.0, 3.0]),
+                                 ((1, 2, 5, 4), None, [1.5, 0.5]),
+                                 ((1, 1, 4, 6), [4, 6], None)]:
+        x = rnd(*shape)
+        y = torch.ops.aten.upsample_nearest2d.vec(x, osize, scales)
+        tag = f"{osize or scales}".replace(".", "p").replace(", ", "_").strip("[]")
+        c.add(f"upsample_nearest_{sname(x)}_{tag}", "aten::upsample_nearest2d.vec_out",
+              [x, osize, Doubles(scales) if scales else None, Out(y)])
+        for align in [False, True]:
+            y = torch.ops.aten.upsample_bilinear2d.vec(x, osize, align, scales)
+            c.add(f"upsample_bilinear_{sname(x)}_{tag}_{align}",
+                  "aten::upsample_bilinear2d.vec_out",
+                  [x, osize, align, Doubles(scales) if scales else None, Out(y)])
+    x = rnd(1, 1, 2, 3, dtype=D)
+    c.add("upsample_nearest_f64", "aten::upsample_nearest2d.vec_out",
+          [x, [4, 6], None, Out(torch.ops.aten.upsample_nearest2d.vec(x, [4, 6], None))])
+
+
+# ---------------------------------------------------------------- indexing and arange
+def index(c):
+    w = rnd(10, 4)
+    for idx in [torch.tensor([0, 3, 9, 3]), torch.randint(0, 10, (2, 3)),
+                torch.tensor(5), torch.randint(0, 10, (3,), dtype=torch.int32)]:
+        c.add(f"embedding_{sname(idx)}_{dname(idx.dtype)}", "aten::embedding.out",
+              [w, idx, -1, False, False, Out(torch.nn.functional.embedding(idx, w))])
+    t = rnd(4, 5, 3)
+    for dim, idx in [(0, torch.tensor([3, 0, 0])), (1, torch.tensor([4, 1])),
+                     (-1, torch.tensor([2], dtype=torch.int32)), (1, torch.tensor(2)),
+                     (2, torch.tensor([], dtype=torch.int64))]:
+        c.add(f"index_select_{dim}_{sname(idx)}_{dname(idx.dtype)}".replace("-", "m"),
+              "aten::index_select.out", [t, dim, idx, Out(torch.index_select(t, dim, idx))])
+    ti = rnd(3, 4, dtype=torch.int64)
+    c.add("index_select_int64", "aten::index_select.out",
+          [ti, 0, torch.tensor([2, 2]), Out(torch.index_select(ti, 0, torch.tensor([2, 2])))])
+    for dim, ishape in [(0, (2, 5, 3)), (1, (4, 2, 3)), (2, (3, 4, 6)), (-1, (1, 1, 1))]:
+        size = t.shape[dim]
+        idx = torch.randint(0, size, ishape)
+        c.add(f"gather_{dim}_{sname(idx)}".replace("-", "m"), "aten::gather.out",
+              [t, dim, idx, False, Out(torch.gather(t, dim, idx))])
+    for start, end, step, dt in [(0, 5, 1, torch.int64), (2, 11, 3, torch.int64),
+                                 (0.0, 1.0, 0.1, F), (5, -3, -2, torch.int32),
+                                 (-1.5, 2.5, 0.5, D), (0, 0, 1, torch.int64), (1, 4, 1, F)]:
+        y = torch.arange(start, end, step, dtype=dt)
+        c.add(f"arange_{start}_{end}_{step}_{dname(dt)}".replace(".", "p").replace("-", "m"),
+              "aten::arange.start_out", [start, end, step, Out(y)])
+
+
 if __name__ == "__main__":
     out_dir = os.path.join(os.path.dirname(os.path.abspath(__file__)), "data")
     os.makedirs(out_dir, exist_ok=True)
     families = {"elementwise": elementwise, "activation": activation, "reduction": reduction,
-                "conv_pool": conv_pool, "linalg": linalg, "shape": shape}
+                "conv_pool": conv_pool, "linalg": linalg, "shape": shape, "math": math,
+                "norm": norm, "index": index}
     only = sys.argv[1:]
     total = 0
     for name, fn in families.items():

@@ -10,6 +10,7 @@ namespace ptec::kernels::test {
 namespace {
 
 PTEC_REF_SUITE(Shape, "shape.bin");
+PTEC_REF_SUITE(Index, "index.bin");
 
 constexpr DType f32 = DType::Float;
 
@@ -111,6 +112,38 @@ TEST(Registry, RegistrationIsIdempotent) {
   EXPECT_EQ(register_portable_kernels(), Error::Ok);
   EXPECT_NE(runtime::get_op_function("aten::add.out"), nullptr);
   EXPECT_NE(runtime::get_op_function("aten::convolution.out"), nullptr);
+}
+
+TEST(IndexErrors, EmbeddingIndexOutOfRange) {
+  std::deque<OwnedTensor> pool;
+  std::vector<int64_t> idx = {0, 10};
+  ArgStack s;
+  s.t(make_zeros(pool, f32, {10, 4})).t(make_tensor(pool, DType::Long, {2}, idx)->tensor());
+  s.i(-1).b(false).b(false).t(dyn(pool, {1, 1}));
+  EXPECT_TRUE(fails_with(s, "aten::embedding.out", Error::InvalidArgument, "index 10"));
+}
+
+TEST(IndexErrors, IndexSelectIndexDtype) {
+  std::deque<OwnedTensor> pool;
+  ArgStack s;
+  s.t(make_zeros(pool, f32, {3, 2})).i(0).t(make_zeros(pool, f32, {2})).t(dyn(pool, {1, 1}));
+  EXPECT_TRUE(fails_with(s, "aten::index_select.out", Error::InvalidArgument, "int64 or int32"));
+}
+
+TEST(IndexErrors, GatherNegativeIndex) {
+  std::deque<OwnedTensor> pool;
+  std::vector<int64_t> idx = {0, -1};
+  ArgStack s;
+  s.t(make_zeros(pool, f32, {3})).i(0).t(make_tensor(pool, DType::Long, {2}, idx)->tensor());
+  s.b(false).t(dyn(pool, {1}));
+  EXPECT_TRUE(fails_with(s, "aten::gather.out", Error::InvalidArgument, "out of range"));
+}
+
+TEST(IndexErrors, ArangeWrongDirection) {
+  std::deque<OwnedTensor> pool;
+  ArgStack s;
+  s.i(0).i(5).i(-1).t(make_zeros(pool, DType::Long, {1}, ShapeDynamism::DynamicBound, 16));
+  EXPECT_TRUE(fails_with(s, "aten::arange.start_out", Error::InvalidArgument, "step sign"));
 }
 
 }  // namespace
