@@ -43,8 +43,15 @@ void conv2d(const ConvGeometry& g, const T* in, const T* weight, const T* bias, 
               if (iy < 0 || iy >= g.h) continue;
               const T* row = src + iy * g.w;
               T* orow = plane + oy * g.ow;
-              for (int64_t ox = x_lo; ox < x_hi; ++ox) {
-                orow[ox] = static_cast<T>(orow[ox] + wv * row[ox * g.sw + off_x]);
+              if (g.sw == 1) {  // unit stride: a contiguous axpy the compiler vectorizes
+                const T* __restrict r = row + (off_x + x_lo);
+                T* __restrict o = orow + x_lo;
+                const int64_t len = x_hi - x_lo;
+                for (int64_t j = 0; j < len; ++j) o[j] = o[j] + wv * r[j];
+              } else {
+                for (int64_t ox = x_lo; ox < x_hi; ++ox) {
+                  orow[ox] = static_cast<T>(orow[ox] + wv * row[ox * g.sw + off_x]);
+                }
               }
             }
           }
