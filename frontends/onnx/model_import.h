@@ -1,0 +1,25 @@
+#pragma once
+
+// Importer entry point below the file layer: used by import_onnx/import_onnx_bytes and by tests
+// that build a ModelProto in memory (e.g. to check that initializer bytes are not copied).
+
+#include <string>
+
+#include <onnx/onnx_pb.h>
+
+#include "frontends/onnx/onnx_importer.h"
+
+namespace ptec::onnx_import {
+
+/// Specializes input dims, runs onnx::checker and ONNX shape inference on `model`, then imports
+/// it. `model` is consumed: initializer raw_data strings are moved into the program's Buffers.
+/// `display_name` names the model in errors and provenance.
+ir::ExportedProgram import_model(onnx::ModelProto& model, const std::string& display_name,
+                                 const OnnxImportOptions& options);
+
+/// Parses a serialized ModelProto; distinguishes an empty file, a truncated file and a file that
+/// is not ONNX. Throws InvalidProgram with a one-line message starting with `display_name`.
+void parse_model(const uint8_t* data, size_t size, const std::string& display_name,
+                 onnx::ModelProto& model);
+
+}  // namespace ptec::onnx_import

@@ -1,0 +1,485 @@
+#include "frontends/onnx/onnx_importer.h"
+
+#include <climits>
+#include <filesystem>
+#include <set>
+#include <unordered_map>
+#include <unordered_set>
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+#include <google/protobuf/io/coded_stream.h>
+#include <onnx/checker.h>
+#include <onnx/defs/schema.h>
+#include <onnx/shape_inference/implementation.h>
+
+#include "frontends/onnx/import_context.h"
+#include "frontends/onnx/model_import.h"
+#include "frontends/onnx/op_registry.h"
+
+namespace ptec::onnx_import {
+namespace {
+
+/// Messages from ONNX span several lines ("...\n\n==> Context: ..."): make them one line.
+std::string one_line(std::string_view text) {
+  std::string out;
+  bool space = false;
+  for (char c : text) {
+    if (c == '\n' || c == '\r' || c == '\t' || c == ' ') {
+      space = !out.empty();
+      continue;
+    }
+    if (space) out.push_back(' ');
+    space = false;
+    out.push_back(c);
+  }
+  return out;
+}
+
+[[noreturn]] void invalid(const std::string& file, const std::string& problem) {
+  throw LocatedError(Error::InvalidProgram, file + ": " + problem);
+}
+
+/// Walks the top-level protobuf fields of `data`: Ok, Truncated (a field runs past the end) or
+/// Malformed (a tag or wire type no protobuf writer produces).
+enum class WireScan { Ok, Truncated, Malformed };
+
+WireScan scan_wire(const uint8_t* data, size_t size) {
+  size_t pos = 0;
+  auto varint = [&](uint64_t& value) -> WireScan {
+    value = 0;
+    for (int shift = 0; shift < 64; shift += 7) {
+      if (pos >= size) return WireScan::Truncated;
+      const uint8_t b = data[pos++];
+      value |= static_cast<uint64_t>(b & 0x7f) << shift;
+      if ((b & 0x80) == 0) return WireScan::Ok;
+    }
+    return WireScan::Malformed;
+  };
+  while (pos < size) {
+    uint64_t tag = 0;
+    if (WireScan r = varint(tag); r != WireScan::Ok) return r;
+    if ((tag >> 3) == 0) return WireScan::Malformed;
+    uint64_t skip = 0;
+    switch (tag & 7) {
+      case 0: {
+        uint64_t v = 0;
+        if (WireScan r = varint(v); r != WireScan::Ok) return r;
+        continue;
+      }
+      case 1: skip = 8; break;
+      case 5: skip = 4; break;
+      case 2:
+        if (WireScan r = varint(skip); r != WireScan::Ok) return r;
+        break;
+      default: return WireScan::Malformed;  // groups (3, 4) are not used by onnx.proto
+    }
+    if (skip > size - pos) return WireScan::Truncated;
+    pos += skip;
+  }
+  return WireScan::Ok;
+}
+
+int64_t default_opset(const onnx::ModelProto& model) {
+  for (const auto& o : model.opset_import()) {
+    if (o.domain().empty() || o.domain() == "ai.onnx") return o.version();
+  }
+  return -1;
+}
+
+int64_t domain_opset(const onnx::ModelProto& model, const std::string& domain) {
+  for (const auto& o : model.opset_import()) {
+    if (o.domain() == domain) return o.version();
+  }
+  return -1;
+}
+
+bool is_default_domain(const std::string& domain) { return domain.empty() || domain == "ai.onnx"; }
+
+std::string shape_to_string(const onnx::TensorShapeProto& shape) {
+  std::vector<std::string> dims;
+  for (const auto& d : shape.dim()) {
+    dims.push_back(d.has_dim_value()   ? std::to_string(d.dim_value())
+                   : d.has_dim_param() ? d.dim_param()
+                                       : "?");
+  }
+  return fmt::format("[{}]", fmt::join(dims, ", "));
+}
+
+/// One error listing every unsupported (op type, opset) with the names of its nodes.
+void check_supported(const onnx::ModelProto& model, const std::string& file) {
+  struct Unsupported {
+    std::string label;
+    std::vector<std::string> nodes;
+  };
+  std::vector<Unsupported> found;
+  const int64_t opset = default_opset(model);
+  int index = 0;
+  for (const onnx::NodeProto& n : model.graph().node()) {
+    const std::string source =
+        n.name().empty() ? fmt::format("{}_{}", n.op_type(), index) : n.name();
+    ++index;
+    std::string label;
+    if (is_default_domain(n.domain())) {
+      if (find_entry(n.op_type(), opset) != nullptr) continue;
+      label = fmt::format("{} (opset {})", n.op_type(), opset);
+      std::vector<std::string> ranges;
+      for (const OpEntry& e : op_entries()) {
+        if (e.op_type == n.op_type()) {
+          ranges.push_back(fmt::format("{}-{}", e.min_opset, e.max_opset));
+        }
+      }
+      if (!ranges.empty()) {
+        label = fmt::format("{} (opset {}; supported for opsets {})", n.op_type(), opset,
+                            fmt::join(ranges, ", "));
+      }
+    } else {
+      label = fmt::format("{}::{} (opset {})", n.domain(), n.op_type(),
+                          domain_opset(model, n.domain()));
+    }
+    auto it = std::find_if(found.begin(), found.end(),
+                           [&](const Unsupported& u) { return u.label == label; });
+    if (it == found.end()) {
+      found.push_back({label, {source}});
+    } else {
+      it->nodes.push_back(source);
+    }
+  }
+  if (found.empty()) return;
+  std::vector<std::string> parts;
+  for (const Unsupported& u : found) {
+    parts.push_back(fmt::format("{} at nodes [{}]", u.label, fmt::join(u.nodes, ", ")));
+  }
+  throw LocatedError(Error::NotSupported,
+                     fmt::format("{}: {} unsupported operator{}: {}", file, found.size(),
+                                 found.size() == 1 ? "" : "s", fmt::join(parts, "; ")));
+}
+
+struct Specialization {
+  std::string input;
+  size_t dim;
+  std::string symbol;  // dim_param, or "" for an unnamed dim
+  int64_t value;
+  bool from_options;
+};
+
+/// Gives every user input a static shape in the proto (options.input_shapes, else 1 for symbolic
+/// dims) so that checker, shape inference and import all see the same shapes. Returns the dims
+/// that were specialized and records each input's declared shape in `declared`.
+std::vector<Specialization> specialize_inputs(onnx::ModelProto& model, const std::string& file,
+                                              const OnnxImportOptions& options,
+                                              std::map<std::string, std::string>& declared) {
+  std::unordered_set<std::string> initializers;
+  for (const auto& init : model.graph().initializer()) initializers.insert(init.name());
+  std::vector<Specialization> out;
+  std::vector<std::string> user_inputs;
+  for (onnx::ValueInfoProto& input : *model.mutable_graph()->mutable_input()) {
+    if (initializers.count(input.name()) != 0) continue;
+    user_inputs.push_back(input.name());
+    if (!input.type().has_tensor_type()) {
+      throw LocatedError(Error::NotSupported,
+                         fmt::format("{}: input '{}' is not a tensor (sequence, map and optional "
+                                     "inputs are not supported)",
+                                     file, input.name()));
+    }
+    auto* tensor_type = input.mutable_type()->mutable_tensor_type();
+    auto given = options.input_shapes.find(input.name());
+    if (!tensor_type->has_shape()) {
+      if (given == options.input_shapes.end()) {
+        throw LocatedError(Error::NotSupported,
+                           fmt::format("{}: input '{}' has no declared shape; give its sizes in "
+                                       "OnnxImportOptions::input_shapes",
+                                       file, input.name()));
+      }
+      auto* shape = tensor_type->mutable_shape();
+      for (size_t i = 0; i < given->second.size(); ++i) shape->add_dim();
+    }
+    auto* shape = tensor_type->mutable_shape();
+    declared[input.name()] = shape_to_string(*shape);
+    if (given != options.input_shapes.end() &&
+        given->second.size() != static_cast<size_t>(shape->dim_size())) {
+      throw LocatedError(
+          Error::InvalidArgument,
+          fmt::format("{}: input_shapes gives {} dims for input '{}' of shape {}", file,
+                      given->second.size(), input.name(), shape_to_string(*shape)));
+    }
+    for (int i = 0; i < shape->dim_size(); ++i) {
+      auto* d = shape->mutable_dim(i);
+      const bool has_given = given != options.input_shapes.end();
+      const int64_t want = has_given ? given->second[static_cast<size_t>(i)] : 1;
+      if (has_given && want < 0) {
+        throw LocatedError(Error::InvalidArgument,
+                           fmt::format("{}: input_shapes gives a negative size for '{}' dim {}",
+                                       file, input.name(), i));
+      }
+      if (d->has_dim_value()) {
+        if (has_given && d->dim_value() != want) {
+          throw LocatedError(
+              Error::InvalidArgument,
+              fmt::format("{}: input_shapes gives {} for input '{}' dim {}, which the model "
+                          "fixes to {}",
+                          file, want, input.name(), i, d->dim_value()));
+        }
+        continue;
+      }
+      out.push_back({input.name(), static_cast<size_t>(i), d->has_dim_param() ? d->dim_param() : "",
+                     want, has_given});
+      d->set_dim_value(want);  // replaces dim_param (a oneof)
+    }
+  }
+  for (const auto& [name, sizes] : options.input_shapes) {
+    if (std::find(user_inputs.begin(), user_inputs.end(), name) == user_inputs.end()) {
+      throw LocatedError(Error::InvalidArgument,
+                         fmt::format("{}: input_shapes names '{}', which is not an input of the "
+                                     "model (inputs: {})",
+                                     file, name, fmt::join(user_inputs, ", ")));
+    }
+  }
+  return out;
+}
+
+/// Compares an imported value with ONNX shape inference (when ONNX knows the full shape).
+void check_against_inference(const NodeView& node, size_t i, const ir::TensorSpec& spec,
+                             const onnx::TypeProto* inferred) {
+  if (inferred == nullptr || !inferred->has_tensor_type()) return;
+  const auto& tt = inferred->tensor_type();
+  std::vector<int64_t> sizes;
+  bool known = tt.has_shape();
+  if (known) {
+    for (const auto& d : tt.shape().dim()) {
+      if (!d.has_dim_value()) {
+        known = false;
+        break;
+      }
+      sizes.push_back(d.dim_value());
+    }
+  }
+  const bool dtype_known = tt.elem_type() != 0 && dtype_to_onnx(spec.dtype) != 0;
+  const bool dtype_ok = !dtype_known || tt.elem_type() == dtype_to_onnx(spec.dtype);
+  const bool sizes_ok = !known || (spec.is_static() && spec.upper_bound_sizes() == sizes);
+  if (dtype_ok && sizes_ok) return;
+  node.fail(
+      Error::Internal,
+      "output '{}' was imported as {} but ONNX shape inference gives {} {} (an importer "
+      "bug; OnnxImportOptions::check_inferred_shapes=false skips this check)",
+      node.output(i), spec.to_string(),
+      onnx::TensorProto::DataType_Name(static_cast<onnx::TensorProto::DataType>(tt.elem_type())),
+      known ? sizes_to_string(sizes) : std::string("[?]"));
+}
+
+}  // namespace
+
+void parse_model(const uint8_t* data, size_t size, const std::string& file,
+                 onnx::ModelProto& model) {
+  if (size == 0) invalid(file, "empty file (not an ONNX model)");
+  if (size > static_cast<size_t>(INT_MAX)) {
+    invalid(file,
+            "larger than 2 GiB; protobuf cannot parse it (store the weights as external "
+            "data)");
+  }
+  google::protobuf::io::CodedInputStream stream(data, static_cast<int>(size));
+  stream.SetTotalBytesLimit(INT_MAX);  // the default limit rejects files over 64 MB in old releases
+  const bool parsed = model.ParseFromCodedStream(&stream) && stream.ConsumedEntireMessage();
+  if (!parsed) {
+    switch (scan_wire(data, size)) {
+      case WireScan::Truncated: invalid(file, "truncated file (protobuf parse failed)");
+      default: invalid(file, "not a valid ONNX model (protobuf parse failed)");
+    }
+  }
+  if (!model.has_graph() || !model.has_ir_version()) {
+    invalid(file, fmt::format("not a valid ONNX model (no {})",
+                              model.has_ir_version() ? "graph" : "ir_version"));
+  }
+}
+
+ir::ExportedProgram import_model(onnx::ModelProto& model, const std::string& file,
+                                 const OnnxImportOptions& options) {
+  const int64_t opset = default_opset(model);
+  if (opset < 0) invalid(file, "no opset_import for the default ONNX domain");
+
+  std::map<std::string, std::string> declared;
+  const std::vector<Specialization> specialized = specialize_inputs(model, file, options, declared);
+  // value_info entries are exporter hints; shape inference recomputes them from the specialized
+  // inputs (stale symbolic entries would only get in the way).
+  model.mutable_graph()->clear_value_info();
+
+  try {
+    onnx::checker::check_model(model);
+  } catch (const std::exception& e) {
+    invalid(file, "checker: " + one_line(e.what()));
+  }
+  try {
+    onnx::shape_inference::InferShapes(model, onnx::OpSchemaRegistry::Instance(),
+                                       onnx::ShapeInferenceOptions(false, 0, false));
+  } catch (const std::exception& e) {
+    invalid(file, "shape inference: " + one_line(e.what()));
+  }
+  check_supported(model, file);
+  if (model.graph().sparse_initializer_size() > 0) {
+    throw LocatedError(Error::NotSupported,
+                       fmt::format("{}: sparse initializers are not supported", file));
+  }
+
+  std::unordered_map<std::string, const onnx::TypeProto*> inferred;
+  for (const auto& vi : model.graph().value_info()) inferred[vi.name()] = &vi.type();
+  for (const auto& vi : model.graph().output()) inferred[vi.name()] = &vi.type();
+  std::unordered_set<std::string> used;
+  for (const auto& n : model.graph().node()) {
+    for (const auto& in : n.input()) used.insert(in);
+  }
+  for (const auto& out : model.graph().output()) used.insert(out.name());
+
+  ir::ExportedProgram program;
+  std::string data_dir = options.external_data_dir;
+  ImportContext ctx(program, file, data_dir);
+
+  onnx::GraphProto& graph = *model.mutable_graph();
+  std::unordered_set<std::string> initializer_names;
+  for (onnx::TensorProto& init : *graph.mutable_initializer()) {
+    initializer_names.insert(init.name());
+    ctx.define(init.name(),
+               Value{nullptr, ctx.tensor_from_proto(init, init.name()), true, init.name()});
+  }
+  for (const onnx::ValueInfoProto& input : graph.input()) {
+    if (initializer_names.count(input.name()) != 0) continue;
+    const auto& tt = input.type().tensor_type();
+    const std::string where = fmt::format("{}: input '{}'", file, input.name());
+    std::vector<int64_t> sizes;
+    for (const auto& d : tt.shape().dim()) sizes.push_back(d.dim_value());
+    ir::Node* node = ctx.graph().add_placeholder(
+        input.name(), ir::TensorSpec(dtype_from_onnx(tt.elem_type(), where), sizes));
+    ctx.add_user_input(node, input.name());
+    for (const Specialization& s : specialized) {
+      if (s.input == input.name()) node->meta().extra["onnx_shape"] = declared[input.name()];
+    }
+    ctx.define(input.name(), Value{node, std::nullopt, false, input.name()});
+  }
+
+  int index = 0;
+  for (onnx::NodeProto& proto : *graph.mutable_node()) {
+    std::string source =
+        proto.name().empty() ? fmt::format("{}_{}", proto.op_type(), index) : proto.name();
+    ++index;
+    const NodeView node(proto, std::move(source), opset, ctx.file());
+    const OpEntry* entry = find_entry(node.op_type(), opset);
+    ctx.set_current(&node);
+    try {
+      if (entry->fold == nullptr || !entry->fold(ctx, node)) entry->import(ctx, node);
+      for (size_t i = 0; i < node.num_outputs(); ++i) {
+        if (!node.has_output(i)) continue;
+        Value* v = ctx.find(node.output(i));
+        if (v == nullptr) {
+          if (used.count(node.output(i)) == 0) continue;
+          node.fail(Error::NotSupported,
+                    "output {} ('{}') is used, but the importer does not "
+                    "produce it",
+                    i, node.output(i));
+        }
+        if (options.check_inferred_shapes) {
+          auto it = inferred.find(node.output(i));
+          const ir::TensorSpec spec = v->node != nullptr ? v->node->spec() : v->constant->spec();
+          check_against_inference(node, i, spec, it == inferred.end() ? nullptr : it->second);
+        }
+      }
+    } catch (const LocatedError&) {
+      throw;
+    } catch (const Exception& e) {
+      throw LocatedError(e.code(), node.where() + ": " + one_line(e.what()));
+    } catch (const std::exception& e) {
+      throw LocatedError(Error::Internal, node.where() + ": " + one_line(e.what()));
+    }
+  }
+  ctx.set_current(nullptr);
+
+  std::vector<ir::Node*> outputs;
+  for (const onnx::ValueInfoProto& out : graph.output()) {
+    Value* v = ctx.find(out.name());
+    if (v == nullptr) invalid(file, fmt::format("graph output '{}' is not produced", out.name()));
+    outputs.push_back(ctx.materialize(out.name(), *v));
+  }
+  ir::Graph& g = ctx.graph();
+  g.set_output(outputs);
+
+  // torch.export's placeholder order: parameters (in initializer order; a derived weight such
+  // as "<name>.T" next to its source), constants, then user inputs.
+  std::unordered_map<std::string, size_t> init_rank;
+  for (const onnx::TensorProto& init : graph.initializer()) {
+    init_rank.emplace(init.name(), init_rank.size());
+  }
+  auto rank_of = [&](const ir::InputSpec& spec) {
+    std::string key = spec.target;
+    if (init_rank.count(key) == 0 && key.size() > 2 && key.ends_with(".T")) {
+      key.resize(key.size() - 2);
+    }
+    auto it = init_rank.find(key);
+    return it == init_rank.end() ? init_rank.size() : it->second;
+  };
+  std::vector<std::pair<ir::Node*, ir::InputSpec>> ordered = ctx.placeholders();
+  std::stable_sort(ordered.begin(), ordered.end(), [&](const auto& a, const auto& b) {
+    if (a.second.kind != b.second.kind) return a.second.kind < b.second.kind;
+    return a.second.kind == ir::InputKind::Parameter && rank_of(a.second) < rank_of(b.second);
+  });
+  ir::GraphSignature& sig = program.signature();
+  for (ir::InputKind kind :
+       {ir::InputKind::Parameter, ir::InputKind::ConstantTensor, ir::InputKind::UserInput}) {
+    for (const auto& [node, spec] : ordered) {
+      if (spec.kind != kind) continue;
+      ir::Node* first_other = nullptr;
+      for (ir::Node* n : g.nodes()) {
+        if (!n->is_placeholder()) {
+          first_other = n;
+          break;
+        }
+      }
+      g.move_before(node, first_other);
+      sig.inputs.push_back(spec);
+    }
+  }
+  for (ir::Node* n : outputs) {
+    sig.outputs.push_back(ir::OutputSpec{ir::OutputKind::UserOutput, n->name(), ""});
+  }
+
+  program.set_stage(ir::Stage::Aten);
+  std::string producer;
+  if (!model.producer_name().empty()) {
+    producer = fmt::format(", producer {} {}", model.producer_name(), model.producer_version());
+  }
+  program.provenance().push_back(
+      {"import", fmt::format("onnx: {} (opset {}, ir_version {}{})", file, opset,
+                             model.ir_version(), producer)});
+  for (const Specialization& s : specialized) {
+    program.provenance().push_back(
+        {"specialize",
+         fmt::format("input '{}' dim {}{} = {} ({})", s.input, s.dim,
+                     s.symbol.empty() ? std::string() : " ('" + s.symbol + "')", s.value,
+                     s.from_options ? "input_shapes" : "default for a symbolic dim")});
+  }
+  return program;
+}
+
+ir::ExportedProgram import_onnx_bytes(const ir::BufferPtr& bytes, const std::string& display_name,
+                                      const OnnxImportOptions& options) {
+  PTEC_ENFORCE(bytes != nullptr, InvalidArgument, "{}: no bytes", display_name);
+  onnx::ModelProto model;
+  parse_model(bytes->data(), bytes->size(), display_name, model);
+  return import_model(model, display_name, options);
+}
+
+ir::ExportedProgram import_onnx(const std::string& path, const OnnxImportOptions& options) {
+  const ir::BufferPtr bytes = ir::Buffer::map_file(path);
+  OnnxImportOptions opts = options;
+  if (opts.external_data_dir.empty()) {
+    opts.external_data_dir = std::filesystem::path(path).parent_path().string();
+  }
+  return import_onnx_bytes(bytes, path, opts);
+}
+
+std::vector<SupportedOp> supported_ops() {
+  std::vector<SupportedOp> out;
+  for (const OpEntry& e : op_entries()) {
+    out.push_back({std::string(e.op_type), e.min_opset, e.max_opset});
+  }
+  return out;
+}
+
+}  // namespace ptec::onnx_import

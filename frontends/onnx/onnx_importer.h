@@ -1,0 +1,59 @@
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "ir/buffer.h"
+#include "ir/exported_program.h"
+
+namespace ptec::onnx_import {
+
+/// Options of import_onnx.
+struct OnnxImportOptions {
+  /// Sizes of user inputs by ONNX input name. A listed input's symbolic or unknown dims take these
+  /// values; a static dim must match. Unlisted symbolic dims are specialized to 1. Every
+  /// specialized dim is recorded in the program's provenance ("specialize" steps) and in the
+  /// input placeholder's meta.extra["onnx_shape"] (the declared shape, symbols by name), so that
+  /// a later step can turn them into SymInts instead.
+  std::map<std::string, std::vector<int64_t>> input_shapes;
+  /// Directory that external-data locations are relative to; empty means the model's directory.
+  std::string external_data_dir;
+  /// Compare every imported value's spec with ONNX shape inference and fail on a difference
+  /// (catches mapping bugs; off only to import models whose ONNX shape inference is wrong).
+  bool check_inferred_shapes = true;
+};
+
+/// Imports the ONNX model at `path` as an ATEN-stage program.
+///
+/// The file is memory-mapped read-only and parsed from the map; onnx::checker and ONNX shape
+/// inference run on it. Graph inputs that are not initializers become USER_INPUT placeholders;
+/// initializers used as tensors become PARAMETER placeholders with `state_dict` entries keyed by
+/// the initializer name (their raw_data bytes are moved, not copied, into the Buffer); Constant
+/// outputs and values computed at import time (Shape/Gather/Concat chains and the like) become
+/// CONSTANT_TENSOR placeholders with `constants` entries. Every node's meta.source is the ONNX
+/// node name ("<op_type>_<index>" when unnamed) and meta.val comes from the op's shape function.
+///
+/// Throws ptec::Exception only, with a one-line message that starts with the file name:
+/// AccessFailed (cannot read), InvalidProgram (not ONNX, truncated, checker failure),
+/// NotSupported (one error listing every unsupported op type, opset and node names; dynamic
+/// shapes), InvalidArgument (bad attributes or inputs, naming node and op; bad options).
+ir::ExportedProgram import_onnx(const std::string& path, const OnnxImportOptions& options = {});
+
+/// Imports a serialized ModelProto held in `bytes` (e.g. a mapped file). `display_name` names the
+/// model in errors and provenance; external data is looked up in options.external_data_dir
+/// (the current directory when empty).
+ir::ExportedProgram import_onnx_bytes(const ir::BufferPtr& bytes, const std::string& display_name,
+                                      const OnnxImportOptions& options = {});
+
+/// One row of the importer's op table, for `ptec info`-style listings and tests.
+struct SupportedOp {
+  std::string op_type;
+  int min_opset;
+  int max_opset;
+};
+/// The ONNX ops (default domain) the importer maps, in table order.
+std::vector<SupportedOp> supported_ops();
+
+}  // namespace ptec::onnx_import

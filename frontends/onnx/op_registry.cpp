@@ -1,0 +1,25 @@
+#include "frontends/onnx/op_registry.h"
+
+namespace ptec::onnx_import {
+
+const std::vector<OpEntry>& op_entries() {
+  static const std::vector<OpEntry> table = [] {
+    std::vector<OpEntry> all;
+    for (auto family : {activation_ops, conv_ops, elementwise_ops, matmul_ops, norm_ops, pool_ops,
+                        reduce_ops, shape_ops, tensor_ops}) {
+      std::vector<OpEntry> rows = family();
+      all.insert(all.end(), rows.begin(), rows.end());
+    }
+    return all;
+  }();
+  return table;
+}
+
+const OpEntry* find_entry(std::string_view op_type, int64_t opset) {
+  for (const OpEntry& e : op_entries()) {
+    if (e.op_type == op_type && opset >= e.min_opset && opset <= e.max_opset) return &e;
+  }
+  return nullptr;
+}
+
+}  // namespace ptec::onnx_import

@@ -1,0 +1,126 @@
+// Activations: Relu, LeakyRelu, PRelu, Elu, Clip, HardSigmoid, HardSwish, Softmax, LogSoftmax.
+// Ops without a core ATen operator are decomposed into core ops here.
+
+#include <limits>
+
+#include "frontends/onnx/ops/op_util.h"
+
+namespace ptec::onnx_import {
+namespace {
+
+void import_relu(ImportContext& ctx, const NodeView& node) {
+  ctx.set_output(node, 0, ctx.call("aten::relu", {ctx.input(node, 0)}));
+}
+
+void import_leaky_relu(ImportContext& ctx, const NodeView& node) {
+  const double alpha = node.attr_float("alpha", 0.01f);
+  ctx.set_output(node, 0, ctx.call("aten::leaky_relu", {ctx.input(node, 0), alpha}));
+}
+
+void import_elu(ImportContext& ctx, const NodeView& node) {
+  const double alpha = node.attr_float("alpha", 1.0f);
+  ctx.set_output(node, 0, ctx.call("aten::elu", {ctx.input(node, 0), alpha, 1, 1}));
+}
+
+// PRelu(x, slope) = where(x > 0, x, x * slope); slope broadcasts to x.
+void import_prelu(ImportContext& ctx, const NodeView& node) {
+  ir::Node* x = ctx.input(node, 0);
+  ir::Node* positive = ctx.call("aten::gt.Scalar", {x, scalar_arg(0, x->spec().dtype)});
+  ir::Node* scaled = ctx.call("aten::mul.Tensor", {x, ctx.input(node, 1)});
+  ctx.set_output(node, 0, ctx.call("aten::where.self", {positive, x, scaled}));
+}
+
+void import_clip(ImportContext& ctx, const NodeView& node) {
+  const DType dtype = ctx.input_dtype(node, 0);
+  ir::Node* x = ctx.input(node, 0);
+  ir::Argument lo, hi;
+  if (node.opset() < 11) {
+    const float lowest = std::numeric_limits<float>::lowest();
+    const float highest = std::numeric_limits<float>::max();
+    const float min = node.attr_float("min", lowest);
+    const float max = node.attr_float("max", highest);
+    if (min != lowest) lo = scalar_arg(min, dtype);
+    if (max != highest) hi = scalar_arg(max, dtype);
+  } else {
+    const bool tensor_bounds = (node.has_input(1) && ctx.constant(node, 1) == nullptr) ||
+                               (node.has_input(2) && ctx.constant(node, 2) == nullptr);
+    if (tensor_bounds) {
+      ir::Argument tlo = node.has_input(1) ? ir::Argument(ctx.input(node, 1)) : ir::Argument();
+      ir::Argument thi = node.has_input(2) ? ir::Argument(ctx.input(node, 2)) : ir::Argument();
+      ctx.set_output(node, 0, ctx.call("aten::clamp.Tensor", {x, tlo, thi}));
+      return;
+    }
+    for (size_t i : {1, 2}) {
+      if (!node.has_input(i)) continue;
+      const std::optional<double> v = single_value(ctx.constant(node, i));
+      if (!v)
+        node.fail(Error::InvalidArgument, "input {} ('{}') must hold one value", i, node.input(i));
+      (i == 1 ? lo : hi) = scalar_arg(*v, dtype);
+    }
+  }
+  if (lo.is_none() && hi.is_none()) {
+    ctx.forward_input(node, 0, 0);
+    return;
+  }
+  ctx.set_output(node, 0, ctx.call("aten::clamp", {x, lo, hi}));
+}
+
+// HardSigmoid(x) = clamp(alpha * x + beta, 0, 1).
+void import_hard_sigmoid(ImportContext& ctx, const NodeView& node) {
+  const double alpha = node.attr_float("alpha", 0.2f);
+  const double beta = node.attr_float("beta", 0.5f);
+  ir::Node* x = ctx.input(node, 0);
+  ir::Node* scaled = ctx.call("aten::mul.Scalar", {x, alpha});
+  ir::Node* shifted = ctx.call("aten::add.Scalar", {scaled, beta, 1});
+  ctx.set_output(node, 0, ctx.call("aten::clamp", {shifted, 0.0, 1.0}));
+}
+
+// HardSwish(x) = x * hardtanh(x + 3, 0, 6) / 6.
+void import_hard_swish(ImportContext& ctx, const NodeView& node) {
+  ir::Node* x = ctx.input(node, 0);
+  ir::Node* shifted = ctx.call("aten::add.Scalar", {x, 3.0, 1});
+  ir::Node* clipped = ctx.call("aten::hardtanh", {shifted, 0.0, 6.0});
+  ir::Node* product = ctx.call("aten::mul.Tensor", {x, clipped});
+  ctx.set_output(node, 0, ctx.call("aten::div.Scalar", {product, 6.0}));
+}
+
+/// Softmax / LogSoftmax. Before opset 13 the input is coerced to 2-D [prod(:axis), prod(axis:)]
+/// and normalized over the second dim (default axis 1); from 13 on it is one axis (default -1).
+void import_softmax(ImportContext& ctx, const NodeView& node) {
+  const char* op = node.op_type() == "Softmax" ? "aten::_softmax" : "aten::_log_softmax";
+  ir::Node* x = ctx.input(node, 0);
+  const int64_t rank = static_cast<int64_t>(x->spec().rank());
+  if (node.opset() >= 13) {
+    const int64_t axis = node.normalize_axis(node.attr_int("axis", -1), std::max<int64_t>(rank, 1));
+    ctx.set_output(node, 0, ctx.call(op, {x, axis, false}));
+    return;
+  }
+  const int64_t axis = node.normalize_axis(node.attr_int("axis", 1), std::max<int64_t>(rank, 1));
+  if (axis == rank - 1 || rank <= 1) {
+    ctx.set_output(node, 0, ctx.call(op, {x, std::max<int64_t>(axis, 0), false}));
+    return;
+  }
+  const std::vector<int64_t> sizes = ctx.input_sizes(node, 0);
+  const size_t a = static_cast<size_t>(axis);
+  ir::Node* flat = view(ctx, x, {product(sizes, 0, a), product(sizes, a, sizes.size())});
+  ir::Node* y = ctx.call(op, {flat, 1, false});
+  ctx.set_output(node, 0, view(ctx, y, sizes));
+}
+
+}  // namespace
+
+std::vector<OpEntry> activation_ops() {
+  return {
+      {"Relu", 6, 17, import_relu},
+      {"LeakyRelu", 6, 17, import_leaky_relu},
+      {"PRelu", 7, 17, import_prelu},
+      {"Elu", 6, 17, import_elu},
+      {"Clip", 6, 17, import_clip},
+      {"HardSigmoid", 6, 17, import_hard_sigmoid},
+      {"HardSwish", 14, 17, import_hard_swish},
+      {"Softmax", 1, 17, import_softmax},
+      {"LogSoftmax", 1, 17, import_softmax},
+  };
+}
+
+}  // namespace ptec::onnx_import

@@ -1,0 +1,204 @@
+// Element-wise ONNX ops: binary arithmetic and comparisons with broadcasting, variadic
+// Sum/Max/Min, Where, logical ops and one-to-one unary math.
+
+#include <string_view>
+
+#include "frontends/onnx/ops/op_util.h"
+
+namespace ptec::onnx_import {
+namespace {
+
+using eval::BinaryOp;
+
+struct BinaryInfo {
+  std::string_view onnx;
+  const char* tensor_op;
+  const char* scalar_op;    // nullptr: no Scalar overload used
+  std::string_view mirror;  // op with swapped operands (for a constant first operand)
+  BinaryOp fold;
+  bool can_fold;
+};
+
+constexpr BinaryInfo kBinary[] = {
+    {"Add", "aten::add.Tensor", "aten::add.Scalar", "Add", BinaryOp::Add, true},
+    {"Sub", "aten::sub.Tensor", "aten::sub.Scalar", "", BinaryOp::Sub, true},
+    {"Mul", "aten::mul.Tensor", "aten::mul.Scalar", "Mul", BinaryOp::Mul, true},
+    {"Div", "aten::div.Tensor", "aten::div.Scalar", "", BinaryOp::Div, true},
+    {"Pow", "aten::pow.Tensor_Tensor", "aten::pow.Tensor_Scalar", "", BinaryOp::Add, false},
+    {"Equal", "aten::eq.Tensor", "aten::eq.Scalar", "Equal", BinaryOp::Equal, true},
+    {"Less", "aten::lt.Tensor", "aten::lt.Scalar", "Greater", BinaryOp::Less, true},
+    {"Greater", "aten::gt.Tensor", "aten::gt.Scalar", "Less", BinaryOp::Greater, true},
+    {"LessOrEqual", "aten::le.Tensor", "aten::le.Scalar", "GreaterOrEqual", BinaryOp::Less, false},
+    {"GreaterOrEqual", "aten::ge.Tensor", "aten::ge.Scalar", "LessOrEqual", BinaryOp::Less, false},
+    {"And", "aten::logical_and", nullptr, "And", BinaryOp::And, true},
+    {"Or", "aten::logical_or", nullptr, "Or", BinaryOp::Or, true},
+    {"Xor", "aten::logical_xor", nullptr, "Xor", BinaryOp::Or, false},
+};
+
+const BinaryInfo& binary_info(std::string_view op_type) {
+  for (const BinaryInfo& b : kBinary) {
+    if (b.onnx == op_type) return b;
+  }
+  raise(Error::Internal, "no binary mapping for {}", op_type);
+}
+
+/// True when `c` is a one-element constant that broadcasting against a tensor of rank `rank`
+/// does not change the result's shape (so a Scalar overload computes the same thing).
+bool scalar_like(const ConstTensor* c, size_t rank) {
+  return c != nullptr && c->numel() == 1 && c->sizes.size() <= rank;
+}
+
+ir::Node* emit_binary(ImportContext& ctx, const NodeView& node, const BinaryInfo& info, size_t a,
+                      size_t b) {
+  const ir::TensorSpec sa = ctx.input_spec(node, a);
+  const DType dtype = sa.dtype;
+  const bool int_div = info.onnx == "Div" && !is_floating_point(dtype);
+  const ConstTensor* cb = ctx.constant(node, b);
+  // Pow with an integral exponent on a floating base stays exact through the Scalar overload.
+  if (info.scalar_op != nullptr && scalar_like(cb, sa.rank()) && ctx.constant(node, a) == nullptr) {
+    const ir::Argument s =
+        scalar_arg(cb->double_at(0), is_floating_point(cb->dtype) ? cb->dtype : dtype);
+    ir::Node* x = ctx.input(node, a);
+    if (int_div) return ctx.call("aten::div.Scalar_mode", {x, s, "trunc"});
+    if (info.onnx == "Add" || info.onnx == "Sub") return ctx.call(info.scalar_op, {x, s, 1});
+    return ctx.call(info.scalar_op, {x, s});
+  }
+  ir::Node* x = ctx.input(node, a);
+  ir::Node* y = ctx.input(node, b);
+  if (int_div) return ctx.call("aten::div.Tensor_mode", {x, y, "trunc"});
+  if (info.onnx == "Add" || info.onnx == "Sub") return ctx.call(info.tensor_op, {x, y, 1});
+  return ctx.call(info.tensor_op, {x, y});
+}
+
+void import_binary(ImportContext& ctx, const NodeView& node) {
+  const BinaryInfo& info = binary_info(node.op_type());
+  const ConstTensor* ca = ctx.constant(node, 0);
+  const ConstTensor* cb = ctx.constant(node, 1);
+  const size_t rank_b = ctx.input_rank(node, 1);
+  // A one-element constant first operand: swap to the mirrored op's Scalar overload.
+  if (info.scalar_op != nullptr && cb == nullptr && scalar_like(ca, rank_b)) {
+    if (!info.mirror.empty()) {
+      ctx.set_output(node, 0, emit_binary(ctx, node, binary_info(info.mirror), 1, 0));
+      return;
+    }
+    if (info.onnx == "Sub") {  // c - x = rsub(x, c)
+      const DType dtype = ctx.input_dtype(node, 1);
+      ctx.set_output(node, 0,
+                     ctx.call("aten::rsub.Scalar",
+                              {ctx.input(node, 1), scalar_arg(ca->double_at(0), dtype), 1}));
+      return;
+    }
+  }
+  ctx.set_output(node, 0, emit_binary(ctx, node, info, 0, 1));
+}
+
+bool fold_binary(ImportContext& ctx, const NodeView& node) {
+  const BinaryInfo& info = binary_info(node.op_type());
+  const ConstTensor* a = ctx.constant(node, 0);
+  const ConstTensor* b = ctx.constant(node, 1);
+  if (!info.can_fold || a == nullptr || b == nullptr) return false;
+  if (!is_numeric(a->dtype) || !is_numeric(b->dtype)) return false;
+  ctx.set_output(node, 0, eval::binary(info.fold, *a, *b));
+  return true;
+}
+
+/// Sum / Max / Min over any number of inputs (broadcasting).
+void import_variadic(ImportContext& ctx, const NodeView& node) {
+  const char* op = node.op_type() == "Sum"   ? "aten::add.Tensor"
+                   : node.op_type() == "Max" ? "aten::maximum"
+                                             : "aten::minimum";
+  ir::Node* acc = ctx.input(node, 0);
+  for (size_t i = 1; i < node.num_inputs(); ++i) {
+    ir::Node* next = ctx.input(node, i);
+    acc = node.op_type() == "Sum" ? ctx.call(op, {acc, next, 1}) : ctx.call(op, {acc, next});
+  }
+  ctx.set_output(node, 0, acc);
+}
+
+bool fold_variadic(ImportContext& ctx, const NodeView& node) {
+  if (!all_inputs_constant(ctx, node) || node.op_type() == "Sum") return false;
+  ConstTensor acc = *ctx.constant(node, 0);
+  for (size_t i = 1; i < node.num_inputs(); ++i) {
+    acc = eval::binary(node.op_type() == "Max" ? BinaryOp::Max : BinaryOp::Min, acc,
+                       *ctx.constant(node, i));
+  }
+  ctx.set_output(node, 0, std::move(acc));
+  return true;
+}
+
+void import_where(ImportContext& ctx, const NodeView& node) {
+  ctx.set_output(
+      node, 0,
+      ctx.call("aten::where.self", {ctx.input(node, 0), ctx.input(node, 1), ctx.input(node, 2)}));
+}
+
+bool fold_where(ImportContext& ctx, const NodeView& node) {
+  if (!all_inputs_constant(ctx, node)) return false;
+  ctx.set_output(
+      node, 0, eval::where(*ctx.constant(node, 0), *ctx.constant(node, 1), *ctx.constant(node, 2)));
+  return true;
+}
+
+struct UnaryInfo {
+  std::string_view onnx;
+  const char* aten;
+};
+
+constexpr UnaryInfo kUnary[] = {
+    {"Sigmoid", "aten::sigmoid"}, {"Tanh", "aten::tanh"},
+    {"Exp", "aten::exp"},         {"Log", "aten::log"},
+    {"Sqrt", "aten::sqrt"},       {"Neg", "aten::neg"},
+    {"Abs", "aten::abs"},         {"Reciprocal", "aten::reciprocal"},
+    {"Floor", "aten::floor"},     {"Ceil", "aten::ceil"},
+    {"Erf", "aten::erf"},         {"Sin", "aten::sin"},
+    {"Cos", "aten::cos"},         {"Tan", "aten::tan"},
+    {"Asin", "aten::asin"},       {"Acos", "aten::acos"},
+    {"Atan", "aten::atan"},       {"Sinh", "aten::sinh"},
+    {"Cosh", "aten::cosh"},       {"Round", "aten::round"},
+    {"Sign", "aten::sign"},       {"Not", "aten::logical_not"},
+    {"IsNaN", "aten::isnan"},
+};
+
+void import_unary(ImportContext& ctx, const NodeView& node) {
+  for (const UnaryInfo& u : kUnary) {
+    if (u.onnx == node.op_type()) {
+      ctx.set_output(node, 0, ctx.call(u.aten, {ctx.input(node, 0)}));
+      return;
+    }
+  }
+  node.fail(Error::Internal, "no unary mapping");
+}
+
+}  // namespace
+
+std::vector<OpEntry> elementwise_ops() {
+  std::vector<OpEntry> rows = {
+      {"Add", 7, 17, import_binary, fold_binary},
+      {"Sub", 7, 17, import_binary, fold_binary},
+      {"Mul", 7, 17, import_binary, fold_binary},
+      {"Div", 7, 17, import_binary, fold_binary},
+      {"Pow", 7, 17, import_binary},
+      {"Equal", 7, 17, import_binary, fold_binary},
+      {"Less", 7, 17, import_binary, fold_binary},
+      {"Greater", 7, 17, import_binary, fold_binary},
+      {"LessOrEqual", 12, 17, import_binary},
+      {"GreaterOrEqual", 12, 17, import_binary},
+      {"And", 7, 17, import_binary, fold_binary},
+      {"Or", 7, 17, import_binary, fold_binary},
+      {"Xor", 7, 17, import_binary},
+      {"Sum", 8, 17, import_variadic},
+      {"Max", 8, 17, import_variadic, fold_variadic},
+      {"Min", 8, 17, import_variadic, fold_variadic},
+      {"Where", 9, 17, import_where, fold_where},
+  };
+  for (const UnaryInfo& u : kUnary) {
+    const int min = u.onnx == "Erf" || u.onnx == "Sign" || u.onnx == "IsNaN" ? 9
+                    : u.onnx == "Round"                                      ? 11
+                    : u.onnx == "Not"                                        ? 1
+                                                                             : 6;
+    rows.push_back({u.onnx, min, 17, import_unary});
+  }
+  return rows;
+}
+
+}  // namespace ptec::onnx_import

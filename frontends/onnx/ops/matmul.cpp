@@ -1,0 +1,120 @@
+// Gemm → addmm / mm (+ permute_copy for transA, alpha/beta as addmm's Scalars) and MatMul → mm,
+// or bmm over expanded, flattened batch dims.
+//
+// Gemm with transB=1 and B an initializer stores B transposed as a new PARAMETER ("<B>.T"): the
+// one place where the importer creates a new weight payload (one per initializer, shared by
+// every Gemm that uses it), so that the program holds mm(A, W) instead of a permute_copy of the
+// weight on every run. A B computed at run time gets a permute_copy node instead.
+
+#include "frontends/onnx/ops/op_util.h"
+
+namespace ptec::onnx_import {
+namespace {
+
+ir::Node* transposed_2d(ImportContext& ctx, ir::Node* x) {
+  return ctx.call("aten::permute_copy", {x, std::vector<int64_t>{1, 0}});
+}
+
+/// B^T for Gemm: a new parameter when B is an initializer (made once per initializer), else
+/// permute_copy.
+ir::Node* gemm_b_transposed(ImportContext& ctx, const NodeView& node) {
+  const std::string& name = node.input(1);
+  Value* b = ctx.find(name);
+  if (b != nullptr && b->is_initializer && b->constant && b->constant->sizes.size() == 2) {
+    const std::string derived = name + "\n.T";  // not a legal ONNX name: cannot collide
+    if (Value* done = ctx.find(derived)) return done->node;
+    ir::Node* p = ctx.parameter(name + ".T", eval::transpose(*b->constant, {1, 0}));
+    ctx.define(derived, Value{p, std::nullopt, false, name});
+    return p;
+  }
+  return transposed_2d(ctx, ctx.input(node, 1));
+}
+
+void import_gemm(ImportContext& ctx, const NodeView& node) {
+  const std::vector<int64_t> a = ctx.input_sizes(node, 0);
+  const std::vector<int64_t> b = ctx.input_sizes(node, 1);
+  if (a.size() != 2 || b.size() != 2) {
+    node.fail(Error::InvalidArgument, "A {} and B {} must be 2-D", sizes_to_string(a),
+              sizes_to_string(b));
+  }
+  const double alpha = node.attr_float("alpha", 1.0f);
+  const double beta = node.attr_float("beta", 1.0f);
+  ir::Node* ma = ctx.input(node, 0);
+  if (node.attr_int("transA", 0) != 0) ma = transposed_2d(ctx, ma);
+  ir::Node* mb =
+      node.attr_int("transB", 0) != 0 ? gemm_b_transposed(ctx, node) : ctx.input(node, 1);
+  if (node.has_input(2)) {
+    ir::Node* c = ctx.input(node, 2);
+    ctx.set_output(node, 0, ctx.call("aten::addmm", {c, ma, mb, beta, alpha}));
+    return;
+  }
+  ir::Node* y = ctx.call("aten::mm", {ma, mb});
+  if (alpha != 1.0) y = ctx.call("aten::mul.Scalar", {y, alpha});
+  ctx.set_output(node, 0, y);
+}
+
+ir::Node* expand_to(ImportContext& ctx, ir::Node* x, const std::vector<int64_t>& sizes) {
+  if (x->spec().upper_bound_sizes() == sizes) return x;
+  return ctx.call("aten::expand_copy", {x, sizes, false});
+}
+
+void import_matmul(ImportContext& ctx, const NodeView& node) {
+  std::vector<int64_t> a = ctx.input_sizes(node, 0);
+  std::vector<int64_t> b = ctx.input_sizes(node, 1);
+  if (a.empty() || b.empty()) node.fail(Error::InvalidArgument, "MatMul of a scalar");
+  ir::Node* x = ctx.input(node, 0);
+  ir::Node* y = ctx.input(node, 1);
+  const bool a_vector = a.size() == 1;
+  const bool b_vector = b.size() == 1;
+  if (a_vector) {
+    a = {1, a[0]};
+    x = view(ctx, x, a);
+  }
+  if (b_vector) {
+    b = {b[0], 1};
+    y = view(ctx, y, b);
+  }
+  const int64_t m = a[a.size() - 2], k = a.back(), n = b.back();
+  if (b[b.size() - 2] != k) {
+    node.fail(Error::InvalidArgument, "MatMul of {} and {}: inner dims differ",
+              sizes_to_string(ctx.input_sizes(node, 0)), sizes_to_string(ctx.input_sizes(node, 1)));
+  }
+  std::vector<int64_t> out_sizes;
+  ir::Node* out = nullptr;
+  if (a.size() == 2 && b.size() == 2) {
+    out = ctx.call("aten::mm", {x, y});
+    out_sizes = {m, n};
+  } else if (b.size() == 2) {
+    // [..., M, K] x [K, N]: one mm over the flattened rows.
+    const int64_t rows = product(a, 0, a.size() - 1);
+    out = ctx.call("aten::mm", {view(ctx, x, {rows, k}), y});
+    out_sizes.assign(a.begin(), a.end() - 1);
+    out_sizes.push_back(n);
+  } else {
+    const std::vector<int64_t> batch = eval::broadcast_sizes(
+        std::vector<int64_t>(a.begin(), a.end() - 2), std::vector<int64_t>(b.begin(), b.end() - 2));
+    const int64_t nb = product(batch, 0, batch.size());
+    std::vector<int64_t> ea = batch, eb = batch;
+    ea.insert(ea.end(), {m, k});
+    eb.insert(eb.end(), {k, n});
+    ir::Node* bx = view(ctx, expand_to(ctx, view(ctx, x, a), ea), {nb, m, k});
+    ir::Node* by = view(ctx, expand_to(ctx, view(ctx, y, b), eb), {nb, k, n});
+    out = ctx.call("aten::bmm", {bx, by});
+    out_sizes = batch;
+    out_sizes.insert(out_sizes.end(), {m, n});
+  }
+  if (a_vector) out_sizes.erase(out_sizes.end() - 2);
+  if (b_vector) out_sizes.pop_back();
+  ctx.set_output(node, 0, view(ctx, out, out_sizes));
+}
+
+}  // namespace
+
+std::vector<OpEntry> matmul_ops() {
+  return {
+      {"Gemm", 7, 17, import_gemm},
+      {"MatMul", 1, 17, import_matmul},
+  };
+}
+
+}  // namespace ptec::onnx_import

@@ -1,0 +1,102 @@
+#pragma once
+
+// Helpers shared by the op families (ops/*.cpp).
+
+#include <cstdint>
+#include <optional>
+#include <vector>
+
+#include "frontends/onnx/const_eval.h"
+#include "frontends/onnx/import_context.h"
+#include "frontends/onnx/op_registry.h"
+
+namespace ptec::onnx_import {
+
+/// A Scalar argument holding `v` as an int for integral (and bool) dtypes, a double otherwise.
+inline ir::Argument scalar_arg(double v, DType dtype) {
+  if (is_floating_point(dtype)) return ir::Argument(v);
+  return ir::Argument(static_cast<int64_t>(v));
+}
+
+/// The single value of a one-element constant.
+inline std::optional<double> single_value(const ConstTensor* c) {
+  if (c == nullptr || c->numel() != 1) return std::nullopt;
+  return c->double_at(0);
+}
+
+/// Product of sizes[begin, end).
+inline int64_t product(const std::vector<int64_t>& sizes, size_t begin, size_t end) {
+  int64_t p = 1;
+  for (size_t i = begin; i < end && i < sizes.size(); ++i) p *= sizes[i];
+  return p;
+}
+
+/// True when every input that is given is known at import time.
+inline bool all_inputs_constant(ImportContext& ctx, const NodeView& node) {
+  for (size_t i = 0; i < node.num_inputs(); ++i) {
+    if (node.has_input(i) && ctx.constant(node, i) == nullptr) return false;
+  }
+  return true;
+}
+
+/// view_copy to `sizes`, or `x` itself when it already has them.
+inline ir::Node* view(ImportContext& ctx, ir::Node* x, const std::vector<int64_t>& sizes) {
+  if (x->spec().is_static() && x->spec().upper_bound_sizes() == sizes) return x;
+  return ctx.call("aten::view_copy", {x, sizes});
+}
+
+/// Begin and end padding of one spatial dim for ONNX auto_pad SAME_UPPER / SAME_LOWER.
+struct Pads {
+  std::vector<int64_t> begin;
+  std::vector<int64_t> end;
+  bool symmetric() const { return begin == end; }
+};
+
+/// The explicit pads of a Conv/MaxPool/AveragePool node: from auto_pad (NOTSET, VALID,
+/// SAME_UPPER, SAME_LOWER) and `pads`. `in` holds the input's spatial sizes; `effective_kernel`
+/// is (k - 1) * dilation + 1 per spatial dim.
+inline Pads resolve_pads(const NodeView& node, const std::vector<int64_t>& in,
+                         const std::vector<int64_t>& effective_kernel,
+                         const std::vector<int64_t>& strides) {
+  const size_t n = in.size();
+  Pads p{std::vector<int64_t>(n, 0), std::vector<int64_t>(n, 0)};
+  const std::string auto_pad = node.attr_string("auto_pad", "NOTSET");
+  if (auto_pad == "NOTSET") {
+    const std::vector<int64_t> pads = node.attr_ints("pads", std::vector<int64_t>(2 * n, 0));
+    if (pads.size() != 2 * n) {
+      node.fail(Error::InvalidArgument, "pads has {} values; {} spatial dims need {}", pads.size(),
+                n, 2 * n);
+    }
+    for (size_t i = 0; i < n; ++i) {
+      p.begin[i] = pads[i];
+      p.end[i] = pads[i + n];
+      if (p.begin[i] < 0 || p.end[i] < 0) node.fail(Error::InvalidArgument, "negative pads");
+    }
+  } else if (auto_pad == "SAME_UPPER" || auto_pad == "SAME_LOWER") {
+    for (size_t i = 0; i < n; ++i) {
+      const int64_t out = (in[i] + strides[i] - 1) / strides[i];
+      const int64_t total =
+          std::max<int64_t>(0, (out - 1) * strides[i] + effective_kernel[i] - in[i]);
+      const int64_t small = total / 2;
+      p.begin[i] = auto_pad == "SAME_UPPER" ? small : total - small;
+      p.end[i] = total - p.begin[i];
+    }
+  } else if (auto_pad != "VALID") {
+    node.fail(Error::InvalidArgument, "unknown auto_pad '{}'", auto_pad);
+  }
+  return p;
+}
+
+/// constant_pad_nd's pad list (last dim first, [begin, end] pairs) for spatial pads of a
+/// [N, C, spatial...] tensor.
+inline std::vector<int64_t> aten_pad_list(const std::vector<int64_t>& begin,
+                                          const std::vector<int64_t>& end) {
+  std::vector<int64_t> pad;
+  for (size_t i = begin.size(); i-- > 0;) {
+    pad.push_back(begin[i]);
+    pad.push_back(end[i]);
+  }
+  return pad;
+}
+
+}  // namespace ptec::onnx_import

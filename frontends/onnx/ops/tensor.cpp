@@ -1,0 +1,375 @@
+// Tensor ops: Constant, ConstantOfShape, Range (import-time values), Identity, Dropout
+// (inference: identity), Cast → _to_copy, Concat → cat, Split → split_with_sizes_copy +
+// getitems, Slice → slice_copy.Tensor (flip for negative steps), Gather → select_copy /
+// index_select, Pad → constant_pad_nd / reflection_pad2d / replication_pad2d, Tile → repeat.
+// Each folds when its inputs are known at import time.
+
+#include <algorithm>
+
+#include "frontends/onnx/ops/op_util.h"
+
+namespace ptec::onnx_import {
+namespace {
+
+void import_constant(ImportContext& ctx, const NodeView& node) {
+  if (onnx::TensorProto* t = node.attr_tensor("value")) {
+    ctx.set_output(node, 0, ctx.tensor_from_proto(*t, node.output(0)));
+  } else if (auto f = node.attr_float_opt("value_float")) {
+    ctx.set_output(node, 0, ConstTensor::from_double(DType::Float, {}, {*f}));
+  } else if (node.has_attr("value_floats")) {
+    const std::vector<float> v = node.attr_floats("value_floats");
+    ctx.set_output(node, 0,
+                   ConstTensor::from_double(DType::Float, {static_cast<int64_t>(v.size())},
+                                            std::vector<double>(v.begin(), v.end())));
+  } else if (auto i = node.attr_int_opt("value_int")) {
+    ctx.set_output(node, 0, ConstTensor::from_int64(DType::Long, {}, {*i}));
+  } else if (auto is = node.attr_ints_opt("value_ints")) {
+    ctx.set_output(node, 0, ConstTensor::int64_vector(*is));
+  } else {
+    node.fail(Error::NotSupported,
+              "only tensor, float(s) and int(s) values are supported "
+              "(not sparse or string constants)");
+  }
+}
+
+void import_constant_of_shape(ImportContext& ctx, const NodeView& node) {
+  const std::vector<int64_t> sizes = ctx.require_constant(node, 0, "shape").to_int64();
+  ConstTensor value = ConstTensor::from_double(DType::Float, {1}, {0.0});
+  if (onnx::TensorProto* t = node.attr_tensor("value")) value = ctx.tensor_from_proto(*t, "value");
+  if (value.numel() != 1) node.fail(Error::InvalidArgument, "value must hold one element");
+  for (int64_t s : sizes) {
+    if (s < 0) node.fail(Error::InvalidArgument, "negative size in {}", sizes_to_string(sizes));
+  }
+  ctx.set_output(node, 0, eval::fill(sizes, value));
+}
+
+void import_range(ImportContext& ctx, const NodeView& node) {
+  const ConstTensor& start = ctx.require_constant(node, 0, "start");
+  const ConstTensor& limit = ctx.require_constant(node, 1, "limit");
+  const ConstTensor& delta = ctx.require_constant(node, 2, "delta");
+  if (start.numel() != 1 || limit.numel() != 1 || delta.numel() != 1) {
+    node.fail(Error::InvalidArgument, "start, limit and delta must be scalars");
+  }
+  ctx.set_output(
+      node, 0,
+      eval::range(start.double_at(0), limit.double_at(0), delta.double_at(0), start.dtype));
+}
+
+void import_identity(ImportContext& ctx, const NodeView& node) { ctx.forward_input(node, 0, 0); }
+
+void import_dropout(ImportContext& ctx, const NodeView& node) {
+  if (const ConstTensor* training = ctx.constant(node, 2); training && training->int_at(0) != 0) {
+    node.fail(Error::NotSupported, "training_mode=true is not supported (inference only)");
+  }
+  if (node.has_input(2) && ctx.constant(node, 2) == nullptr) {
+    node.fail(Error::NotSupported, "training_mode must be known at import time");
+  }
+  ctx.forward_input(node, 0, 0);
+  if (node.has_output(1)) {  // the mask of an inference Dropout is all true
+    const std::vector<int64_t> sizes = ctx.input_sizes(node, 0);
+    ctx.set_output(node, 1, eval::fill(sizes, ConstTensor::from_int64(DType::Bool, {}, {1})));
+  }
+}
+
+DType cast_target(const NodeView& node) {
+  if (!node.has_attr("to")) node.fail(Error::InvalidArgument, "attribute 'to' is required");
+  return dtype_from_onnx(static_cast<int32_t>(node.attr_int("to", 0)), node.where());
+}
+
+bool fold_cast(ImportContext& ctx, const NodeView& node) {
+  const ConstTensor* c = ctx.constant(node, 0);
+  if (c == nullptr || !is_numeric(c->dtype)) return false;
+  ctx.set_output(node, 0, eval::cast(*c, cast_target(node)));
+  return true;
+}
+
+void import_cast(ImportContext& ctx, const NodeView& node) {
+  const DType to = cast_target(node);
+  if (ctx.input_dtype(node, 0) == to) {
+    ctx.forward_input(node, 0, 0);
+    return;
+  }
+  ctx.set_output(node, 0, ctx.call("aten::_to_copy", {ctx.input(node, 0), to}));
+}
+
+int64_t concat_axis(ImportContext& ctx, const NodeView& node) {
+  if (!node.has_attr("axis")) node.fail(Error::InvalidArgument, "attribute 'axis' is required");
+  return node.normalize_axis(node.attr_int("axis", 0), ctx.input_rank(node, 0));
+}
+
+bool fold_concat(ImportContext& ctx, const NodeView& node) {
+  if (!all_inputs_constant(ctx, node)) return false;
+  std::vector<const ConstTensor*> parts;
+  for (size_t i = 0; i < node.num_inputs(); ++i) {
+    if (node.has_input(i)) parts.push_back(ctx.constant(node, i));
+  }
+  ctx.set_output(node, 0, eval::concat(parts, concat_axis(ctx, node)));
+  return true;
+}
+
+void import_concat(ImportContext& ctx, const NodeView& node) {
+  const int64_t axis = concat_axis(ctx, node);
+  std::vector<ir::Node*> parts;
+  for (size_t i = 0; i < node.num_inputs(); ++i) {
+    if (node.has_input(i)) parts.push_back(ctx.input(node, i));
+  }
+  if (parts.size() == 1) {
+    ctx.forward_input(node, 0, 0);
+    return;
+  }
+  ctx.set_output(node, 0, ctx.call("aten::cat", {parts, axis}));
+}
+
+void import_split(ImportContext& ctx, const NodeView& node) {
+  const std::vector<int64_t> in = ctx.input_sizes(node, 0);
+  const int64_t axis =
+      node.normalize_axis(node.attr_int("axis", 0), static_cast<int64_t>(in.size()));
+  const int64_t dim = in[static_cast<size_t>(axis)];
+  std::vector<int64_t> sizes;
+  if (node.opset() >= 13) {
+    if (node.has_input(1)) sizes = ctx.require_constant(node, 1, "split").to_int64();
+  } else {
+    sizes = node.attr_ints("split", {});
+  }
+  if (sizes.empty()) {
+    const int64_t n = node.attr_int("num_outputs", static_cast<int64_t>(node.num_outputs()));
+    if (n <= 0) node.fail(Error::InvalidArgument, "no outputs");
+    const int64_t chunk = (dim + n - 1) / n;
+    if (dim % n != 0 && node.opset() < 18) {
+      node.fail(Error::InvalidArgument, "dim of size {} does not split into {} equal parts", dim,
+                n);
+    }
+    for (int64_t i = 0; i < n; ++i) sizes.push_back(std::min(chunk, dim - i * chunk));
+  }
+  int64_t total = 0;
+  for (int64_t s : sizes) {
+    if (s < 0) node.fail(Error::InvalidArgument, "negative split size");
+    total += s;
+  }
+  if (total != dim || sizes.size() != node.num_outputs()) {
+    node.fail(Error::InvalidArgument, "split {} does not cover a dim of size {} with {} outputs",
+              sizes_to_string(sizes), dim, node.num_outputs());
+  }
+  if (const ConstTensor* c = ctx.constant(node, 0)) {
+    int64_t start = 0;
+    for (size_t i = 0; i < sizes.size(); ++i) {
+      ctx.set_output(node, i, eval::slice(*c, {eval::SliceAxis{axis, start, 1, sizes[i]}}));
+      start += sizes[i];
+    }
+    return;
+  }
+  if (sizes.size() == 1) {
+    ctx.forward_input(node, 0, 0);
+    return;
+  }
+  ir::Node* split = ctx.call("aten::split_with_sizes_copy", {ctx.input(node, 0), sizes, axis});
+  for (size_t i = 0; i < sizes.size(); ++i) {
+    if (node.has_output(i)) ctx.set_output(node, i, ctx.getitem(split, static_cast<int64_t>(i)));
+  }
+}
+
+std::vector<eval::SliceAxis> slice_axes(ImportContext& ctx, const NodeView& node) {
+  const std::vector<int64_t> in = ctx.input_sizes(node, 0);
+  const int64_t rank = static_cast<int64_t>(in.size());
+  std::vector<int64_t> starts, ends, axes, steps;
+  if (node.opset() < 10) {
+    starts = node.attr_ints("starts", {});
+    ends = node.attr_ints("ends", {});
+    axes = node.attr_ints("axes", {});
+  } else {
+    starts = ctx.require_constant(node, 1, "starts").to_int64();
+    ends = ctx.require_constant(node, 2, "ends").to_int64();
+    if (node.has_input(3)) axes = ctx.require_constant(node, 3, "axes").to_int64();
+    if (node.has_input(4)) steps = ctx.require_constant(node, 4, "steps").to_int64();
+  }
+  if (axes.empty()) {
+    for (size_t i = 0; i < starts.size(); ++i) axes.push_back(static_cast<int64_t>(i));
+  }
+  if (steps.empty()) steps.assign(starts.size(), 1);
+  if (ends.size() != starts.size() || axes.size() != starts.size() ||
+      steps.size() != starts.size()) {
+    node.fail(Error::InvalidArgument, "starts, ends, axes and steps differ in length");
+  }
+  std::vector<eval::SliceAxis> out;
+  std::vector<bool> seen(in.size(), false);
+  for (size_t i = 0; i < starts.size(); ++i) {
+    const int64_t a = node.normalize_axis(axes[i], rank);
+    if (seen[static_cast<size_t>(a)]) node.fail(Error::InvalidArgument, "axes repeat dim {}", a);
+    seen[static_cast<size_t>(a)] = true;
+    if (steps[i] == 0) node.fail(Error::InvalidArgument, "step is 0");
+    out.push_back(
+        eval::normalize_slice(a, in[static_cast<size_t>(a)], starts[i], ends[i], steps[i]));
+  }
+  return out;
+}
+
+bool fold_slice(ImportContext& ctx, const NodeView& node) {
+  const ConstTensor* c = ctx.constant(node, 0);
+  if (c == nullptr) return false;
+  ctx.set_output(node, 0, eval::slice(*c, slice_axes(ctx, node)));
+  return true;
+}
+
+void import_slice(ImportContext& ctx, const NodeView& node) {
+  const std::vector<int64_t> in = ctx.input_sizes(node, 0);
+  ir::Node* x = ctx.input(node, 0);
+  bool changed = false;
+  for (eval::SliceAxis s : slice_axes(ctx, node)) {
+    const int64_t dim = in[static_cast<size_t>(s.axis)];
+    if (s.step < 0) {  // x[start:end:-k] = flip(x)[dim-1-start :: k]
+      x = ctx.call("aten::flip", {x, std::vector<int64_t>{s.axis}});
+      s.start = dim - 1 - s.start;
+      s.step = -s.step;
+      changed = true;
+    }
+    if (s.start == 0 && s.step == 1 && s.length == dim) continue;
+    const int64_t end = s.length == 0 ? s.start : s.start + (s.length - 1) * s.step + 1;
+    x = ctx.call("aten::slice_copy.Tensor", {x, s.axis, s.start, end, s.step});
+    changed = true;
+  }
+  if (!changed) {
+    ctx.forward_input(node, 0, 0);
+    return;
+  }
+  ctx.set_output(node, 0, x);
+}
+
+bool fold_gather(ImportContext& ctx, const NodeView& node) {
+  const ConstTensor* data = ctx.constant(node, 0);
+  const ConstTensor* indices = ctx.constant(node, 1);
+  if (data == nullptr || indices == nullptr) return false;
+  const int64_t axis =
+      node.normalize_axis(node.attr_int("axis", 0), static_cast<int64_t>(data->sizes.size()));
+  ctx.set_output(node, 0, eval::gather(*data, *indices, axis));
+  return true;
+}
+
+void import_gather(ImportContext& ctx, const NodeView& node) {
+  const std::vector<int64_t> in = ctx.input_sizes(node, 0);
+  const int64_t axis =
+      node.normalize_axis(node.attr_int("axis", 0), static_cast<int64_t>(in.size()));
+  const int64_t dim = in[static_cast<size_t>(axis)];
+  const std::vector<int64_t> idx_sizes = ctx.input_sizes(node, 1);
+  std::vector<int64_t> out_sizes(in.begin(), in.begin() + axis);
+  out_sizes.insert(out_sizes.end(), idx_sizes.begin(), idx_sizes.end());
+  out_sizes.insert(out_sizes.end(), in.begin() + axis + 1, in.end());
+  ir::Node* x = ctx.input(node, 0);
+  ir::Node* index = nullptr;
+  if (const ConstTensor* c = ctx.constant(node, 1)) {
+    std::vector<int64_t> idx = c->to_int64();
+    for (int64_t& i : idx) {
+      if (i < -dim || i >= dim) {
+        node.fail(Error::InvalidArgument, "index {} is out of range for a dim of size {}", i, dim);
+      }
+      if (i < 0) i += dim;
+    }
+    if (idx_sizes.empty()) {
+      ctx.set_output(node, 0, ctx.call("aten::select_copy.int", {x, axis, idx[0]}));
+      return;
+    }
+    index = ctx.constant_tensor(node.input(1), ConstTensor::int64_vector(idx));
+  } else {
+    // Indices computed at run time must be non-negative (index_select does not wrap them).
+    index = view(ctx, ctx.input(node, 1), {element_count(idx_sizes)});
+  }
+  ir::Node* y = ctx.call("aten::index_select", {x, axis, index});
+  ctx.set_output(node, 0, view(ctx, y, out_sizes));
+}
+
+void import_pad(ImportContext& ctx, const NodeView& node) {
+  const std::vector<int64_t> in = ctx.input_sizes(node, 0);
+  const size_t rank = in.size();
+  const std::string mode = node.attr_string("mode", "constant");
+  std::vector<int64_t> pads;
+  double value = 0.0;
+  if (node.opset() < 11) {
+    pads = node.attr_ints("pads", {});
+    value = node.attr_float("value", 0.0f);
+  } else {
+    pads = ctx.require_constant(node, 1, "pads").to_int64();
+    if (node.has_input(2)) {
+      const std::optional<double> v =
+          single_value(&ctx.require_constant(node, 2, "constant_value"));
+      if (!v) node.fail(Error::InvalidArgument, "constant_value must hold one value");
+      value = *v;
+    }
+  }
+  std::vector<int64_t> axes;
+  if (node.has_input(3)) {
+    axes = ctx.require_constant(node, 3, "axes").to_int64();
+  } else {
+    for (size_t i = 0; i < rank; ++i) axes.push_back(static_cast<int64_t>(i));
+  }
+  if (pads.size() != 2 * axes.size()) {
+    node.fail(Error::InvalidArgument, "pads has {} values; {} axes need {}", pads.size(),
+              axes.size(), 2 * axes.size());
+  }
+  std::vector<int64_t> begin(rank, 0), end(rank, 0);
+  for (size_t i = 0; i < axes.size(); ++i) {
+    const size_t a = static_cast<size_t>(node.normalize_axis(axes[i], static_cast<int64_t>(rank)));
+    begin[a] = pads[i];
+    end[a] = pads[i + axes.size()];
+  }
+  // ATen pad lists start at the last dim; leading dims without padding are left out.
+  size_t first = 0;
+  while (first < rank && begin[first] == 0 && end[first] == 0) ++first;
+  if (first == rank) {
+    ctx.forward_input(node, 0, 0);
+    return;
+  }
+  const std::vector<int64_t> pad = aten_pad_list(
+      std::vector<int64_t>(begin.begin() + static_cast<ptrdiff_t>(first), begin.end()),
+      std::vector<int64_t>(end.begin() + static_cast<ptrdiff_t>(first), end.end()));
+  ir::Node* x = ctx.input(node, 0);
+  if (mode == "constant") {
+    ctx.set_output(
+        node, 0,
+        ctx.call("aten::constant_pad_nd", {x, pad, scalar_arg(value, ctx.input_dtype(node, 0))}));
+    return;
+  }
+  if (mode != "reflect" && mode != "edge")
+    node.fail(Error::InvalidArgument, "unknown mode '{}'", mode);
+  const bool fits = (rank == 3 || rank == 4) && first + 2 >= rank &&
+                    std::all_of(pad.begin(), pad.end(), [](int64_t p) { return p >= 0; });
+  if (!fits) {
+    node.fail(Error::NotSupported,
+              "mode '{}' is supported for non-negative pads of the last two "
+              "dims of a 3-D or 4-D tensor only",
+              mode);
+  }
+  std::vector<int64_t> pad4 = pad;
+  pad4.resize(4, 0);
+  ctx.set_output(node, 0,
+                 ctx.call(mode == "reflect" ? "aten::reflection_pad2d" : "aten::replication_pad2d",
+                          {x, pad4}));
+}
+
+void import_tile(ImportContext& ctx, const NodeView& node) {
+  const std::vector<int64_t> repeats = ctx.require_constant(node, 1, "repeats").to_int64();
+  if (repeats.size() != static_cast<size_t>(ctx.input_rank(node, 0))) {
+    node.fail(Error::InvalidArgument, "repeats {} for an input of rank {}",
+              sizes_to_string(repeats), ctx.input_rank(node, 0));
+  }
+  ctx.set_output(node, 0, ctx.call("aten::repeat", {ctx.input(node, 0), repeats}));
+}
+
+}  // namespace
+
+std::vector<OpEntry> tensor_ops() {
+  return {
+      {"Constant", 1, 17, import_constant},
+      {"ConstantOfShape", 9, 17, import_constant_of_shape},
+      {"Range", 11, 17, import_range},
+      {"Identity", 1, 17, import_identity},
+      {"Dropout", 7, 17, import_dropout},
+      {"Cast", 6, 17, import_cast, fold_cast},
+      {"Concat", 4, 17, import_concat, fold_concat},
+      {"Split", 2, 18, import_split},
+      {"Slice", 1, 17, import_slice, fold_slice},
+      {"Gather", 1, 17, import_gather, fold_gather},
+      {"Pad", 2, 18, import_pad},
+      {"Tile", 6, 17, import_tile},
+  };
+}
+
+}  // namespace ptec::onnx_import

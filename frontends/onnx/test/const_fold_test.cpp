@@ -1,0 +1,139 @@
+// Import-time evaluation: Shape/Gather/Unsqueeze/Concat chains fold away, Constant values become
+// CONSTANT_TENSORs only when an op needs them as tensors, and the evaluator's semantics.
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include "frontends/onnx/const_eval.h"
+#include "frontends/onnx/test/test_util.h"
+
+namespace ptec::onnx_import::testing {
+namespace {
+
+using ::testing::ElementsAre;
+using V = std::vector<int64_t>;
+
+TEST(OnnxConstFold, ShapeGatherUnsqueezeConcatReshapeChainFoldsAway) {
+  // y = x.reshape(x.shape[0], -1), as torch.onnx exports it.
+  ModelBuilder b;
+  b.input("x", {std::string("batch"), 3, 4}).output("y", onnx::TensorProto::FLOAT, {2, 12});
+  b.node("Shape", {"x"}, {"shape"}, "/Shape");
+  b.init_int64("zero", {}, {0});
+  b.node("Gather", {"shape", "zero"}, {"dim0"}, "/Gather");
+  b.init_int64("axes", {1}, {0});
+  b.node("Unsqueeze", {"dim0", "axes"}, {"dim0_1d"}, "/Unsqueeze");
+  auto& c = b.node("Constant", {}, {"minus_one"}, "/Constant");
+  set_attr(c, "value_ints", V{-1});
+  auto& cat = b.node("Concat", {"dim0_1d", "minus_one"}, {"target"}, "/Concat");
+  set_attr(cat, "axis", int64_t{0});
+  b.node("Reshape", {"x", "target"}, {"y"}, "/Reshape");
+  OnnxImportOptions options;
+  options.input_shapes["x"] = {2, 3, 4};
+  const ir::ExportedProgram p = import(b, options);
+  EXPECT_THAT(calls(p), ElementsAre("aten::view_copy"));
+  const ir::Node* view = p.graph().outputs().at(0);
+  EXPECT_EQ(view->arg("size").to_int_vector(), (V{2, 12}));
+  EXPECT_EQ(view->meta().source, "/Reshape");
+  // Nothing of the chain became a graph input.
+  EXPECT_EQ(p.graph().placeholders().size(), 1u);
+  EXPECT_TRUE(p.constants().empty());
+  EXPECT_TRUE(p.state_dict().empty());
+}
+
+TEST(OnnxConstFold, ConstantsUsedAsTensorsBecomeConstantTensorPlaceholders) {
+  ModelBuilder b;
+  b.input("x", {2, 3}).output("y");
+  onnx::TensorProto t;
+  t.set_data_type(onnx::TensorProto::FLOAT);
+  t.add_dims(3);
+  for (float f : {1.0f, 2.0f, 3.0f}) t.add_float_data(f);
+  auto& c = b.node("Constant", {}, {"c"}, "const_node");
+  auto* a = c.add_attribute();
+  a->set_name("value");
+  a->set_type(onnx::AttributeProto::TENSOR);
+  *a->mutable_t() = t;
+  b.node("Mul", {"x", "c"}, {"y"});
+  const ir::ExportedProgram p = import(b);
+  EXPECT_THAT(calls(p), ElementsAre("aten::mul.Tensor"));
+  ASSERT_EQ(p.constants().size(), 1u);
+  EXPECT_EQ(p.constants().begin()->first, "c");
+  EXPECT_EQ(p.constants().begin()->second.spec.to_string(), "f32[3]");
+  const auto& inputs = p.signature().inputs;
+  ASSERT_EQ(inputs.size(), 2u);
+  EXPECT_EQ(inputs[0].kind, ir::InputKind::ConstantTensor);
+  EXPECT_EQ(inputs[0].target, "c");
+  EXPECT_EQ(p.graph().get(inputs[0].name).meta().source, "const_node");
+}
+
+TEST(OnnxConstFold, ArithmeticOnShapesAndConstantOfShapeAndRange) {
+  ModelBuilder b;
+  b.input("x", {4, 6}).output("y", onnx::TensorProto::FLOAT, {2, 3});
+  b.node("Shape", {"x"}, {"s"});
+  b.init_int64("two", {}, {2});
+  b.node("Div", {"s", "two"}, {"half"});           // [2, 3]
+  b.node("ConstantOfShape", {"half"}, {"zeros"});  // f32[2, 3] of 0
+  b.init_int64("start", {}, {0});
+  b.init_int64("limit", {}, {3});
+  b.init_int64("delta", {}, {1});
+  b.node("Range", {"start", "limit", "delta"}, {"r"});  // [0, 1, 2]
+  auto& cast = b.node("Cast", {"r"}, {"rf"});
+  set_attr(cast, "to", int64_t{onnx::TensorProto::FLOAT});
+  b.node("Add", {"zeros", "rf"}, {"grid"});  // [[0, 1, 2], [0, 1, 2]]
+  b.init_int64("starts", {2}, {0, 0});
+  b.node("Slice", {"x", "starts", "half"}, {"xs"});  // x[0:2, 0:3]
+  b.node("Mul", {"xs", "grid"}, {"y"});
+  const ir::ExportedProgram p = import(b);
+  EXPECT_THAT(calls(p), ElementsAre("aten::slice_copy.Tensor", "aten::slice_copy.Tensor",
+                                    "aten::mul.Tensor"));
+  EXPECT_EQ(out_sizes(p), (V{2, 3}));
+  ASSERT_EQ(p.constants().size(), 1u);
+  const ir::TensorData& grid = p.constants().at("grid");
+  EXPECT_EQ(grid.spec.to_string(), "f32[2, 3]");
+  const float* g = reinterpret_cast<const float*>(grid.data->data());
+  EXPECT_EQ(std::vector<float>(g, g + 6), (std::vector<float>{0, 1, 2, 0, 1, 2}));
+}
+
+TEST(OnnxConstFold, EvaluatorSemantics) {
+  using eval::BinaryOp;
+  const ConstTensor a = ConstTensor::from_int64(DType::Long, {2}, {-7, 7});
+  const ConstTensor two = ConstTensor::from_int64(DType::Long, {}, {2});
+  EXPECT_EQ(eval::binary(BinaryOp::Div, a, two).to_int64(), (V{-3, 3}));  // truncates
+  EXPECT_THROW(eval::binary(BinaryOp::Div, a, ConstTensor::from_int64(DType::Long, {}, {0})),
+               Exception);
+  const ConstTensor f = ConstTensor::from_double(DType::Float, {3}, {-1.5, 2.7, 3.0});
+  EXPECT_EQ(eval::cast(f, DType::Int).to_int64(), (V{-1, 2, 3}));
+  const ConstTensor m = ConstTensor::from_int64(DType::Long, {2, 3}, {0, 1, 2, 3, 4, 5});
+  EXPECT_EQ(eval::gather(m, ConstTensor::from_int64(DType::Long, {1}, {-1}), 1).to_int64(),
+            (V{2, 5}));
+  EXPECT_EQ(eval::transpose(m, {1, 0}).to_int64(), (V{0, 3, 1, 4, 2, 5}));
+  EXPECT_EQ(eval::concat({&m, &m}, 1).sizes, (V{2, 6}));
+  EXPECT_EQ(eval::concat({&m, &m}, 1).to_int64(), (V{0, 1, 2, 0, 1, 2, 3, 4, 5, 3, 4, 5}));
+  const eval::SliceAxis rev = eval::normalize_slice(1, 3, -1, INT64_MIN, -1);
+  EXPECT_EQ(eval::slice(m, {rev}).to_int64(), (V{2, 1, 0, 5, 4, 3}));
+  const eval::SliceAxis clamp = eval::normalize_slice(1, 3, 1, INT64_MAX, 1);
+  EXPECT_EQ(clamp.length, 2);
+  EXPECT_EQ(eval::expand(two, {2, 2}).to_int64(), (V{2, 2, 2, 2}));
+  EXPECT_EQ(eval::range(0, 5, 2, DType::Long).to_int64(), (V{0, 2, 4}));
+  EXPECT_EQ(eval::broadcast_sizes({3, 1}, {4}), (V{3, 4}));
+  EXPECT_THROW(eval::broadcast_sizes({3}, {4}), Exception);
+  const ConstTensor h =
+      eval::cast(ConstTensor::from_double(DType::Float, {2}, {1.5, -0.25}), DType::Half);
+  EXPECT_EQ(h.to_double(), (std::vector<double>{1.5, -0.25}));
+}
+
+TEST(OnnxConstFold, ReshapeOfAnInitializerSharesItsBuffer) {
+  ModelBuilder b;
+  b.input("x", {2, 3}).output("y");
+  b.init_float("w", {6}, {1.0f, 2.0f, 3.0f, 4.0f, 5.0f, 6.0f});  // > 15 bytes: no SSO
+  b.init_int64("shape", {2}, {2, 3});
+  b.node("Reshape", {"w", "shape"}, {"w2"});
+  b.node("Mul", {"x", "w2"}, {"y"});
+  const void* bytes = b.graph().initializer(0).raw_data().data();
+  const ir::ExportedProgram p = import(b);
+  ASSERT_EQ(p.constants().size(), 1u);
+  EXPECT_EQ(p.constants().begin()->second.spec.to_string(), "f32[2, 3]");
+  EXPECT_EQ(static_cast<const void*>(p.constants().begin()->second.data->data()), bytes);
+}
+
+}  // namespace
+}  // namespace ptec::onnx_import::testing

@@ -1,0 +1,39 @@
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "frontends/onnx/model_import.h"
+#include "frontends/onnx/test/model_builder.h"
+#include "ir/exception.h"
+#include "ir/exported_program.h"
+
+namespace ptec::onnx_import::testing {
+
+inline ir::ExportedProgram import(ModelBuilder& b, const OnnxImportOptions& options = {}) {
+  b.infer_output_shapes();
+  return import_model(b.model(), "test.onnx", options);
+}
+
+/// Targets of the call nodes, in graph order.
+inline std::vector<std::string> calls(const ir::ExportedProgram& p) {
+  std::vector<std::string> out;
+  for (const ir::Node* n : p.graph().nodes()) {
+    if (n->is_call()) out.push_back(n->target());
+  }
+  return out;
+}
+
+/// The first call of `target` (fails the test when there is none).
+inline const ir::Node* first_call(const ir::ExportedProgram& p, const std::string& target) {
+  for (const ir::Node* n : p.graph().nodes()) {
+    if (n->is_call() && n->target() == target) return n;
+  }
+  return nullptr;
+}
+
+inline std::vector<int64_t> out_sizes(const ir::ExportedProgram& p, size_t i = 0) {
+  return p.graph().outputs().at(i)->spec().upper_bound_sizes();
+}
+
+}  // namespace ptec::onnx_import::testing
