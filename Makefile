@@ -1,6 +1,6 @@
 # The README's two commands: `make demo` (set up, build, run the bundled example) and
 # `make test` (set up, build, run every test, then the sanitizer build's tests).
-.PHONY: setup build dev-build asan-build demo test test-dev test-asan format-check bench clean
+.PHONY: setup build dev-build asan-build demo test test-dev test-asan fuzz test-fuzz format-check bench clean
 
 JOBS ?= 2
 
@@ -28,10 +28,21 @@ test-dev: dev-build
 test-asan: asan-build
 	ctest --preset asan-ubsan -LE no-sanitizer
 
+# libFuzzer build of the program loader (clang, ASan+UBSan, coverage on every library), in its
+# own build dir; `test-fuzz` runs a short deterministic session on the fixtures.
+fuzz: setup
+	CC=clang CXX=clang++ cmake -S . -B build/fuzz -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+	  -DPTEC_BUILD_FUZZERS=ON -DPTEC_SANITIZE=ON -DPTEC_BUILD_BENCH=OFF \
+	  -DCMAKE_C_FLAGS=-fsanitize=fuzzer-no-link -DCMAKE_CXX_FLAGS=-fsanitize=fuzzer-no-link >/dev/null
+	cmake --build build/fuzz -j $(JOBS) --target program_fuzzer
+
+test-fuzz: fuzz
+	ctest --test-dir build/fuzz -R program_fuzzer --output-on-failure
+
 format-check:
 	@bash scripts/check_format.sh
 
-test: format-check test-dev test-asan
+test: format-check test-dev test-asan test-fuzz
 
 bench: build
 	@bash bench/run.sh

@@ -136,6 +136,8 @@ Error Method::parse_values(const Program& program, const NamedDataMap* external_
     const fb::EValue* v = values->Get(static_cast<uoffset_t>(i));
     PTEC_CHECK_OR_RETURN_ERROR(v != nullptr, InvalidProgram, "value %zu is null", i);
     const fb::KernelTypes type = v->val_type();
+    PTEC_CHECK_OR_RETURN_ERROR(type != fb::KernelTypes::NONE, InvalidProgram,
+                               "value %zu has no type", i);
     PTEC_CHECK_OR_RETURN_ERROR(type == fb::KernelTypes::Null || v->val() != nullptr, InvalidProgram,
                                "value %zu has a type but no payload", i);
     switch (type) {

@@ -226,3 +226,28 @@ class FixtureProgram {
 };
 
 }  // namespace ptec::runtime::testing
+
+namespace ptec::runtime::testing {
+
+/// JSON of a Tensor EValue with contiguous dim order, planned at (memory_id, offset) when
+/// memory_id > 0. `extra` is appended inside the tensor object (e.g. "\"data_buffer_idx\": 1").
+inline std::string tensor_json(const std::string& dtype, const std::vector<int>& sizes,
+                               int memory_id = 0, int offset = 0, const std::string& extra = "") {
+  std::string s = R"({"val_type": "Tensor", "val": {"scalar_type": ")" + dtype + R"(", "sizes": [)";
+  for (size_t i = 0; i < sizes.size(); ++i) s += (i ? ", " : "") + std::to_string(sizes[i]);
+  s += R"(], "dim_order": [)";
+  for (size_t i = 0; i < sizes.size(); ++i) s += (i ? ", " : "") + std::to_string(i);
+  s += "]";
+  if (memory_id > 0) {
+    s += R"(, "allocation_info": {"memory_id": )" + std::to_string(memory_id) +
+         R"(, "memory_offset_low": )" + std::to_string(offset) + "}";
+  }
+  if (!extra.empty()) s += ", " + extra;
+  return s + "}}";
+}
+
+inline std::string int_json(int64_t v) {
+  return R"({"val_type": "Int", "val": {"int_val": )" + std::to_string(v) + "}}";
+}
+
+}  // namespace ptec::runtime::testing
