@@ -14,13 +14,10 @@ Tensor::Tensor(DType dtype, size_t dim, SizesType* sizes, DimOrderType* dim_orde
       data_(data),
       dynamism_(dynamism) {
   recompute();
-  capacity_numel_ = numel_;
+  capacity_numel_ = numel();
 }
 
 void Tensor::recompute() {
-  size_t numel = 1;
-  for (size_t i = 0; i < dim_; ++i) numel *= static_cast<size_t>(sizes_[i]);
-  numel_ = numel;
   // Strides follow the dim order: the last dimension in dim order is the fastest.
   StridesType stride = 1;
   for (size_t i = dim_; i > 0; --i) {

@@ -34,10 +34,16 @@ class Tensor final {
   DType dtype() const { return dtype_; }
   DType scalar_type() const { return dtype_; }
   size_t dim() const { return dim_; }
-  /// Number of elements for the current sizes.
-  size_t numel() const { return numel_; }
+  /// Number of elements for the current sizes. Computed from the sizes on each call: copies of a
+  /// Tensor share its sizes array (e.g. in a TensorList), so a resize through one copy must be
+  /// visible through all of them.
+  size_t numel() const {
+    size_t n = 1;
+    for (size_t i = 0; i < dim_; ++i) n *= static_cast<size_t>(sizes_[i]);
+    return n;
+  }
   size_t element_size() const { return ptec::element_size(dtype_); }
-  size_t nbytes() const { return numel_ * element_size(); }
+  size_t nbytes() const { return numel() * element_size(); }
   /// Number of elements the data buffer can hold.
   size_t capacity_numel() const { return capacity_numel_; }
   ShapeDynamism shape_dynamism() const { return dynamism_; }
@@ -75,7 +81,6 @@ class Tensor final {
   DimOrderType* dim_order_ = nullptr;
   StridesType* strides_ = nullptr;
   void* data_ = nullptr;
-  size_t numel_ = 1;
   size_t capacity_numel_ = 1;
   ShapeDynamism dynamism_ = ShapeDynamism::Static;
 };
