@@ -559,6 +559,7 @@ class TextParser {
   void node_meta(Node* node) {
     expect_punct('#');
     node->set_debug_handle(expect_int("a debug handle after '#'"));
+    size_t column = peek().column;
     while (auto k = key()) {
       if (*k == "source") {
         node->meta().source = expect_string("the source");
@@ -567,8 +568,9 @@ class TextParser {
       } else if (*k == "extra") {
         node->meta().extra = string_map();
       } else {
-        fail(fmt::format("unknown node attribute '{}' (source, tag, extra)", *k));
+        fail_at_column(column, fmt::format("unknown node attribute '{}' (source, tag, extra)", *k));
       }
+      column = peek().column;
     }
     expect_end();
   }

@@ -5,6 +5,7 @@
 
 #include "ir/exception.h"
 #include "ir/op_schema.h"
+#include "ir/parser.h"
 #include "ir/printer.h"
 #include "ir/verifier.h"
 
@@ -199,6 +200,25 @@ TEST(GraphBuilder, InputAndSymbolErrors) {
               HasSubstr("needs 16 bytes but its buffer holds 3"));
   EXPECT_EQ(error_of([&] { b.build(); }).second,
             "GraphBuilder 'graph': call output() before build()");
+}
+
+TEST(GraphBuilder, BuiltProgramsRoundTripThroughTheTextFormat) {
+  GraphBuilder b("rt");
+  const SymInt batch = b.symbol("batch", 1, 4);
+  const Value x = b.input("x", DType::Float, {batch, 3, 8, 8});
+  const TensorData w = zeros(DType::Float, {4, 3, 3, 3});
+  const Value conv = b.conv2d(x, b.parameter("conv.weight", w), std::nullopt, {2, 2}, {1, 1});
+  const std::vector<Value> pool = b.call_multi("aten::max_pool2d_with_indices", {conv, 2});
+  const Value flat = b.view(pool[0], {batch, 16});
+  const Value sm = b.softmax(b.call("aten::mul.Scalar", {flat, 0.125}), -1);
+  b.output({sm, pool[1]});
+  const ir::ExportedProgram p = b.build();
+  const std::string text = ir::print(p);
+  const ir::ExportedProgram parsed = ir::parse(text, {{"conv.weight", w.data}});
+  EXPECT_EQ(ir::print(parsed), text);
+  EXPECT_TRUE(ir::verify(parsed).empty());
+  EXPECT_EQ(parsed.state_dict().at("conv.weight").data.get(), w.data.get());
+  EXPECT_EQ(parsed.uuid(), p.uuid());
 }
 
 }  // namespace

@@ -1,0 +1,335 @@
+// Shape functions of the op table: output specs, symbolic dims, type promotion and errors.
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include "ir/exception.h"
+#include "ir/graph.h"
+#include "ir/op_schema.h"
+#include "ir/shape/shape_util.h"
+
+namespace ptec::ir {
+namespace {
+
+using ::testing::HasSubstr;
+
+class ShapeFnTest : public ::testing::Test {
+ protected:
+  Node* t(DType dtype, Shape shape) {
+    return graph_.add_placeholder("t", TensorSpec(dtype, std::move(shape)));
+  }
+
+  // Runs `op`'s shape function on `args`, with schema defaults for the missing trailing ones.
+  std::vector<TensorSpec> run(std::string_view name, ArgumentList args) {
+    const OpSchema& op = get_op(name);
+    for (size_t i = args.size(); i < op.args.size(); ++i) {
+      if (!op.args[i].default_value)
+        throw std::logic_error("test needs argument " + op.args[i].name);
+      args.push_back(*op.args[i].default_value);
+    }
+    return op.shape_fn(op, args);
+  }
+  TensorSpec one(std::string_view name, ArgumentList args) {
+    auto out = run(name, std::move(args));
+    EXPECT_EQ(out.size(), 1u);
+    return out.at(0);
+  }
+  std::string error(std::string_view name, ArgumentList args) {
+    try {
+      run(name, std::move(args));
+    } catch (const Exception& e) {
+      EXPECT_EQ(e.code(), Error::InvalidArgument) << e.what();
+      return e.what();
+    }
+    return "<no error>";
+  }
+
+  SymInt sym(const std::string& name, int64_t lo = 1, int64_t hi = 64) {
+    return SymInt(std::make_shared<Symbol>(Symbol{name, lo, hi}));
+  }
+
+  Graph graph_;
+};
+
+TEST_F(ShapeFnTest, BroadcastingKeepsEqualSymbolsAndRefusesMismatches) {
+  const SymInt b = sym("b");
+  const TensorSpec out =
+      one("aten::add.Tensor", {t(DType::Float, {b, 1, 4}), t(DType::Float, {3, 1})});
+  EXPECT_EQ(out, TensorSpec(DType::Float, Shape{b, 3, 4}));
+  EXPECT_EQ(one("aten::mul.Tensor", {t(DType::Float, {b, 4}), t(DType::Float, {b, 1})}),
+            TensorSpec(DType::Float, Shape{b, 4}));
+  EXPECT_EQ(error("aten::add.Tensor", {t(DType::Float, {2, 3}), t(DType::Float, {4, 3})}),
+            "aten::add.Tensor: arguments 'self' [2, 3] and 'other' [4, 3] do not broadcast "
+            "(dimension 2 from the end: 2 vs 4)");
+  EXPECT_THAT(error("aten::add.Tensor", {t(DType::Float, {b}), t(DType::Float, {sym("c")})}),
+              HasSubstr("b vs c"));
+}
+
+TEST_F(ShapeFnTest, TypePromotionFollowsATen) {
+  EXPECT_EQ(promote_types(DType::Byte, DType::Char), DType::Short);
+  EXPECT_EQ(promote_types(DType::Int, DType::Float), DType::Float);
+  EXPECT_EQ(promote_types(DType::Half, DType::BFloat16), DType::Float);
+  EXPECT_EQ(promote_types(DType::Bool, DType::Int), DType::Int);
+  // Tensor-tensor.
+  EXPECT_EQ(one("aten::add.Tensor", {t(DType::Int, {2}), t(DType::Long, {2})}).dtype, DType::Long);
+  EXPECT_EQ(one("aten::add.Tensor", {t(DType::Int, {2}), t(DType::Float, {2})}).dtype,
+            DType::Float);
+  // A 0-dim tensor only counts when of a higher category.
+  EXPECT_EQ(one("aten::add.Tensor", {t(DType::Half, {2}), t(DType::Float, {})}).dtype, DType::Half);
+  EXPECT_EQ(one("aten::add.Tensor", {t(DType::Int, {2}), t(DType::Double, {})}).dtype,
+            DType::Double);
+  EXPECT_EQ(one("aten::add.Tensor", {t(DType::Int, {2}), t(DType::Long, {})}).dtype, DType::Int);
+  // Scalars: an int tensor plus a float scalar is float32; int scalars keep the tensor dtype.
+  EXPECT_EQ(one("aten::add.Scalar", {t(DType::Int, {2}), 2.5}).dtype, DType::Float);
+  EXPECT_EQ(one("aten::mul.Scalar", {t(DType::Int, {2}), int64_t{3}}).dtype, DType::Int);
+  EXPECT_EQ(one("aten::mul.Scalar", {t(DType::Half, {2}), 0.5}).dtype, DType::Half);
+  EXPECT_EQ(one("aten::add.Scalar", {t(DType::Bool, {2}), int64_t{1}}).dtype, DType::Long);
+  // Division of integers is true division unless a rounding mode is given.
+  EXPECT_EQ(one("aten::div.Tensor", {t(DType::Int, {2}), t(DType::Int, {2})}).dtype, DType::Float);
+  EXPECT_EQ(one("aten::div.Tensor_mode", {t(DType::Int, {2}), t(DType::Int, {2}), "floor"}).dtype,
+            DType::Int);
+  EXPECT_EQ(one("aten::div.Scalar", {t(DType::Long, {2}), int64_t{2}}).dtype, DType::Float);
+  // Unary float ops on ints give float32; comparisons give bool.
+  EXPECT_EQ(one("aten::sigmoid", {t(DType::Int, {2})}).dtype, DType::Float);
+  EXPECT_EQ(one("aten::lt.Scalar", {t(DType::Float, {2}), 0.5}).dtype, DType::Bool);
+  EXPECT_EQ(
+      one("aten::where.self", {t(DType::Bool, {2}), t(DType::Int, {2}), t(DType::Float, {1})}),
+      TensorSpec(DType::Float, std::vector<int64_t>{2}));
+}
+
+TEST_F(ShapeFnTest, ElementwiseErrors) {
+  EXPECT_EQ(error("aten::add.Tensor", {t(DType::Int, {2}), t(DType::Int, {2}), 0.5}),
+            "aten::add.Tensor: argument 'alpha': a floating-point alpha needs a floating-point "
+            "result, got i32");
+  EXPECT_THAT(error("aten::sub.Tensor", {t(DType::Bool, {2}), t(DType::Bool, {2})}),
+              HasSubstr("subtraction of bool tensors is not supported"));
+  EXPECT_EQ(
+      error("aten::where.self", {t(DType::Float, {2}), t(DType::Float, {2}), t(DType::Float, {2})}),
+      "aten::where.self: argument 'condition': expected a bool tensor, got f32[2]");
+  EXPECT_EQ(error("aten::gelu", {t(DType::Float, {2}), "fast"}),
+            "aten::gelu: argument 'approximate': expected \"none\" or \"tanh\"");
+  EXPECT_EQ(error("aten::relu", {int64_t{1}}),
+            "aten::relu: argument 'self': expected a tensor, got 1");
+}
+
+TEST_F(ShapeFnTest, ConvolutionPropagatesBatchSymbolAndNeedsStaticSpatialDims) {
+  const SymInt n = sym("n");
+  Node* w = t(DType::Float, {8, 3, 3, 3});
+  const ArgumentList rest = {
+      Argument(std::vector<int64_t>{2, 2}), Argument(std::vector<int64_t>{1, 1}),
+      Argument(std::vector<int64_t>{1, 1}), false,
+      Argument(std::vector<int64_t>{0, 0}), int64_t{1}};
+  ArgumentList args = {t(DType::Float, {n, 3, 32, 32}), w, nullptr};
+  args.insert(args.end(), rest.begin(), rest.end());
+  EXPECT_EQ(one("aten::convolution", args), TensorSpec(DType::Float, Shape{n, 8, 16, 16}));
+  // Depthwise, transposed.
+  EXPECT_EQ(one("aten::convolution",
+                {t(DType::Float, {1, 4, 5, 5}), t(DType::Float, {4, 1, 3, 3}), t(DType::Float, {4}),
+                 std::vector<int64_t>{1}, std::vector<int64_t>{0}, std::vector<int64_t>{1}, false,
+                 std::vector<int64_t>{0}, int64_t{4}}),
+            TensorSpec(DType::Float, std::vector<int64_t>{1, 4, 3, 3}));
+  EXPECT_EQ(one("aten::convolution",
+                {t(DType::Float, {1, 4, 5, 5}), t(DType::Float, {4, 2, 3, 3}), nullptr,
+                 std::vector<int64_t>{2, 2}, std::vector<int64_t>{1, 1}, std::vector<int64_t>{1, 1},
+                 true, std::vector<int64_t>{1, 1}, int64_t{1}}),
+            TensorSpec(DType::Float, std::vector<int64_t>{1, 2, 10, 10}));
+  args[0] = t(DType::Float, {1, 3, sym("h"), 32});
+  EXPECT_EQ(error("aten::convolution", args),
+            "aten::convolution: argument 'input': needs a static size for dimension 2 of f32[1, 3, "
+            "h, 32], got symbol 'h'");
+  args[0] = t(DType::Float, {1, 4, 32, 32});
+  EXPECT_EQ(error("aten::convolution", args),
+            "aten::convolution: argument 'weight': f32[8, 3, 3, 3] expects 3 input channels (3 per "
+            "group x 1 groups), input f32[1, 4, 32, 32] has 4");
+  args[0] = t(DType::Float, {1, 3, 32, 32});
+  args[2] = t(DType::Float, {7});
+  EXPECT_EQ(error("aten::convolution", args),
+            "aten::convolution: argument 'bias': expected [8], got f32[7]");
+}
+
+TEST_F(ShapeFnTest, Pooling) {
+  const auto out = run("aten::max_pool2d_with_indices",
+                       {t(DType::Float, {1, 2, 7, 7}), std::vector<int64_t>{3, 3},
+                        std::vector<int64_t>{2, 2}, std::vector<int64_t>{1, 1}});
+  ASSERT_EQ(out.size(), 2u);
+  EXPECT_EQ(out[0], TensorSpec(DType::Float, std::vector<int64_t>{1, 2, 4, 4}));
+  EXPECT_EQ(out[1].dtype, DType::Long);
+  // ceil_mode
+  EXPECT_EQ(one("aten::avg_pool2d", {t(DType::Float, {1, 1, 6, 6}), std::vector<int64_t>{4, 4},
+                                     std::vector<int64_t>{4, 4}, std::vector<int64_t>{0, 0}, true}),
+            TensorSpec(DType::Float, std::vector<int64_t>{1, 1, 2, 2}));
+  EXPECT_EQ(one("aten::_adaptive_avg_pool2d",
+                {t(DType::Float, {sym("b"), 8, sym("h"), 9}), std::vector<int64_t>{1, 1}})
+                .shape[1],
+            SymInt(8));
+  EXPECT_EQ(error("aten::avg_pool2d", {t(DType::Float, {1, 1, 2, 2}), std::vector<int64_t>{3, 3},
+                                       ArgumentList{}, std::vector<int64_t>{0, 0}}),
+            "aten::avg_pool2d: argument 'self': input f32[1, 1, 2, 2] is too small for kernel 3 "
+            "(output size 0)");
+}
+
+TEST_F(ShapeFnTest, Reductions) {
+  const SymInt b = sym("b");
+  EXPECT_EQ(
+      one("aten::mean.dim", {t(DType::Float, {b, 8, 4, 4}), std::vector<int64_t>{-1, -2}, true}),
+      TensorSpec(DType::Float, Shape{b, 8, 1, 1}));
+  EXPECT_EQ(one("aten::sum.dim_IntList", {t(DType::Int, {2, 3}), std::vector<int64_t>{1}}),
+            TensorSpec(DType::Long, std::vector<int64_t>{2}));
+  EXPECT_EQ(one("aten::sum.dim_IntList", {t(DType::Float, {2, 3}), nullptr}),
+            TensorSpec(DType::Float, std::vector<int64_t>{}));
+  const auto max = run("aten::max.dim", {t(DType::Float, {2, 3}), int64_t{1}, true});
+  EXPECT_EQ(max[0], TensorSpec(DType::Float, std::vector<int64_t>{2, 1}));
+  EXPECT_EQ(max[1], TensorSpec(DType::Long, std::vector<int64_t>{2, 1}));
+  EXPECT_EQ(one("aten::argmax", {t(DType::Float, {2, 3})}),
+            TensorSpec(DType::Long, std::vector<int64_t>{}));
+  EXPECT_EQ(error("aten::amax", {t(DType::Float, {2, 3}), std::vector<int64_t>{1, -1}}),
+            "aten::amax: argument 'dim': dimension -1 appears more than once");
+  EXPECT_EQ(error("aten::_softmax", {t(DType::Float, {2, 3}), int64_t{2}, false}),
+            "aten::_softmax: argument 'dim': dimension 2 is out of range for a tensor of rank 2");
+}
+
+TEST_F(ShapeFnTest, ViewsAndShapeOps) {
+  const SymInt b = sym("b");
+  Node* x = t(DType::Float, {b, 3, 4});
+  EXPECT_EQ(one("aten::view_copy", {t(DType::Float, {2, 3, 4}), std::vector<int64_t>{-1, 4}}),
+            TensorSpec(DType::Float, std::vector<int64_t>{6, 4}));
+  // A symbolic dim passes through view as the symbol itself (via sym_size) or as -1.
+  Node* bsize = graph_.add_call(get_op("aten::sym_size.int"), {x, int64_t{0}});
+  EXPECT_EQ(one("aten::view_copy", {x, ArgumentList{bsize, int64_t{12}}}),
+            TensorSpec(DType::Float, Shape{b, 12}));
+  EXPECT_EQ(one("aten::view_copy", {x, std::vector<int64_t>{12, -1}}),
+            TensorSpec(DType::Float, Shape{12, b}));
+  EXPECT_EQ(
+      error("aten::view_copy", {x, std::vector<int64_t>{-1}}),
+      "aten::view_copy: argument 'size': cannot infer -1 in [-1] for the symbolic input f32[b, "
+      "3, 4] (needs static dims)");
+  EXPECT_EQ(error("aten::view_copy", {t(DType::Float, {2, 3}), std::vector<int64_t>{4, 2}}),
+            "aten::view_copy: argument 'size': shape [4, 2] is invalid for an input f32[2, 3]");
+  EXPECT_EQ(one("aten::permute_copy", {x, std::vector<int64_t>{2, 0, 1}}),
+            TensorSpec(DType::Float, Shape{4, b, 3}));
+  EXPECT_EQ(one("aten::transpose_copy.int", {x, int64_t{0}, int64_t{-1}}),
+            TensorSpec(DType::Float, Shape{4, 3, b}));
+  EXPECT_EQ(one("aten::unsqueeze_copy", {x, int64_t{-1}}),
+            TensorSpec(DType::Float, Shape{b, 3, 4, 1}));
+  EXPECT_EQ(
+      one("aten::squeeze_copy.dims", {t(DType::Float, {1, 3, 1}), std::vector<int64_t>{0, 1}}),
+      TensorSpec(DType::Float, std::vector<int64_t>{3, 1}));
+  EXPECT_EQ(one("aten::expand_copy", {t(DType::Float, {3, 1}), std::vector<int64_t>{2, -1, 5}}),
+            TensorSpec(DType::Float, std::vector<int64_t>{2, 3, 5}));
+  EXPECT_EQ(one("aten::cat", {ArgumentList{x, t(DType::Float, {b, 5, 4})}, int64_t{1}}),
+            TensorSpec(DType::Float, Shape{b, 8, 4}));
+  EXPECT_EQ(error("aten::cat", {ArgumentList{x, t(DType::Float, {b, 5, 5})}, int64_t{1}}),
+            "aten::cat: argument 'tensors': tensor 1 is f32[b, 5, 5] but tensor 0 is f32[b, 3, 4] "
+            "(dimension 2 differs)");
+  const auto parts =
+      run("aten::split_with_sizes_copy", {x, std::vector<int64_t>{1, 3}, int64_t{2}});
+  ASSERT_EQ(parts.size(), 2u);
+  EXPECT_EQ(parts[1], TensorSpec(DType::Float, Shape{b, 3, 3}));
+  EXPECT_EQ(
+      error("aten::split_with_sizes_copy", {x, std::vector<int64_t>{1, 2}, int64_t{2}}),
+      "aten::split_with_sizes_copy: argument 'split_sizes': sizes add up to 3 but dimension 2 "
+      "of f32[b, 3, 4] is 4");
+  EXPECT_EQ(one("aten::slice_copy.Tensor", {x, int64_t{2}, int64_t{1}, int64_t{-1}}),
+            TensorSpec(DType::Float, Shape{b, 3, 2}));
+  EXPECT_EQ(one("aten::slice_copy.Tensor", {x, int64_t{0}}),
+            TensorSpec(DType::Float, Shape{b, 3, 4}));
+  EXPECT_EQ(one("aten::select_copy.int", {x, int64_t{1}, int64_t{-1}}),
+            TensorSpec(DType::Float, Shape{b, 4}));
+  EXPECT_EQ(one("aten::constant_pad_nd", {x, std::vector<int64_t>{1, 2}}),
+            TensorSpec(DType::Float, Shape{b, 3, 7}));
+  EXPECT_EQ(one("aten::embedding", {t(DType::Float, {10, 16}), t(DType::Long, {b, 7})}),
+            TensorSpec(DType::Float, Shape{b, 7, 16}));
+  EXPECT_EQ(one("aten::index.Tensor",
+                {t(DType::Float, {5, 6, 7}), ArgumentList{nullptr, t(DType::Long, {2, 3})}}),
+            TensorSpec(DType::Float, std::vector<int64_t>{5, 2, 3, 7}));
+}
+
+TEST_F(ShapeFnTest, MatmulAndNorms) {
+  const SymInt b = sym("b");
+  EXPECT_EQ(
+      one("aten::addmm", {t(DType::Float, {4}), t(DType::Float, {b, 8}), t(DType::Float, {8, 4})}),
+      TensorSpec(DType::Float, Shape{b, 4}));
+  EXPECT_EQ(
+      error("aten::mm", {t(DType::Float, {2, 3}), t(DType::Float, {4, 5})}),
+      "aten::mm: argument 'mat2': f32[4, 5] cannot be multiplied with 'self' f32[2, 3] (inner "
+      "dimensions 3 and 4)");
+  EXPECT_EQ(one("aten::bmm", {t(DType::Float, {b, 2, 3}), t(DType::Float, {b, 3, 5})}),
+            TensorSpec(DType::Float, Shape{b, 2, 5}));
+  const auto ln =
+      run("aten::native_layer_norm", {t(DType::Float, {b, 7, 16}), std::vector<int64_t>{16},
+                                      t(DType::Float, {16}), nullptr, 1e-5});
+  ASSERT_EQ(ln.size(), 3u);
+  EXPECT_EQ(ln[0], TensorSpec(DType::Float, Shape{b, 7, 16}));
+  EXPECT_EQ(ln[1], TensorSpec(DType::Float, Shape{b, 7, 1}));
+  const auto bn = run("aten::_native_batch_norm_legit_no_training",
+                      {t(DType::Float, {2, 3, 4, 4}), t(DType::Float, {3}), t(DType::Float, {3}),
+                       t(DType::Float, {3}), t(DType::Float, {3}), 0.1, 1e-5});
+  EXPECT_EQ(bn[0], TensorSpec(DType::Float, std::vector<int64_t>{2, 3, 4, 4}));
+  EXPECT_EQ(bn[1], TensorSpec(DType::Float, std::vector<int64_t>{0}));
+  EXPECT_EQ(error("aten::_native_batch_norm_legit_no_training",
+                  {t(DType::Float, {2, 3, 4, 4}), t(DType::Float, {4}), nullptr,
+                   t(DType::Float, {3}), t(DType::Float, {3}), 0.1, 1e-5}),
+            "aten::_native_batch_norm_legit_no_training: argument 'weight': expected shape [3], "
+            "got f32[4]");
+  const auto gn =
+      run("aten::native_group_norm", {t(DType::Float, {2, 6, 4, 4}), nullptr, nullptr, int64_t{2},
+                                      int64_t{6}, int64_t{16}, int64_t{3}, 1e-5});
+  EXPECT_EQ(gn[1], TensorSpec(DType::Float, std::vector<int64_t>{2, 3}));
+}
+
+TEST_F(ShapeFnTest, CreationQuantizationAndStructuralOps) {
+  EXPECT_EQ(one("aten::full", {std::vector<int64_t>{2, 3}, int64_t{7}}),
+            TensorSpec(DType::Long, std::vector<int64_t>{2, 3}));
+  EXPECT_EQ(one("aten::full", {std::vector<int64_t>{2}, 1.5, DType::Half}).dtype, DType::Half);
+  EXPECT_EQ(one("aten::arange.start_step", {int64_t{1}, int64_t{10}, int64_t{3}}),
+            TensorSpec(DType::Long, std::vector<int64_t>{3}));
+  EXPECT_EQ(one("aten::arange.start_step", {0.0, 1.0, 0.25}),
+            TensorSpec(DType::Float, std::vector<int64_t>{4}));
+  EXPECT_EQ(one("aten::_to_copy", {t(DType::Float, {2}), DType::Half}).dtype, DType::Half);
+  Node* x = t(DType::Float, {2, 4});
+  EXPECT_EQ(one("quantized_decomposed::quantize_per_tensor",
+                {x, 0.1, int64_t{0}, int64_t{-128}, int64_t{127}, DType::Char}),
+            TensorSpec(DType::Char, std::vector<int64_t>{2, 4}));
+  EXPECT_EQ(
+      one("quantized_decomposed::dequantize_per_tensor",
+          {t(DType::Char, {2, 4}), 0.1, int64_t{0}, int64_t{-128}, int64_t{127}, DType::Char}),
+      TensorSpec(DType::Float, std::vector<int64_t>{2, 4}));
+  EXPECT_EQ(
+      error("quantized_decomposed::dequantize_per_tensor",
+            {t(DType::Byte, {2}), 0.1, int64_t{0}, int64_t{0}, int64_t{255}, DType::Char}),
+      "quantized_decomposed::dequantize_per_tensor: argument 'input': dtype u8 does not match "
+      "the 'dtype' argument i8");
+  EXPECT_THAT(error("quantized_decomposed::quantize_per_channel",
+                    {x, t(DType::Float, {3}), t(DType::Long, {3}), int64_t{1}, int64_t{-128},
+                     int64_t{127}, DType::Char}),
+              HasSubstr("expected one scale per channel of axis 1"));
+  const auto qp = run("quantized_decomposed::choose_qparams.tensor",
+                      {x, int64_t{-128}, int64_t{127}, 1e-5, DType::Char});
+  EXPECT_EQ(qp[0], TensorSpec(DType::Double, std::vector<int64_t>{1}));
+  EXPECT_EQ(qp[1], TensorSpec(DType::Long, std::vector<int64_t>{1}));
+  EXPECT_TRUE(run("aten::sym_size.int", {x, int64_t{1}}).empty());
+  EXPECT_TRUE(run("executorch_prim::add.Scalar", {int64_t{1}, int64_t{2}}).empty());
+  // getitem takes one output of a multi-output node.
+  Node* split = graph_.add_call(get_op("aten::split_with_sizes_copy"),
+                                {x, Argument(std::vector<int64_t>{1, 3}), int64_t{1}});
+  split->meta().val =
+      run("aten::split_with_sizes_copy", {x, std::vector<int64_t>{1, 3}, int64_t{1}});
+  EXPECT_EQ(one("getitem", {split, int64_t{1}}),
+            TensorSpec(DType::Float, std::vector<int64_t>{2, 3}));
+  EXPECT_EQ(error("getitem", {split, int64_t{2}}),
+            "getitem: argument 'idx': 2 is out of range for 2 outputs");
+  // Engine and delegate outputs are set by their creator.
+  try {
+    run("ptec::execute_engine", {ArgumentList{x}, x});
+    ADD_FAILURE() << "no error";
+  } catch (const Exception& e) {
+    EXPECT_EQ(e.code(), Error::NotSupported);
+  }
+}
+
+TEST_F(ShapeFnTest, EveryOpHasAShapeFunction) {
+  for (const OpSchema* op : all_ops()) EXPECT_NE(op->shape_fn, nullptr) << op->qualified_name();
+}
+
+}  // namespace
+}  // namespace ptec::ir
