@@ -14,7 +14,7 @@ class Node;
 namespace ptec::passes {
 
 /// Rewrites one call into calls of core ATen ops (inserted before it), makes its users use the
-/// result, and erases it. Decomposed nodes keep the original's debug handle.
+/// result, and erases it. New nodes record the original in meta().extra["from_node"].
 using Decomposition = std::function<void(ir::ExportedProgram& program, ir::Node* node)>;
 
 /// The decomposition table: qualified op name → decomposition. Holds `aten::linear`

@@ -6,36 +6,14 @@
 #include "ir/exported_program.h"
 #include "ir/op_schema.h"
 
-#if __has_include("ir/verifier.h")
-#include "ir/verifier.h"
-#define PTEC_HAVE_IR_VERIFIER 1
-#endif
-#if __has_include("ir/printer.h")
 #include "ir/printer.h"
-#define PTEC_HAVE_IR_PRINTER 1
-#endif
+#include "ir/verifier.h"
 
 namespace ptec::passes {
 
-std::string print_program(const ir::ExportedProgram& program) {
-#ifdef PTEC_HAVE_IR_PRINTER
-  return ir::print(program);
-#else
-  std::string out;
-  for (const ir::Node* n : program.graph().nodes()) {
-    out += fmt::format("%{} = {} {}\n", n->name(), ir::to_string(n->kind()), n->target());
-  }
-  return out;
-#endif
-}
+std::string print_program(const ir::ExportedProgram& program) { return ir::print(program); }
 
-void verify_program(const ir::ExportedProgram& program) {
-#ifdef PTEC_HAVE_IR_VERIFIER
-  ir::verify(program);
-#else
-  (void)program;
-#endif
-}
+void verify_program(const ir::ExportedProgram& program) { ir::verify_or_throw(program); }
 
 PassManager& PassManager::add(std::unique_ptr<Pass> pass) {
   PTEC_ENFORCE(pass != nullptr, InvalidArgument, "PassManager::add: null pass");

@@ -26,8 +26,10 @@ ir::Node* insert_call(ir::Graph& graph, const ir::OpSchema& op, ir::ArgumentList
   ir::Node* node = graph.add_call(op, std::move(args), name_hint, before);
   node->meta().val = std::move(specs);
   if (origin != nullptr) {
-    node->set_debug_handle(origin->debug_handle());
+    // Debug handles are unique per graph (ir::verify): the new node keeps its own handle and
+    // records where it came from.
     node->meta().source = origin->meta().source;
+    node->meta().extra["from_node"] = origin->name();
   }
   return node;
 }

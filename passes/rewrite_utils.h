@@ -10,7 +10,8 @@ namespace ptec::passes {
 /// Inserts a call of `op` before `before` (nullptr: before the output node). Missing trailing
 /// arguments take their schema defaults (InvalidArgument naming the op when one has none);
 /// meta().val comes from the op's shape function. When `origin` is given, the new node takes
-/// its debug handle and source (a decomposition keeps pointing at the node it replaced).
+/// its source and records `meta().extra["from_node"] = origin->name()` (it gets a debug handle
+/// of its own: handles are unique in a graph).
 ir::Node* insert_call(ir::Graph& graph, const ir::OpSchema& op, ir::ArgumentList args,
                       ir::Node* before, const ir::Node* origin = nullptr,
                       const std::string& name_hint = "");

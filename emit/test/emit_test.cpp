@@ -184,6 +184,7 @@ TEST(Emit, MultiOutputOpHasATensorListReturnSlot) {
 TEST(Emit, SymbolicDimsAreDynamicBoundAtTheirUpperBound) {
   ir::ExportedProgram p;
   auto seq = std::make_shared<ir::Symbol>(ir::Symbol{"seq", 1, 8});
+  p.range_constraints()["seq"] = seq;
   ir::Node* x = ptec::testing::input(
       p, "x", ir::TensorSpec(DType::Float, ir::Shape{ir::SymInt(seq), ir::SymInt(4)}));
   ptec::testing::output(p, {ptec::testing::call(p, "aten::relu", {x})});

@@ -65,7 +65,8 @@ TEST(Decompose, LinearAndHardswishBecomeCoreOps) {
   EXPECT_EQ(out.name(), "div");
   EXPECT_EQ(p.signature().outputs[0].name, "div");
   EXPECT_EQ(out.spec().upper_bound_sizes(), (std::vector<int64_t>{2, 5, 3}));
-  EXPECT_EQ(p.graph().get("addmm").debug_handle(), fc_handle);
+  EXPECT_EQ(p.graph().get("addmm").meta().extra.at("from_node"), "fc");
+  EXPECT_NE(p.graph().get("addmm").debug_handle(), fc_handle);
   EXPECT_EQ(p.graph().get("view_copy").arg(1).to_int_vector(), (std::vector<int64_t>{10, 4}));
   verify_program(p);
 }
