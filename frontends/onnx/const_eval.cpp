@@ -105,6 +105,7 @@ ConstTensor binary(BinaryOp op, const ConstTensor& a, const ConstTensor& b) {
         case BinaryOp::Sub: out[k] = x - y; break;
         case BinaryOp::Mul: out[k] = x * y; break;
         case BinaryOp::Div: out[k] = x / y; break;
+        case BinaryOp::Pow: out[k] = std::pow(x, y); break;
         case BinaryOp::Equal: out[k] = x == y; break;
         case BinaryOp::Less: out[k] = x < y; break;
         case BinaryOp::Greater: out[k] = x > y; break;
@@ -135,6 +136,15 @@ ConstTensor binary(BinaryOp op, const ConstTensor& a, const ConstTensor& b) {
         PTEC_ENFORCE(y != 0, InvalidArgument, "integer division by zero");
         out[k] = (x == INT64_MIN && y == -1) ? INT64_MIN : x / y;  // truncates toward zero
         break;
+      case BinaryOp::Pow: {
+        PTEC_ENFORCE(y >= 0, InvalidArgument, "integer Pow with a negative exponent");
+        uint64_t r = 1, base = static_cast<uint64_t>(x);
+        for (int64_t e = y; e > 0; e >>= 1, base *= base) {
+          if (e & 1) r *= base;
+        }
+        out[k] = static_cast<int64_t>(r);
+        break;
+      }
       case BinaryOp::Equal: out[k] = x == y; break;
       case BinaryOp::Less: out[k] = x < y; break;
       case BinaryOp::Greater: out[k] = x > y; break;

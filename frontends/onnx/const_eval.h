@@ -16,7 +16,7 @@ namespace ptec::onnx_import::eval {
 /// Numpy-style broadcast of two shapes; throws InvalidArgument when they do not broadcast.
 std::vector<int64_t> broadcast_sizes(const std::vector<int64_t>& a, const std::vector<int64_t>& b);
 
-enum class BinaryOp { Add, Sub, Mul, Div, Equal, Less, Greater, Max, Min, And, Or };
+enum class BinaryOp { Add, Sub, Mul, Div, Pow, Equal, Less, Greater, Max, Min, And, Or };
 /// Element-wise `op` with broadcasting. Integral Div truncates toward zero (ONNX) and fails on a
 /// zero divisor; comparisons and And/Or give Bool.
 ConstTensor binary(BinaryOp op, const ConstTensor& a, const ConstTensor& b);

@@ -442,7 +442,8 @@ ir::ExportedProgram import_model(onnx::ModelProto& model, const std::string& fil
   program.set_stage(ir::Stage::Aten);
   std::string producer;
   if (!model.producer_name().empty()) {
-    producer = fmt::format(", producer {} {}", model.producer_name(), model.producer_version());
+    producer = ", producer " + model.producer_name();
+    if (!model.producer_version().empty()) producer += " " + model.producer_version();
   }
   program.provenance().push_back(
       {"import", fmt::format("onnx: {} (opset {}, ir_version {}{})", file, opset,

@@ -167,7 +167,7 @@ TEST(OnnxImportStructure, SignatureOrderAndInitializerPayloadIsNotCopied) {
   ASSERT_FALSE(p.provenance().empty());
   EXPECT_EQ(p.provenance()[0].stage, "import");
   EXPECT_EQ(p.provenance()[0].detail,
-            "onnx: test.onnx (opset 13, ir_version 8, producer ptec-test )");
+            "onnx: test.onnx (opset 13, ir_version 8, producer ptec-test)");
 }
 
 TEST(OnnxImportStructure, SymbolicDimsAreSpecializedAndRecorded) {

@@ -3,16 +3,33 @@
 #include <string>
 #include <vector>
 
+#include <gtest/gtest.h>
+
 #include "frontends/onnx/model_import.h"
 #include "frontends/onnx/test/model_builder.h"
 #include "ir/exception.h"
 #include "ir/exported_program.h"
+#include "ir/parser.h"
+#include "ir/printer.h"
+#include "ir/verifier.h"
 
 namespace ptec::onnx_import::testing {
 
+/// Checks what every imported program must satisfy: ir::verify finds no problem, and the text
+/// format round-trips (print(parse(print(p))) == print(p)).
+inline void expect_valid(const ir::ExportedProgram& p) {
+  const std::vector<std::string> problems = ir::verify(p);
+  EXPECT_TRUE(problems.empty()) << ::testing::PrintToString(problems) << "\n" << ir::print(p);
+  const std::string text = ir::print(p);
+  EXPECT_EQ(ir::print(ir::parse(text)), text);
+}
+
+/// Imports the builder's model as "test.onnx" and checks the result with expect_valid.
 inline ir::ExportedProgram import(ModelBuilder& b, const OnnxImportOptions& options = {}) {
   b.infer_output_shapes();
-  return import_model(b.model(), "test.onnx", options);
+  ir::ExportedProgram p = import_model(b.model(), "test.onnx", options);
+  expect_valid(p);
+  return p;
 }
 
 /// Targets of the call nodes, in graph order.
