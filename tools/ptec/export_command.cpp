@@ -1,0 +1,68 @@
+// `ptec export`: ONNX → ATEN program → to_edge → memory plan + emit → .pte (atomic write).
+
+#include <chrono>
+#include <cstdio>
+#include <filesystem>
+
+#include <nlohmann/json.hpp>
+
+#include "emit/export_pte.h"
+#include "emit/program_summary.h"
+#include "frontends/onnx/onnx_importer.h"
+#include "ir/exception.h"
+#include "program/to_edge.h"
+#include "tools/ptec/commands.h"
+
+namespace ptec::cli {
+
+int run_export(const ExportArgs& args) {
+  namespace fs = std::filesystem;
+  using Clock = std::chrono::steady_clock;
+  const auto start = Clock::now();
+
+  PTEC_ENFORCE(fs::exists(args.model), NotFound, "{}: no such file", args.model);
+  const fs::path out_dir = fs::path(args.output).parent_path();
+  PTEC_ENFORCE(out_dir.empty() || fs::is_directory(out_dir), NotFound,
+               "{}: output directory {} does not exist", args.output, out_dir.string());
+
+  ir::ExportedProgram aten = onnx_import::import_onnx(args.model);
+  const auto imported = Clock::now();
+  ir::ExportedProgram edge = program::to_edge(aten);
+  const auto lowered = Clock::now();
+
+  std::map<std::string, ir::ExportedProgram> methods;
+  methods.emplace("forward", std::move(edge));
+  const emit::EmittedProgram emitted = emit::export_pte(methods, emit::EmitConfig{}, args.output);
+  const auto written = Clock::now();
+
+  const emit::ProgramSummary summary = emit::summarize(emitted);
+  auto ms = [](Clock::duration d) { return std::chrono::duration<double, std::milli>(d).count(); };
+  const auto file_size = fs::file_size(args.output);
+  if (args.json) {
+    nlohmann::ordered_json j;
+    j["model"] = args.model;
+    j["output"] = args.output;
+    j["recipe"] = args.recipe;
+    j["bytes"] = file_size;
+    j["constants"] = summary.num_constants;
+    j["constant_bytes"] = summary.constant_bytes;
+    size_t instructions = 0;
+    for (const auto& m : summary.methods) instructions += m.num_instructions;
+    j["instructions"] = instructions;
+    j["time_ms"] = {{"import", ms(imported - start)},
+                    {"to_edge", ms(lowered - imported)},
+                    {"emit_and_write", ms(written - lowered)},
+                    {"total", ms(written - start)}};
+    std::printf("%s\n", j.dump(2).c_str());
+  } else {
+    size_t instructions = 0;
+    for (const auto& m : summary.methods) instructions += m.num_instructions;
+    std::printf(
+        "ptec: exported %s -> %s (%llu bytes, %zu instructions, %zu constants) in %.0f ms\n",
+        args.model.c_str(), args.output.c_str(), static_cast<unsigned long long>(file_size),
+        instructions, summary.num_constants, ms(written - start));
+  }
+  return 0;
+}
+
+}  // namespace ptec::cli

@@ -1,0 +1,61 @@
+// ptec: export ONNX models to ExecuTorch programs, run them, and inspect them.
+
+#include <CLI/CLI.hpp>
+
+#include <cstdio>
+#include <exception>
+
+#include "ir/exception.h"
+#include "tools/ptec/commands.h"
+
+int main(int argc, char** argv) {
+  CLI::App app{"ptec: export models to ExecuTorch .pte programs and run them"};
+  app.require_subcommand(1);
+  app.set_version_flag("--version", "ptec 0.1.0");
+
+  ptec::cli::ExportArgs export_args;
+  CLI::App* export_cmd = app.add_subcommand("export", "Export an ONNX model to a .pte program");
+  export_cmd->add_option("model", export_args.model, "ONNX model (.onnx)")->required();
+  export_cmd->add_option("-o,--output", export_args.output, "Output .pte path")->required();
+  export_cmd->add_option("--recipe", export_args.recipe, "Export recipe")
+      ->check(CLI::IsMember({"portable"}))
+      ->capture_default_str();
+  export_cmd->add_flag("--json", export_args.json, "Print a JSON summary");
+
+  ptec::cli::RunArgs run_args;
+  CLI::App* run_cmd = app.add_subcommand("run", "Run a method of a .pte program");
+  run_cmd->add_option("program", run_args.program, ".pte program")->required();
+  run_cmd->add_option("--method", run_args.method, "Method to run")->capture_default_str();
+  run_cmd->add_option("--inputs", run_args.inputs_dir,
+                      "Directory with input_K.pb (onnx.TensorProto) or .npy files; default: ones");
+  run_cmd->add_option("--outputs-dir", run_args.outputs_dir, "Write output_K.pb files here");
+  run_cmd->add_option("--data", run_args.data_path, ".ptd file with external tensor data");
+  run_cmd->add_option("--iterations", run_args.iterations, "Number of timed runs")
+      ->check(CLI::PositiveNumber)
+      ->capture_default_str();
+  run_cmd->add_flag("--json", run_args.json, "Print one JSON object");
+
+  ptec::cli::InfoArgs info_args;
+  CLI::App* info_cmd = app.add_subcommand("info", "Describe a .pte program");
+  info_cmd->add_option("program", info_args.program, ".pte program")->required();
+  info_cmd->add_flag("--json", info_args.json, "Print one JSON object");
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    return app.exit(e);
+  }
+
+  try {
+    if (*export_cmd) return ptec::cli::run_export(export_args);
+    if (*run_cmd) return ptec::cli::run_run(run_args);
+    if (*info_cmd) return ptec::cli::run_info(info_args);
+  } catch (const ptec::Exception& e) {
+    std::fprintf(stderr, "ptec: error: %s\n", e.what());
+    return 1;
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "ptec: internal error: %s\n", e.what());
+    return 2;
+  }
+  return 0;
+}
