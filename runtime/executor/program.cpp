@@ -23,6 +23,43 @@ uint32_t read_le32(const uint8_t* p) {
          static_cast<uint32_t>(p[2]) << 16 | static_cast<uint32_t>(p[3]) << 24;
 }
 
+// The flatbuffers verifier only checks 4-byte alignment of a vector's length prefix, so in a
+// malformed file a vector of 8-byte elements can be misaligned: reading it would be undefined
+// behaviour. Checks every such vector the runtime reads.
+template <typename T>
+bool aligned(const flatbuffers::Vector<T>* v) {
+  return v == nullptr || reinterpret_cast<uintptr_t>(v->Data()) % alignof(T) == 0;
+}
+
+bool eight_byte_vectors_aligned(const fb::Program* program) {
+  if (program->constant_segment() != nullptr && !aligned(program->constant_segment()->offsets())) {
+    return false;
+  }
+  if (program->mutable_data_segments() != nullptr) {
+    for (const fb::SubsegmentOffsets* sub : *program->mutable_data_segments()) {
+      if (sub != nullptr && !aligned(sub->offsets())) return false;
+    }
+  }
+  if (program->execution_plan() == nullptr) return true;
+  for (const fb::ExecutionPlan* plan : *program->execution_plan()) {
+    if (plan == nullptr) continue;
+    if (!aligned(plan->non_const_buffer_sizes())) return false;
+    if (plan->values() == nullptr) continue;
+    for (const fb::EValue* v : *plan->values()) {
+      if (v == nullptr) continue;
+      if (v->val_type() == fb::KernelTypes::IntList && v->val_as_IntList() != nullptr &&
+          !aligned(v->val_as_IntList()->items())) {
+        return false;
+      }
+      if (v->val_type() == fb::KernelTypes::DoubleList && v->val_as_DoubleList() != nullptr &&
+          !aligned(v->val_as_DoubleList()->items())) {
+        return false;
+      }
+    }
+  }
+  return true;
+}
+
 }  // namespace
 
 Result<Program> Program::load(DataLoader* loader, Verification verification) {
@@ -104,6 +141,9 @@ Result<Program> Program::load(DataLoader* loader, Verification verification) {
     PTEC_CHECK_OR_RETURN_ERROR(fb::VerifyProgramBuffer(verifier), InvalidProgram,
                                "program flatbuffer failed verification (malformed or truncated "
                                "file)");
+    PTEC_CHECK_OR_RETURN_ERROR(
+        eight_byte_vectors_aligned(fb::GetProgram(bytes)), InvalidProgram,
+        "program flatbuffer has a misaligned 8-byte vector (malformed file)");
   }
   const fb::Program* root_table = fb::GetProgram(bytes);
 

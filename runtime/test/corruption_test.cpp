@@ -75,6 +75,32 @@ INSTANTIATE_TEST_SUITE_P(Fixtures, CorruptionTest,
                            return name.substr(0, name.find('.'));
                          });
 
+// Inputs the fuzzer once crashed on (runtime/test/fuzz/regressions); each must now be handled.
+TEST(FuzzRegressionTest, EveryRecordedInputIsHandled) {
+  const testing::fs::path dir =
+      testing::fs::path(PTEC_SOURCE_DIR) / "runtime" / "test" / "fuzz" / "regressions";
+  ASSERT_TRUE(testing::fs::exists(dir));
+  LogCapture log;
+  size_t n = 0;
+  for (const auto& entry : testing::fs::directory_iterator(dir)) {
+    AlignedBytes bytes(read_file(entry.path()));
+    fuzz::exercise_program(bytes.data(), bytes.size());
+    fuzz::exercise_data_map(bytes.data(), bytes.size());
+    ++n;
+  }
+  EXPECT_GT(n, 0u);
+}
+
+TEST(FuzzRegressionTest, MisalignedEightByteVectorIsRejected) {
+  const testing::fs::path file = testing::fs::path(PTEC_SOURCE_DIR) /
+                                 "runtime/test/fuzz/regressions/misaligned_int64_vector.pte";
+  AlignedBytes bytes(read_file(file));
+  BufferDataLoader loader(bytes.data(), bytes.size());
+  LogCapture log;
+  EXPECT_EQ(Program::load(&loader).error(), Error::InvalidProgram);
+  EXPECT_TRUE(log.contains("misaligned 8-byte vector")) << log.all();
+}
+
 TEST(CorruptionDataMapTest, EverySingleByteChangeOfThePtdIsHandled) {
   PTEC_SKIP_WITHOUT_FIXTURES();
   const std::vector<uint8_t> file = read_file(fixtures_dir() / "handmade/handmade.ptd");

@@ -160,5 +160,34 @@ TEST(FlatTensorDataMapTest, ShortDataIsRejected) {
   EXPECT_TRUE(log.contains("'linear.weight' has 20 bytes, 24 needed")) << log.all();
 }
 
+TEST(FlatTensorDataMapTest, MutableExternalTensorIsCopiedIntoPlannedMemory) {
+  AlignedBytes ptd(
+      ptd_from_json(weight_ptd_json("[2, 3]"), testing::bytes_of<float>({1, 2, 3, 4, 5, 6})));
+  BufferDataLoader data_loader(ptd.data(), ptd.size());
+  Result<FlatTensorDataMap> map = FlatTensorDataMap::load(&data_loader);
+  ASSERT_TRUE(map.ok());
+  AlignedBytes pte(testing::pte_from_json(
+      R"({"execution_plan": [{"name": "forward", "values": [)" +
+      testing::tensor_json("FLOAT", {2, 3}, 1, 0,
+                           R"("extra_tensor_info": {"fully_qualified_name": "linear.weight",
+                                                     "location": "EXTERNAL"})") +
+      R"(], "inputs": [], "outputs": [0], "chains": [{"instructions": []}], "operators": [],
+          "delegates": [], "non_const_buffer_sizes": [0, 32]}],
+          "constant_segment": {"offsets": [0]}})"));
+  BufferDataLoader loader(pte.data(), pte.size());
+  Result<Program> program = Program::load(&loader);
+  ASSERT_TRUE(program.ok());
+  TestMemory memory(program->method_meta("forward").get());
+  Result<Method> method = program->load_method("forward", memory.manager(), nullptr, &map.get());
+  ASSERT_TRUE(method.ok());
+  ASSERT_EQ(method->execute(), Error::Ok);
+  const Tensor& t = method->get_output(0)->to_tensor();
+  // The data lives in planned memory (a copy), not in the data file's buffer.
+  EXPECT_NE(t.const_data_ptr(), map->get_data("linear.weight")->data());
+  std::vector<float> values(6);
+  std::memcpy(values.data(), t.const_data_ptr(), 24);
+  EXPECT_EQ(values, std::vector<float>({1, 2, 3, 4, 5, 6}));
+}
+
 }  // namespace
 }  // namespace ptec::runtime

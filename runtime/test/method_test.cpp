@@ -287,5 +287,43 @@ TEST_F(MethodFixtureTest, PlannedMemoryTooSmallIsAnError) {
   EXPECT_EQ(program->load_method("forward", &small).error(), Error::MemoryAllocationFailed);
 }
 
+// Records event names and logged outputs.
+class RecordingTracer final : public EventTracer {
+ public:
+  void create_event_block(const char* name) override {
+    events.push_back(std::string("block:") + name);
+  }
+  EventTracerEntry start_profiling(const char* name, ChainID chain_id,
+                                   InstructionID instruction_id) override {
+    events.push_back(std::string(name) + "@" + std::to_string(chain_id) + ":" +
+                     std::to_string(instruction_id));
+    return EventTracer::start_profiling(name, chain_id, instruction_id);
+  }
+  Error log_evalue(const EValue& value, LoggedEValueType type, ChainID, InstructionID) override {
+    if (type == LoggedEValueType::ProgramOutput && value.is_tensor()) ++outputs;
+    return Error::Ok;
+  }
+  std::vector<std::string> events;
+  int outputs = 0;
+};
+
+TEST_F(MethodFixtureTest, EventTracerSeesLoadAndEveryInstruction) {
+  FixtureProgram program("executorch/add.pte");
+  ASSERT_EQ(program.error(), Error::Ok);
+  TestMemory memory(program->method_meta("forward").get());
+  RecordingTracer tracer;
+  Result<Method> method = program->load_method("forward", memory.manager(), &tracer);
+  ASSERT_TRUE(method.ok());
+  OwnedTensor x = OwnedTensor::full(DType::Float, {1}, 1.0);
+  ASSERT_EQ(method->set_input(x.evalue(), 0), Error::Ok);
+  ASSERT_EQ(method->set_input(x.evalue(), 1), Error::Ok);
+  ASSERT_EQ(method->execute(), Error::Ok);
+  EXPECT_EQ(tracer.events,
+            std::vector<std::string>({"block:Default", "Program::load_method@-1:-1",
+                                      "Method::init@-1:-1", "block:Execute", "OPERATOR_CALL@0:0",
+                                      "native_call_aten::add.out@0:0"}));
+  EXPECT_EQ(tracer.outputs, 1);
+}
+
 }  // namespace
 }  // namespace ptec::runtime
