@@ -69,6 +69,7 @@ class Graph {
   std::unique_ptr<Graph> clone(std::unordered_map<const Node*, Node*>* mapping = nullptr) const;
 
  private:
+  friend class Node;  // Node::set_debug_handle keeps next_debug_handle_ ahead of every handle
   Node* create(NodeKind kind, const std::string& name_hint, Node* before, bool exact_name);
   void add_uses(Node* user);
   void remove_uses(Node* user);

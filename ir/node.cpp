@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "ir/exception.h"
+#include "ir/graph.h"
 #include "ir/op_schema.h"
 
 namespace ptec::ir {
@@ -37,6 +38,11 @@ std::vector<Node*> Node::inputs() const {
     });
   }
   return out;
+}
+
+void Node::set_debug_handle(int64_t handle) {
+  debug_handle_ = handle;
+  graph_->next_debug_handle_ = std::max(graph_->next_debug_handle_, handle + 1);
 }
 
 const TensorSpec& Node::spec() const {

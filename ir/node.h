@@ -66,7 +66,8 @@ class Node {
   std::vector<Node*> inputs() const;
 
   int64_t debug_handle() const { return debug_handle_; }
-  void set_debug_handle(int64_t handle) { debug_handle_ = handle; }
+  /// Sets the handle (e.g. when parsing a printed graph); later nodes get larger handles.
+  void set_debug_handle(int64_t handle);
 
   NodeMeta& meta() { return meta_; }
   const NodeMeta& meta() const { return meta_; }
