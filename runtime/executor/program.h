@@ -23,7 +23,8 @@ namespace ptec::runtime {
 /// A loaded .pte (FORMAT.md §1-2): the verified flatbuffer plus its constant segment. Methods
 /// are loaded from it on demand. No heap: the program's bytes come from the DataLoader.
 /// Move-only. The loader must outlive the Program; the Program must outlive its Methods,
-/// MethodMetas and every string it returns.
+/// MethodMetas and every string it returns, and must not be moved while Methods loaded from it
+/// exist (their delegates may hold its named-data map).
 class Program final {
  public:
   enum class Verification : uint8_t {
