@@ -362,12 +362,19 @@ void MethodEmitter::emit_placeholder(const ir::Node& node) {
 void MethodEmitter::emit_out_variant_call(const ir::Node& node) {
   const ir::OpSchema& op = *node.op();
   const size_t num_outs = node.meta().val.size();
-  size_t schema_outs = 0;
-  for (const ir::ArgSchema& a : op.out_args) schema_outs += a.is_out ? 1 : 0;
-  if (schema_outs != num_outs) {
+  // Out arguments are single tensors (`Tensor(a!) out`) or, for ops such as
+  // split_with_sizes_copy, one tensor list (`Tensor(a!)[] out`) that takes every remaining output.
+  size_t tensor_outs = 0;
+  size_t list_outs = 0;
+  for (const ir::ArgSchema& a : op.out_args) {
+    if (a.is_out) ++(a.type.is_list ? list_outs : tensor_outs);
+  }
+  const bool counts_match =
+      list_outs == 0 ? tensor_outs == num_outs : list_outs == 1 && tensor_outs <= num_outs;
+  if (!counts_match) {
     fail(Error::InvalidProgram, node,
          fmt::format("has {} output tensor specs but {} takes {} out arguments", num_outs,
-                     op.out_qualified_name(), schema_outs));
+                     op.out_qualified_name(), tensor_outs + list_outs));
   }
 
   // The out tensors first (as exir does), then the other arguments in out-variant order.
@@ -379,7 +386,17 @@ void MethodEmitter::emit_out_variant_call(const ir::Node& node) {
   }
   std::vector<int32_t> args;
   size_t next_out = 0;
+  int32_t list_value = -1;
   for (const ir::ArgSchema& a : op.out_args) {
+    if (a.is_out && a.type.is_list) {
+      const size_t count = num_outs - tensor_outs;
+      list_value = add_tensor_list(
+          std::vector<int32_t>(outs.begin() + static_cast<std::ptrdiff_t>(next_out),
+                               outs.begin() + static_cast<std::ptrdiff_t>(next_out + count)));
+      next_out += count;
+      args.push_back(list_value);
+      continue;
+    }
     if (a.is_out) {
       args.push_back(outs[next_out++]);
       continue;
@@ -396,8 +413,12 @@ void MethodEmitter::emit_out_variant_call(const ir::Node& node) {
     }
     args.push_back(emit_argument(value, a.type, node, a.name));
   }
-  // One return slot (FORMAT.md §3): the out tensor, or a TensorList of the outs.
-  args.push_back(num_outs == 1 ? outs[0] : add_tensor_list(outs));
+  // One return slot (FORMAT.md §3): the out tensor, the out list, or a TensorList of the outs.
+  if (list_value >= 0) {
+    args.push_back(list_value);
+  } else {
+    args.push_back(num_outs == 1 ? outs[0] : add_tensor_list(outs));
+  }
 
   fb::KernelCallT call;
   call.op_index = operator_index(op_base_name(op), op.out_overload);
