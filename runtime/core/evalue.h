@@ -61,7 +61,9 @@ class EValue final {
   explicit EValue(int64_t v) : tag_(Tag::Int) { payload_.as_int = v; }
   explicit EValue(double v) : tag_(Tag::Double) { payload_.as_double = v; }
   explicit EValue(bool v) : tag_(Tag::Bool) { payload_.as_bool = v; }
-  explicit EValue(std::string_view s) : tag_(Tag::String) { payload_.as_string = {s.data(), s.size()}; }
+  explicit EValue(std::string_view s) : tag_(Tag::String) {
+    payload_.as_string = {s.data(), s.size()};
+  }
   explicit EValue(Tensor* t) : tag_(Tag::Tensor) { payload_.as_tensor = t; }
   explicit EValue(BoxedEvalueList<int64_t> l) : tag_(Tag::IntList) { payload_.as_int_list = l; }
   explicit EValue(Span<const double> l) : tag_(Tag::DoubleList) { payload_.as_double_list = l; }

@@ -20,14 +20,14 @@ class Scalar final {
   bool is_boolean() const { return tag_ == Tag::Bool; }
 
   int64_t to_int() const {
-    return tag_ == Tag::Int ? v_.as_int
-                            : (tag_ == Tag::Bool ? int64_t{v_.as_bool}
-                                                 : static_cast<int64_t>(v_.as_double));
+    return tag_ == Tag::Int
+               ? v_.as_int
+               : (tag_ == Tag::Bool ? int64_t{v_.as_bool} : static_cast<int64_t>(v_.as_double));
   }
   double to_double() const {
-    return tag_ == Tag::Double ? v_.as_double
-                               : (tag_ == Tag::Int ? static_cast<double>(v_.as_int)
-                                                   : (v_.as_bool ? 1.0 : 0.0));
+    return tag_ == Tag::Double
+               ? v_.as_double
+               : (tag_ == Tag::Int ? static_cast<double>(v_.as_int) : (v_.as_bool ? 1.0 : 0.0));
   }
   bool to_bool() const { return tag_ == Tag::Bool ? v_.as_bool : to_double() != 0.0; }
 
