@@ -3,6 +3,9 @@
 .PHONY: setup build dev-build asan-build demo test test-dev test-asan fuzz test-fuzz format-check bench clean
 
 JOBS ?= 2
+# ccache: share compiled objects between clones and build directories of this repository.
+export CCACHE_BASEDIR := $(CURDIR)
+export CCACHE_NOHASHDIR := 1
 
 setup:
 	@bash scripts/setup.sh
