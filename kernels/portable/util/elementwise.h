@@ -93,10 +93,15 @@ void for_each_broadcast(Span<const SizesType> out_sizes, const std::array<const 
 }
 
 namespace internal {
+// A struct, not an alias template: clang drops a pack expansion over an alias that ignores its
+// index parameter (CWG 1558).
 template <typename CT, size_t>
-using Repeat = CT;
+struct Repeat {
+  using type = CT;
+};
 template <typename Op, typename CT, size_t... I>
-auto op_result(std::index_sequence<I...>) -> std::invoke_result_t<Op&, Repeat<CT, I>...>;
+auto op_result(std::index_sequence<I...>)
+    -> std::invoke_result_t<Op&, typename Repeat<CT, I>::type...>;
 }  // namespace internal
 
 /// out[i] = op(in_0[i_0], ..., in_{N-1}[i_{N-1}]) with broadcasting; out must already have the

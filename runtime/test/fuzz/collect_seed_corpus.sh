@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Copies the shared fixtures (.pte/.ptd up to 256 KiB) into OUT_DIR as the fuzzer's seed corpus.
+# Copies the shared fixtures (.pte/.ptd up to 256 KiB), ptec-written programs (seeds/) and past
+# crashers (regressions/) into OUT_DIR as the fuzzer's seed corpus.
 # Usage: collect_seed_corpus.sh OUT_DIR [FIXTURES_DIR]
 set -euo pipefail
 out="${1:?usage: collect_seed_corpus.sh OUT_DIR [FIXTURES_DIR]}"
@@ -15,6 +16,12 @@ else
     n=$((n + 1))
   done < <(find "$fixtures" -type f \( -name '*.pte' -o -name '*.ptd' \) -size -256k -print0)
 fi
+# Programs written by ptec's own exporter (regenerate with `ptec export` when the format changes).
+for f in "$here"/seeds/*.pte; do
+  [[ -f "$f" ]] || continue
+  cp "$f" "$out/$(basename "$f")"
+  n=$((n + 1))
+done
 # Inputs that once crashed the fuzzer stay in the corpus.
 for f in "$here"/regressions/*; do
   [[ -f "$f" ]] || continue

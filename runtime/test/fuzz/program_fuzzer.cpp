@@ -7,6 +7,7 @@
 #include <cstring>
 
 #include "core/log.h"
+#include "kernels/portable/register.h"
 #include "runtime/backend/interface.h"
 #include "runtime/kernel/boxing.h"
 #include "runtime/test/fuzz/exercise_program.h"
@@ -35,40 +36,14 @@ class FuzzBackend final : public ptec::runtime::BackendInterface {
 
 FuzzBackend g_backend;
 
-// The fuzzer registers its own strict aten::add.out instead of linking kernels/portable, so that
-// it builds with clang independently of the kernel library and fuzzes the runtime itself:
-// out = self + alpha * other for float tensors of equal element count (other may be a scalar).
-ptec::runtime::Tensor& fuzz_add_out(ptec::runtime::KernelRuntimeContext& ctx,
-                                    const ptec::runtime::Tensor& self,
-                                    const ptec::runtime::Tensor& other,
-                                    const ptec::runtime::Scalar& alpha,
-                                    ptec::runtime::Tensor& out) {
-  using ptec::DType;
-  PTEC_KERNEL_CHECK_MSG(
-      ctx,
-      self.dtype() == DType::Float && other.dtype() == DType::Float && out.dtype() == DType::Float,
-      InvalidArgument, out, "fuzz add.out: float only");
-  PTEC_KERNEL_CHECK_MSG(ctx, other.numel() == self.numel() || other.numel() == 1, InvalidArgument,
-                        out, "fuzz add.out: shapes differ");
-  PTEC_KERNEL_CHECK_MSG(ctx, out.resize(self.sizes()) == ptec::Error::Ok, InvalidArgument, out,
-                        "fuzz add.out: cannot resize out");
-  const float a = static_cast<float>(alpha.to_double());
-  const float* x = self.const_data_ptr<float>();
-  const float* y = other.const_data_ptr<float>();
-  float* z = out.mutable_data_ptr<float>();
-  for (size_t i = 0; i < self.numel(); ++i) z[i] = x[i] + a * y[other.numel() == 1 ? 0 : i];
-  return out;
-}
-
-const ptec::runtime::Kernel kFuzzKernels[] = {PTEC_KERNEL("aten::add.out", fuzz_add_out)};
-
 void silent(ptec::LogLevel, const char*, void*) {}
 
 }  // namespace
 
 extern "C" int LLVMFuzzerInitialize(int*, char***) {
   if (std::getenv("PTEC_FUZZ_VERBOSE") == nullptr) ptec::set_log_sink(&silent, nullptr);
-  (void)ptec::runtime::register_kernels(kFuzzKernels);
+  // The real portable kernels: programs that use them load fully and run (bounded memory).
+  (void)ptec::kernels::register_portable_kernels();
   (void)ptec::runtime::register_backend({"BackendWithCompilerDemo", &g_backend});
   return 0;
 }
