@@ -16,6 +16,7 @@
 #include "schema/extended_header.h"
 #include "schema/program_generated.h"
 #include "tools/ptec/commands.h"
+#include "tools/ptec/dynamic_dims.h"
 
 namespace ptec::cli {
 namespace {
@@ -121,7 +122,8 @@ int run_info(const InfoArgs& args) {
 
   uint64_t constant_bytes = 0;
   size_t num_constants = 0;
-  if (program->constant_segment() != nullptr && program->constant_segment()->offsets() != nullptr) {
+  if (program->constant_segment() != nullptr && program->constant_segment()->offsets() != nullptr &&
+      program->constant_segment()->offsets()->size() > 0) {
     num_constants = program->constant_segment()->offsets()->size() - 1;  // [0] is a placeholder
     const uint32_t seg = program->constant_segment()->segment_index();
     if (num_constants > 0 && program->segments() != nullptr && seg < program->segments()->size()) {
@@ -129,6 +131,9 @@ int run_info(const InfoArgs& args) {
     }
   }
   out["constants"] = {{"count", num_constants}, {"segment_bytes", constant_bytes}};
+  const size_t legacy_constants =
+      program->constant_buffer() == nullptr ? 0 : program->constant_buffer()->size();
+  if (legacy_constants > 0) out["deprecated_constant_buffer"] = legacy_constants;
 
   ordered_json methods = ordered_json::array();
   if (program->execution_plan() != nullptr) {
@@ -182,10 +187,21 @@ int run_info(const InfoArgs& args) {
           ordered_json dj;
           dj["backend_id"] = d->id() == nullptr ? "" : d->id()->str();
           if (d->processed() != nullptr) {
-            dj["location"] =
-                d->processed()->location() == fb::DataLocation::INLINE ? "inline" : "segment";
-            dj["index"] = d->processed()->index();
+            const bool is_inline = d->processed()->location() == fb::DataLocation::INLINE;
+            const uint32_t index = d->processed()->index();
+            dj["location"] = is_inline ? "inline" : "segment";
+            dj["index"] = index;
+            // Size of the blob (from the inline table or the segment table).
+            if (is_inline && program->backend_delegate_data() != nullptr &&
+                index < program->backend_delegate_data()->size() &&
+                program->backend_delegate_data()->Get(index)->data() != nullptr) {
+              dj["size"] = program->backend_delegate_data()->Get(index)->data()->size();
+            } else if (!is_inline && program->segments() != nullptr &&
+                       index < program->segments()->size()) {
+              dj["size"] = program->segments()->Get(index)->size();
+            }
           }
+          if (d->compile_specs() != nullptr) dj["compile_specs"] = d->compile_specs()->size();
           delegates.push_back(dj);
         }
       }
@@ -201,6 +217,21 @@ int run_info(const InfoArgs& args) {
       methods.push_back(m);
     }
   }
+  // The dynamic-dim records that `ptec export` stores as a constant method: attach each to its
+  // method's input.
+  for (const auto& m : methods) {
+    if (m["name"] != kDynamicDimsMethod || m["outputs"].size() != 1) continue;
+    const ordered_json& o = m["outputs"][0];
+    if (o.value("kind", "") != "string") continue;
+    for (const DynamicDimRecord& r : decode_dynamic_dims(o["value"].get<std::string>())) {
+      for (auto& target : methods) {
+        if (target["name"] != r.method || r.input_index >= target["inputs"].size()) continue;
+        target["inputs"][r.input_index]["name"] = r.input;
+        target["inputs"][r.input_index]["dynamic_dims"].push_back(
+            {{"axis", r.axis}, {"symbol", r.symbol}, {"min", r.min}, {"max", r.max}});
+      }
+    }
+  }
   out["methods"] = methods;
 
   if (args.json) {
@@ -212,7 +243,19 @@ int run_info(const InfoArgs& args) {
   for (const auto& m : methods) {
     std::printf("method %s\n", m["name"].get<std::string>().c_str());
     for (size_t i = 0; i < m["inputs"].size(); ++i) {
-      std::printf("  input %zu: %s\n", i, value_text(m["inputs"][i]).c_str());
+      const ordered_json& in = m["inputs"][i];
+      std::printf(
+          "  input %zu%s: %s\n", i,
+          in.contains("name") ? fmt::format(" '{}'", in["name"].get<std::string>()).c_str() : "",
+          value_text(in).c_str());
+      if (in.contains("dynamic_dims")) {
+        for (const auto& d : in["dynamic_dims"]) {
+          std::printf("    dynamic axis %d: '%s' in [%lld, %lld]\n", d["axis"].get<int>(),
+                      d["symbol"].get<std::string>().c_str(),
+                      static_cast<long long>(d["min"].get<int64_t>()),
+                      static_cast<long long>(d["max"].get<int64_t>()));
+        }
+      }
     }
     for (size_t i = 0; i < m["outputs"].size(); ++i) {
       std::printf("  output %zu: %s\n", i, value_text(m["outputs"][i]).c_str());
@@ -222,8 +265,9 @@ int run_info(const InfoArgs& args) {
       std::printf("    %5d  %s\n", count.get<int>(), name.c_str());
     }
     for (const auto& d : m["delegates"]) {
-      std::printf("  delegate %s (%s)\n", d["backend_id"].get<std::string>().c_str(),
-                  d.value("location", "?").c_str());
+      std::printf("  delegate %s (%s, %llu bytes)\n", d["backend_id"].get<std::string>().c_str(),
+                  d.value("location", "?").c_str(),
+                  static_cast<unsigned long long>(d.value("size", uint64_t{0})));
     }
     for (const auto& a : m["planned_memory"]) {
       std::printf("  planned memory %d: %llu bytes\n", a["memory_id"].get<int>(),
