@@ -89,7 +89,8 @@ BufferPtr Buffer::map_file(const std::string& path) {
   void* addr = ::mmap(nullptr, size, PROT_READ, MAP_PRIVATE, fd, 0);
   const int err = errno;
   ::close(fd);  // the mapping stays valid after close
-  if (addr == MAP_FAILED) raise(Error::AccessFailed, "{}: cannot map: {}", path, std::strerror(err));
+  if (addr == MAP_FAILED)
+    raise(Error::AccessFailed, "{}: cannot map: {}", path, std::strerror(err));
   return std::make_shared<MappedBuffer>(addr, size);
 }
 

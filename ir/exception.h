@@ -29,7 +29,7 @@ template <typename... Args>
 }  // namespace ptec
 
 /// Throws ptec::Exception(Error::code, message) unless `cond` holds.
-#define PTEC_ENFORCE(cond, code, ...)                  \
-  do {                                                 \
+#define PTEC_ENFORCE(cond, code, ...)                             \
+  do {                                                            \
     if (!(cond)) ::ptec::raise(::ptec::Error::code, __VA_ARGS__); \
   } while (0)

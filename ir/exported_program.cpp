@@ -57,8 +57,7 @@ const TensorData* ExportedProgram::constant_for_placeholder(
       auto it = constants_.find(spec->target);
       return it == constants_.end() ? nullptr : &it->second;
     }
-    default:
-      return nullptr;
+    default: return nullptr;
   }
 }
 

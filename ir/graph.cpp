@@ -59,9 +59,10 @@ std::string Graph::unique_name(std::string_view hint) const {
 }
 
 Node* Graph::create(NodeKind kind, const std::string& name_hint, Node* before, bool exact_name) {
-  std::string name = exact_name && by_name_.count(name_hint) == 0 && sanitize(name_hint) == name_hint
-                         ? name_hint
-                         : unique_name(name_hint);
+  std::string name =
+      exact_name && by_name_.count(name_hint) == 0 && sanitize(name_hint) == name_hint
+          ? name_hint
+          : unique_name(name_hint);
   auto owned = std::unique_ptr<Node>(new Node(this, kind, name));
   Node* node = owned.get();
   node->debug_handle_ = next_debug_handle_++;

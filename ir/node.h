@@ -78,7 +78,8 @@ class Node {
 
  private:
   friend class Graph;
-  Node(Graph* graph, NodeKind kind, std::string name) : graph_(graph), kind_(kind), name_(std::move(name)) {}
+  Node(Graph* graph, NodeKind kind, std::string name)
+      : graph_(graph), kind_(kind), name_(std::move(name)) {}
 
   Graph* graph_;
   NodeKind kind_;

@@ -32,9 +32,9 @@ const char* to_string(BaseType base);
 /// A schema type: `Tensor`, `Tensor?`, `int[2]`, `SymInt[]?`, `Tensor?[]`, ...
 struct TypeRef {
   BaseType base = BaseType::Tensor;
-  bool optional = false;       // `T?` or `T[]?`: the whole value may be None
-  bool is_list = false;        // `T[]` / `T[N]`
-  int list_size = -1;          // N for `T[N]`, -1 when unsized
+  bool optional = false;          // `T?` or `T[]?`: the whole value may be None
+  bool is_list = false;           // `T[]` / `T[N]`
+  int list_size = -1;             // N for `T[N]`, -1 when unsized
   bool element_optional = false;  // `T?[]`
 
   /// The ATen spelling, e.g. "int[2]", "Tensor?[]".
@@ -62,12 +62,12 @@ using ShapeFn = std::vector<TensorSpec> (*)(const OpSchema& op, const ArgumentLi
 /// An operator overload: its functional schema (what the IR holds) and the out-variant the
 /// emitter calls (what a .pte names). Built from ATen schema strings (OPERATORS.md).
 struct OpSchema {
-  std::string ns;         // "aten"
-  std::string name;       // "add"
-  std::string overload;   // "Tensor"; "" for the default overload
+  std::string ns;        // "aten"
+  std::string name;      // "add"
+  std::string overload;  // "Tensor"; "" for the default overload
   std::vector<ArgSchema> args;
   std::vector<TypeRef> returns;
-  std::string schema;     // the functional schema string
+  std::string schema;  // the functional schema string
 
   /// Out variant: overload name and full argument list (functional args and out args, in the
   /// order the kernel takes them). Empty `out_overload` for ops with no out variant (prim ops,

@@ -64,8 +64,8 @@ std::string TensorSpec::to_string() const {
 }
 
 void TensorData::check(const std::string& what) const {
-  PTEC_ENFORCE(spec.is_static(), InvalidArgument, "{}: tensor data must have a static shape, got {}",
-               what, spec.to_string());
+  PTEC_ENFORCE(spec.is_static(), InvalidArgument,
+               "{}: tensor data must have a static shape, got {}", what, spec.to_string());
   PTEC_ENFORCE(data != nullptr, InvalidArgument, "{}: tensor {} has no data", what,
                spec.to_string());
   PTEC_ENFORCE(data->size() == spec.nbytes_upper_bound(), InvalidArgument,
