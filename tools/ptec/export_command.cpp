@@ -12,7 +12,6 @@
 #include "ir/exception.h"
 #include "program/to_edge.h"
 #include "tools/ptec/commands.h"
-#include "tools/ptec/dynamic_dims.h"
 
 namespace ptec::cli {
 
@@ -20,38 +19,20 @@ int run_export(const ExportArgs& args) {
   namespace fs = std::filesystem;
   using Clock = std::chrono::steady_clock;
   const auto start = Clock::now();
-  if (!args.methods.empty() || !args.constants.empty() || args.external_data ||
-      args.model.empty()) {
-    return run_export_methods(args);
-  }
 
   PTEC_ENFORCE(fs::exists(args.model), NotFound, "{}: no such file", args.model);
   const fs::path out_dir = fs::path(args.output).parent_path();
   PTEC_ENFORCE(out_dir.empty() || fs::is_directory(out_dir), NotFound,
                "{}: output directory {} does not exist", args.output, out_dir.string());
 
-  onnx_import::OnnxImportOptions options;
-  for (const std::string& d : args.dynamic) options.dynamic_dims.push_back(parse_dynamic_dim(d));
-  ir::ExportedProgram aten = onnx_import::import_onnx(args.model, options);
-  // Say which dims stay dynamic and which symbolic dims were specialized (stderr: the JSON
-  // summary on stdout stays machine-readable).
-  for (const ir::ProvenanceStep& step : aten.provenance()) {
-    if (step.stage == "dynamic" || step.stage == "specialize") {
-      std::fprintf(stderr, "ptec: %s: %s\n", step.stage == "dynamic" ? "dynamic" : "specialized",
-                   step.detail.c_str());
-    }
-  }
-  const std::vector<DynamicDimRecord> records = dynamic_dim_records("forward", aten);
+  ir::ExportedProgram aten = onnx_import::import_onnx(args.model);
   const auto imported = Clock::now();
   ir::ExportedProgram edge = program::to_edge(aten);
   const auto lowered = Clock::now();
 
   std::map<std::string, ir::ExportedProgram> methods;
   methods.emplace("forward", std::move(edge));
-  std::map<std::string, emit::ConstantValue> constant_methods;
-  if (!records.empty()) constant_methods.emplace(kDynamicDimsMethod, encode_dynamic_dims(records));
-  const emit::EmittedProgram emitted =
-      emit::export_pte(methods, emit::EmitConfig{}, args.output, constant_methods);
+  const emit::EmittedProgram emitted = emit::export_pte(methods, emit::EmitConfig{}, args.output);
   const auto written = Clock::now();
 
   const emit::ProgramSummary summary = emit::summarize(emitted);
