@@ -1,0 +1,372 @@
+#include "tests/conformance/test_case.h"
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <memory>
+#include <set>
+#include <sstream>
+#include <vector>
+
+#include <fmt/format.h>
+#include <onnx/onnx_pb.h>
+
+#include "emit/export_pte.h"
+#include "frontends/onnx/onnx_importer.h"
+#include "ir/exception.h"
+#include "kernels/portable/register.h"
+#include "program/to_edge.h"
+#include "runtime/extension/module.h"
+#include "runtime/extension/owned_tensor.h"
+#include "tools/ptec/runtime_errors.h"
+#include "tools/ptec/tensor_io.h"
+
+namespace ptec::conformance {
+namespace {
+
+namespace fs = std::filesystem;
+using cli::HostTensor;
+using runtime::EValue;
+using runtime::OwnedTensor;
+
+constexpr double kRtol = 1e-3;
+constexpr double kAtol = 1e-5;
+
+// Ops whose results depend on a random generator.
+const std::set<std::string> kRandomOps = {"RandomNormal",      "RandomUniform", "RandomNormalLike",
+                                          "RandomUniformLike", "Multinomial",   "Bernoulli"};
+// Training ops of the default domain (the preview training domain is out of scope as a whole).
+const std::set<std::string> kTrainingOps = {"Gradient", "Momentum", "Adagrad", "Adam"};
+
+std::string read_file(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  PTEC_ENFORCE(in.good(), AccessFailed, "{}: cannot open", path);
+  std::ostringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+onnx::ModelProto read_model(const std::string& dir) {
+  onnx::ModelProto model;
+  const std::string bytes = read_file((fs::path(dir) / "model.onnx").string());
+  PTEC_ENFORCE(model.ParseFromString(bytes), InvalidProgram, "{}/model.onnx: not an ONNX model",
+               dir);
+  return model;
+}
+
+/// "" for a plain numeric/bool tensor type; otherwise the kind that makes it out of scope.
+std::string non_tensor_kind(const onnx::TypeProto& type) {
+  switch (type.value_case()) {
+    case onnx::TypeProto::kTensorType:
+      return type.tensor_type().elem_type() == onnx::TensorProto::STRING ? "string" : "";
+    case onnx::TypeProto::kSequenceType: return "sequence";
+    case onnx::TypeProto::kMapType: return "map";
+    case onnx::TypeProto::kOptionalType: return "optional";
+    case onnx::TypeProto::kSparseTensorType: return "sparse tensor";
+    default: return "untyped";
+  }
+}
+
+/// The names of the graph inputs that are not initializers, in order (the input_K.pb order).
+std::vector<std::string> user_input_names(const onnx::GraphProto& graph) {
+  std::set<std::string> inits;
+  for (const auto& init : graph.initializer()) inits.insert(init.name());
+  std::vector<std::string> names;
+  for (const auto& in : graph.input()) {
+    if (inits.count(in.name()) == 0) names.push_back(in.name());
+  }
+  return names;
+}
+
+std::vector<std::string> numbered_files(const fs::path& dir, const std::string& prefix) {
+  std::vector<std::string> files;
+  for (int k = 0;; ++k) {
+    const fs::path p = dir / fmt::format("{}_{}.pb", prefix, k);
+    if (!fs::exists(p)) break;
+    files.push_back(p.string());
+  }
+  return files;
+}
+
+std::vector<fs::path> data_set_dirs(const std::string& dir) {
+  std::vector<fs::path> sets;
+  for (int n = 0;; ++n) {
+    const fs::path p = fs::path(dir) / fmt::format("test_data_set_{}", n);
+    if (!fs::is_directory(p)) break;
+    sets.push_back(p);
+  }
+  return sets;
+}
+
+/// True when Dropout `node` may run in training mode: its training_mode input is given and not
+/// known to be false (a false initializer, or a false value in the first data set).
+bool dropout_may_train(const onnx::GraphProto& graph, const onnx::NodeProto& node,
+                       const std::string& dir) {
+  if (node.input_size() < 3 || node.input(2).empty()) return false;
+  const std::string& name = node.input(2);
+  for (const auto& init : graph.initializer()) {
+    if (init.name() != name) continue;
+    if (init.int32_data_size() > 0) return init.int32_data(0) != 0;
+    return !init.raw_data().empty() && init.raw_data()[0] != 0;
+  }
+  const std::vector<std::string> inputs = user_input_names(graph);
+  const auto it = std::find(inputs.begin(), inputs.end(), name);
+  const std::vector<fs::path> sets = data_set_dirs(dir);
+  if (it == inputs.end() || sets.empty()) return true;
+  const fs::path pb = sets[0] / fmt::format("input_{}.pb", it - inputs.begin());
+  if (!fs::exists(pb)) return true;
+  const HostTensor t = cli::read_tensor_pb(pb.string());
+  return t.data.empty() || t.data[0] != 0;
+}
+
+std::string graph_rule(const onnx::GraphProto& graph, const std::string& dir) {
+  for (const auto& node : graph.node()) {
+    if (node.domain() == "ai.onnx.preview.training" || kTrainingOps.count(node.op_type()) != 0) {
+      return fmt::format("training op {}", node.op_type());
+    }
+    if (kRandomOps.count(node.op_type()) != 0) return fmt::format("random op {}", node.op_type());
+    if (node.op_type() == "Dropout" && dropout_may_train(graph, node, dir)) {
+      return "random op Dropout (training_mode)";
+    }
+    for (const auto& attr : node.attribute()) {
+      if (attr.has_g()) {
+        std::string rule = graph_rule(attr.g(), dir);
+        if (!rule.empty()) return rule;
+      }
+      for (const auto& g : attr.graphs()) {
+        std::string rule = graph_rule(g, dir);
+        if (!rule.empty()) return rule;
+      }
+    }
+  }
+  return "";
+}
+
+/// Element `i` of a host tensor's data as a double; nullopt-like NaN flag for unknown dtypes.
+bool element_as_double(DType dtype, const uint8_t* data, size_t i, double& out) {
+  switch (dtype) {
+#define PTEC_CASE(DT, T)                              \
+  case DType::DT: {                                   \
+    T v;                                              \
+    std::memcpy(&v, data + i * sizeof(T), sizeof(T)); \
+    out = static_cast<double>(v);                     \
+    return true;                                      \
+  }
+    PTEC_CASE(Float, float)
+    PTEC_CASE(Double, double)
+    PTEC_CASE(Byte, uint8_t)
+    PTEC_CASE(Char, int8_t)
+    PTEC_CASE(Short, int16_t)
+    PTEC_CASE(UInt16, uint16_t)
+    PTEC_CASE(Int, int32_t)
+    PTEC_CASE(Long, int64_t)
+    PTEC_CASE(UInt32, uint32_t)
+    PTEC_CASE(UInt64, uint64_t)
+    PTEC_CASE(Bool, uint8_t)
+#undef PTEC_CASE
+    default: return false;
+  }
+}
+
+/// "" when `actual` matches `expected`; otherwise a one-line description of the first mismatch.
+std::string compare(const HostTensor& expected, const runtime::Tensor& actual) {
+  if (actual.dtype() != expected.dtype) {
+    return fmt::format("dtype {} (expected {})", to_string(actual.dtype()),
+                       to_string(expected.dtype));
+  }
+  std::vector<int64_t> sizes(actual.sizes().begin(), actual.sizes().end());
+  if (sizes != expected.sizes) {
+    return fmt::format("shape [{}] (expected {})", fmt::join(sizes, ", "), expected.shape_string());
+  }
+  const auto* got = static_cast<const uint8_t*>(actual.const_data_ptr());
+  const size_t n = static_cast<size_t>(expected.numel());
+  if (n == 0) return "";
+  if (got == nullptr) return "no data";
+  if (actual.nbytes() != expected.data.size()) {
+    return fmt::format("{} bytes (expected {})", actual.nbytes(), expected.data.size());
+  }
+  size_t mismatches = 0;
+  std::string first;
+  for (size_t i = 0; i < n; ++i) {
+    double a = 0;
+    double e = 0;
+    if (!element_as_double(expected.dtype, got, i, a) ||
+        !element_as_double(expected.dtype, expected.data.data(), i, e)) {
+      // 16-bit floats and the like: bit-exact comparison.
+      if (std::memcmp(got, expected.data.data(), expected.data.size()) != 0) {
+        return fmt::format("{} data differs (bitwise)", to_string(expected.dtype));
+      }
+      return "";
+    }
+    const bool both_nan = std::isnan(a) && std::isnan(e);
+    const bool ok = both_nan || a == e || std::abs(a - e) <= kAtol + kRtol * std::abs(e);
+    if (!ok) {
+      if (mismatches++ == 0) first = fmt::format("[{}] = {:.7g} (expected {:.7g})", i, a, e);
+    }
+  }
+  if (mismatches == 0) return "";
+  return fmt::format("{} of {} values differ, first {}", mismatches, n, first);
+}
+
+/// A 16-byte aligned copy of a file's bytes (Module's in-memory constructor needs alignment).
+struct AlignedBytes {
+  struct alignas(16) Block {
+    uint8_t bytes[16];
+  };
+  std::vector<Block> blocks;
+  size_t size = 0;
+  explicit AlignedBytes(const std::string& s) : blocks((s.size() + 15) / 16), size(s.size()) {
+    if (!s.empty()) std::memcpy(blocks.data(), s.data(), s.size());
+  }
+  const void* data() const { return blocks.data(); }
+};
+
+/// One exported program on the runtime: the .pte bytes and the Module running them.
+struct Loaded {
+  std::unique_ptr<AlignedBytes> bytes;
+  std::unique_ptr<runtime::Module> module;
+};
+
+Loaded export_and_load(const std::string& dir,
+                       const std::map<std::string, std::vector<int64_t>>& shapes,
+                       cli::RuntimeErrorCapture& errors) {
+  const std::string model = (fs::path(dir) / "model.onnx").string();
+  onnx_import::OnnxImportOptions options;
+  options.input_shapes = shapes;
+  ir::ExportedProgram aten = onnx_import::import_onnx(model, options);
+  ir::ExportedProgram edge = program::to_edge(aten);
+  std::map<std::string, ir::ExportedProgram> methods;
+  methods.emplace("forward", std::move(edge));
+  const fs::path pte =
+      fs::temp_directory_path() / fmt::format("ptec_conformance_{}.pte", ::getpid());
+  emit::export_pte(methods, emit::EmitConfig{}, pte.string());
+  Loaded loaded;
+  loaded.bytes = std::make_unique<AlignedBytes>(read_file(pte.string()));
+  std::error_code ec;
+  fs::remove(pte, ec);
+  loaded.module = std::make_unique<runtime::Module>(loaded.bytes->data(), loaded.bytes->size);
+  errors.check(loaded.module->load(), "loading the program");
+  errors.check(loaded.module->load_method("forward"), "loading method forward");
+  return loaded;
+}
+
+/// Runs one data set on `loaded`; "" on success, else the reason.
+std::string run_data_set(const fs::path& set, const std::vector<HostTensor>& inputs, Loaded& loaded,
+                         cli::RuntimeErrorCapture& errors) {
+  auto meta = loaded.module->method_meta("forward");
+  errors.check(meta.error(), "method meta");
+  if (meta->num_inputs() != inputs.size()) {
+    return fmt::format("the program takes {} inputs, the data set has {}", meta->num_inputs(),
+                       inputs.size());
+  }
+  std::vector<OwnedTensor> tensors;
+  std::vector<EValue> values;
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    auto info = meta->input_tensor_meta(i);
+    errors.check(info.error(), fmt::format("input {}", i));
+    if (info->scalar_type() != inputs[i].dtype) {
+      return fmt::format("input {} is {} but the program expects {}", i, to_string(inputs[i].dtype),
+                         to_string(info->scalar_type()));
+    }
+    std::vector<int32_t> sizes(inputs[i].sizes.begin(), inputs[i].sizes.end());
+    OwnedTensor t(inputs[i].dtype, sizes);
+    if (!inputs[i].data.empty() && t.tensor().nbytes() == inputs[i].data.size()) {
+      std::memcpy(t.tensor().mutable_data_ptr(), inputs[i].data.data(), inputs[i].data.size());
+    }
+    tensors.push_back(std::move(t));
+  }
+  for (OwnedTensor& t : tensors) values.push_back(t.evalue());
+  auto result = loaded.module->execute("forward", values);
+  errors.check(result.error(), "executing forward");
+  const std::vector<std::string> expected_files = numbered_files(set, "output");
+  if (result->size() != expected_files.size()) {
+    return fmt::format("{} outputs (expected {})", result->size(), expected_files.size());
+  }
+  for (size_t k = 0; k < expected_files.size(); ++k) {
+    const EValue& v = (*result)[k];
+    if (!v.is_tensor()) return fmt::format("output {} is a {}", k, EValue::tag_name(v.tag()));
+    const HostTensor expected = cli::read_tensor_pb(expected_files[k]);
+    std::string diff = compare(expected, v.to_tensor());
+    if (!diff.empty()) {
+      return fmt::format("{}: output {}: {}", set.filename().string(), k, diff);
+    }
+  }
+  return "";
+}
+
+std::string one_line(std::string s) {
+  std::replace(s.begin(), s.end(), '\n', ' ');
+  if (s.size() > 400) s = s.substr(0, 400) + "...";
+  return s;
+}
+
+}  // namespace
+
+const char* to_string(Status status) {
+  switch (status) {
+    case Status::Pass: return "PASS";
+    case Status::Fail: return "FAIL";
+    case Status::Skip: return "SKIP";
+    case Status::Crash: return "CRASH";
+    case Status::Timeout: return "TIMEOUT";
+  }
+  return "?";
+}
+
+std::string out_of_scope_rule(const std::string& dir) {
+  const onnx::ModelProto model = read_model(dir);
+  for (const auto& opset : model.opset_import()) {
+    if (opset.domain() == "ai.onnx.preview.training") return "training domain";
+  }
+  const onnx::GraphProto& graph = model.graph();
+  for (const auto* list : {&graph.input(), &graph.output()}) {
+    for (const auto& vi : *list) {
+      const std::string kind = non_tensor_kind(vi.type());
+      if (!kind.empty()) return fmt::format("{} input/output '{}'", kind, vi.name());
+    }
+  }
+  return graph_rule(graph, dir);
+}
+
+Outcome run_test_dir(const std::string& dir) {
+  cli::RuntimeErrorCapture errors;
+  try {
+    const std::string rule = out_of_scope_rule(dir);
+    if (!rule.empty()) return {Status::Skip, rule};
+    errors.check(kernels::register_portable_kernels(), "registering the portable kernels");
+    const onnx::ModelProto model = read_model(dir);
+    const std::vector<std::string> names = user_input_names(model.graph());
+    const std::vector<fs::path> sets = data_set_dirs(dir);
+    if (sets.empty()) return {Status::Fail, "no test_data_set_N"};
+
+    std::map<std::string, std::vector<int64_t>> loaded_shapes;
+    Loaded loaded;
+    for (const fs::path& set : sets) {
+      std::vector<HostTensor> inputs;
+      for (const std::string& f : numbered_files(set, "input")) {
+        inputs.push_back(cli::read_tensor_pb(f));
+      }
+      // Graph inputs beyond the data set's files are optional inputs left out.
+      std::map<std::string, std::vector<int64_t>> shapes;
+      for (size_t i = 0; i < inputs.size() && i < names.size(); ++i) {
+        shapes[names[i]] = inputs[i].sizes;
+      }
+      if (!loaded.module || shapes != loaded_shapes) {
+        loaded = export_and_load(dir, shapes, errors);
+        loaded_shapes = shapes;
+      }
+      std::string reason = run_data_set(set, inputs, loaded, errors);
+      if (!reason.empty()) return {Status::Fail, one_line(reason)};
+    }
+    return {Status::Pass, ""};
+  } catch (const std::exception& e) {
+    return {Status::Fail, one_line(e.what())};
+  }
+}
+
+}  // namespace ptec::conformance
