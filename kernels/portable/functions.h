@@ -259,6 +259,77 @@ Tensor& index_select_out(KernelRuntimeContext& ctx, const Tensor& self, int64_t 
 Tensor& gather_out(KernelRuntimeContext& ctx, const Tensor& self, int64_t dim, const Tensor& index,
                    bool sparse_grad, Tensor& out);
 
+// ---- Element-wise math, logic and rounding (conformance coverage) ----
+/// sin.out / cos.out / tan.out / asin.out / acos.out / atan.out / sinh.out / cosh.out
+/// (Tensor self, *, Tensor(a!) out): integral inputs compute in Float.
+Tensor& sin_out(KernelRuntimeContext& ctx, const Tensor& self, Tensor& out);
+Tensor& cos_out(KernelRuntimeContext& ctx, const Tensor& self, Tensor& out);
+Tensor& tan_out(KernelRuntimeContext& ctx, const Tensor& self, Tensor& out);
+Tensor& asin_out(KernelRuntimeContext& ctx, const Tensor& self, Tensor& out);
+Tensor& acos_out(KernelRuntimeContext& ctx, const Tensor& self, Tensor& out);
+Tensor& atan_out(KernelRuntimeContext& ctx, const Tensor& self, Tensor& out);
+Tensor& sinh_out(KernelRuntimeContext& ctx, const Tensor& self, Tensor& out);
+Tensor& cosh_out(KernelRuntimeContext& ctx, const Tensor& self, Tensor& out);
+/// floor.out / ceil.out / round.out / trunc.out / sign.out (Tensor self, *, Tensor(a!) out)
+Tensor& floor_out(KernelRuntimeContext& ctx, const Tensor& self, Tensor& out);
+Tensor& ceil_out(KernelRuntimeContext& ctx, const Tensor& self, Tensor& out);
+Tensor& round_out(KernelRuntimeContext& ctx, const Tensor& self, Tensor& out);
+Tensor& trunc_out(KernelRuntimeContext& ctx, const Tensor& self, Tensor& out);
+Tensor& sign_out(KernelRuntimeContext& ctx, const Tensor& self, Tensor& out);
+/// isnan.out / isinf.out (Tensor self, *, Tensor(a!) out)
+Tensor& isnan_out(KernelRuntimeContext& ctx, const Tensor& self, Tensor& out);
+Tensor& isinf_out(KernelRuntimeContext& ctx, const Tensor& self, Tensor& out);
+/// logical_and.out / logical_or.out / logical_xor.out (Tensor self, Tensor other, *,
+/// Tensor(a!) out)
+Tensor& logical_and_out(KernelRuntimeContext& ctx, const Tensor& self, const Tensor& other,
+                        Tensor& out);
+Tensor& logical_or_out(KernelRuntimeContext& ctx, const Tensor& self, const Tensor& other,
+                       Tensor& out);
+Tensor& logical_xor_out(KernelRuntimeContext& ctx, const Tensor& self, const Tensor& other,
+                        Tensor& out);
+/// clamp.Tensor_out(Tensor self, Tensor? min=None, Tensor? max=None, *, Tensor(a!) out)
+Tensor& clamp_tensor_out(KernelRuntimeContext& ctx, const Tensor& self, const OptTensor& min,
+                         const OptTensor& max, Tensor& out);
+/// div.out_mode(Tensor self, Tensor other, *, str? rounding_mode, Tensor(a!) out)
+Tensor& div_out_mode(KernelRuntimeContext& ctx, const Tensor& self, const Tensor& other,
+                     const std::optional<std::string_view>& rounding_mode, Tensor& out);
+/// remainder.Tensor_out(Tensor self, Tensor other, *, Tensor(a!) out): Python's %.
+Tensor& remainder_tensor_out(KernelRuntimeContext& ctx, const Tensor& self, const Tensor& other,
+                             Tensor& out);
+/// remainder.Scalar_out(Tensor self, Scalar other, *, Tensor(a!) out)
+Tensor& remainder_scalar_out(KernelRuntimeContext& ctx, const Tensor& self, const Scalar& other,
+                             Tensor& out);
+/// fmod.Tensor_out(Tensor self, Tensor other, *, Tensor(a!) out): C's fmod.
+Tensor& fmod_tensor_out(KernelRuntimeContext& ctx, const Tensor& self, const Tensor& other,
+                        Tensor& out);
+/// fmod.Scalar_out(Tensor self, Scalar other, *, Tensor(a!) out)
+Tensor& fmod_scalar_out(KernelRuntimeContext& ctx, const Tensor& self, const Scalar& other,
+                        Tensor& out);
+
+// ---- Reductions and scans (conformance coverage) ----
+/// argmax.out / argmin.out (Tensor self, int? dim=None, bool keepdim=False, *, Tensor(a!) out)
+Tensor& argmax_out(KernelRuntimeContext& ctx, const Tensor& self, const std::optional<int64_t>& dim,
+                   bool keepdim, Tensor& out);
+Tensor& argmin_out(KernelRuntimeContext& ctx, const Tensor& self, const std::optional<int64_t>& dim,
+                   bool keepdim, Tensor& out);
+/// amin.out(Tensor self, int[1] dim=[], bool keepdim=False, *, Tensor(a!) out)
+Tensor& amin_out(KernelRuntimeContext& ctx, const Tensor& self, IntList dim, bool keepdim,
+                 Tensor& out);
+/// prod.int_out(Tensor self, int dim, bool keepdim=False, *, ScalarType? dtype=None,
+/// Tensor(a!) out)
+Tensor& prod_int_out(KernelRuntimeContext& ctx, const Tensor& self, int64_t dim, bool keepdim,
+                     const std::optional<DType>& dtype, Tensor& out);
+/// cumsum.out(Tensor self, int dim, *, ScalarType? dtype=None, Tensor(a!) out)
+Tensor& cumsum_out(KernelRuntimeContext& ctx, const Tensor& self, int64_t dim,
+                   const std::optional<DType>& dtype, Tensor& out);
+
+// ---- Shape and copy ops (conformance coverage) ----
+/// tril.out / triu.out (Tensor self, int diagonal=0, *, Tensor(a!) out)
+Tensor& tril_out(KernelRuntimeContext& ctx, const Tensor& self, int64_t diagonal, Tensor& out);
+Tensor& triu_out(KernelRuntimeContext& ctx, const Tensor& self, int64_t diagonal, Tensor& out);
+/// flip.out(Tensor self, int[] dims, *, Tensor(a!) out)
+Tensor& flip_out(KernelRuntimeContext& ctx, const Tensor& self, IntList dims, Tensor& out);
+
 // ---- Factories ----
 /// full.out(SymInt[] size, Scalar fill_value, *, Tensor(a!) out)
 Tensor& full_out(KernelRuntimeContext& ctx, IntList size, const Scalar& fill_value, Tensor& out);

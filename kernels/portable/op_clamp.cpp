@@ -34,3 +34,42 @@ Tensor& clamp_out(KernelRuntimeContext& ctx, const Tensor& self, const OptScalar
 }
 
 }  // namespace ptec::kernels
+
+namespace ptec::kernels {
+
+// clamp.Tensor_out: as clamp.out with tensor bounds that broadcast against self.
+Tensor& clamp_tensor_out(KernelRuntimeContext& ctx, const Tensor& self, const OptTensor& min,
+                         const OptTensor& max, Tensor& out) {
+  constexpr const char* kOp = "clamp.Tensor_out";
+  PTEC_KERNEL_CHECK_MSG(ctx, min.has_value() || max.has_value(), InvalidArgument, out,
+                        "%s: at least one of 'min' or 'max' must not be None", kOp);
+  const Tensor& lo = min ? *min : self;
+  const Tensor& hi = max ? *max : self;
+  if (!check_contiguous(ctx, kOp, {&self, &lo, &hi, &out})) return out;
+  PTEC_KERNEL_CHECK_MSG(ctx,
+                        is_supported_dtype(self.dtype()) && is_supported_dtype(lo.dtype()) &&
+                            is_supported_dtype(hi.dtype()) && is_supported_dtype(out.dtype()),
+                        InvalidArgument, out, "%s: unsupported dtype", kOp);
+  const DType common = promote_types(result_type(self, lo), result_type(self, hi));
+  PTEC_KERNEL_CHECK_MSG(ctx, common != DType::Bool, InvalidArgument, out,
+                        "%s: bool inputs are not supported", kOp);
+  PTEC_KERNEL_CHECK_MSG(ctx, can_cast(common, out.dtype()), InvalidArgument, out,
+                        "%s: result type %s can't be cast to the out dtype %s", kOp,
+                        to_string(common), to_string(out.dtype()));
+  Shape shape;
+  if (!broadcast_shape(ctx, kOp, {&self, &lo, &hi}, &shape)) return out;
+  if (!resize_out(ctx, kOp, out, shape.span())) return out;
+  const bool has_lo = min.has_value(), has_hi = max.has_value();
+  dispatch_real(common, [&](auto tag) {
+    using CT = decltype(tag);
+    apply_elementwise<CT, 3>(ctx, kOp, {&self, &lo, &hi}, out, [=](CT x, CT l, CT h) {
+      if (is_nan(x)) return x;
+      if (has_lo && (is_nan(l) || x < l)) x = l;
+      if (has_hi && (is_nan(h) || x > h)) x = h;
+      return x;
+    });
+  });
+  return out;
+}
+
+}  // namespace ptec::kernels

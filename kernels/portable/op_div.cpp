@@ -1,5 +1,10 @@
-// div.out and div.Scalar_out: true division. Integral and bool operands divide as float
-// (ATen's default float dtype), so out must be a floating type.
+// div.out, div.Scalar_out and div.out_mode: true division. Integral and bool operands divide as
+// float (ATen's default float dtype), so out must be a floating type.
+
+#include <cmath>
+#include <optional>
+#include <string_view>
+#include <type_traits>
 
 #include "kernels/portable/functions.h"
 #include "kernels/portable/util/elementwise.h"
@@ -32,6 +37,49 @@ Tensor& div_scalar_out(KernelRuntimeContext& ctx, const Tensor& self, const Scal
     const CT s = scalar_to<CT>(other);
     apply_unary<CT>(ctx, kOp, self, out, [s](CT x) { return x / s; });
   });
+  return out;
+}
+
+}  // namespace ptec::kernels
+
+namespace ptec::kernels {
+
+// div.out_mode: rounding_mode None is true division; "trunc" and "floor" round the quotient and
+// keep the promoted dtype (integral division by zero fails the context, as ATen raises).
+Tensor& div_out_mode(KernelRuntimeContext& ctx, const Tensor& self, const Tensor& other,
+                     const std::optional<std::string_view>& rounding_mode, Tensor& out) {
+  constexpr const char* kOp = "div.out_mode";
+  if (!rounding_mode) return div_out(ctx, self, other, out);
+  const bool trunc = *rounding_mode == "trunc";
+  PTEC_KERNEL_CHECK_MSG(ctx, trunc || *rounding_mode == "floor", InvalidArgument, out,
+                        "%s: rounding_mode must be 'trunc' or 'floor'", kOp);
+  const DType common = result_type(self, other);
+  PTEC_KERNEL_CHECK_MSG(ctx, common != DType::Bool, InvalidArgument, out,
+                        "%s: bool inputs are not supported", kOp);
+  if (!binary_op_prologue(ctx, kOp, self, other, out, common)) return out;
+  bool divided_by_zero = false;
+  dispatch_real(common, [&](auto tag) {
+    using CT = decltype(tag);
+    apply_binary<CT>(ctx, kOp, self, other, out, [&](CT x, CT y) -> CT {
+      if constexpr (std::is_floating_point_v<CT>) {
+        const CT q = x / y;
+        return trunc ? std::trunc(q) : std::floor(q);
+      } else {
+        if (y == CT{0}) {
+          divided_by_zero = true;
+          return CT{0};
+        }
+        const CT q = static_cast<CT>(x / y);
+        // C++ truncates; floor moves a negative inexact quotient down by one.
+        if constexpr (std::is_signed_v<CT>) {
+          if (!trunc && (x % y != 0) && ((x < 0) != (y < 0))) return static_cast<CT>(q - 1);
+        }
+        return q;
+      }
+    });
+  });
+  PTEC_KERNEL_CHECK_MSG(ctx, !divided_by_zero, InvalidArgument, out, "%s: integer division by zero",
+                        kOp);
   return out;
 }
 

@@ -697,13 +697,95 @@ def index(c):
         c.add(f"arange_{start}_{end}_{step}_{dname(dt)}".replace(".", "p").replace("-", "m"),
               "aten::arange.start_out", [start, end, step, Out(y)])
 
+# ---------------------------------------------------------------- conformance coverage
+def coverage(c):
+    """Kernels added for the ONNX conformance runner (tests/conformance)."""
+    x = rnd(3, 4) * 2
+    xi = rnd(3, 4, dtype=torch.int32)
+    unit = torch.rand(3, 4) * 1.8 - 0.9
+    for name, fn, inputs in [
+        ("sin", torch.sin, [x, xi]), ("cos", torch.cos, [x, xi]), ("tan", torch.tan, [unit]),
+        ("asin", torch.asin, [unit, torch.tensor([2.0])]), ("acos", torch.acos, [unit]),
+        ("atan", torch.atan, [x, xi]), ("sinh", torch.sinh, [x]), ("cosh", torch.cosh, [x]),
+        ("floor", torch.floor, [x, xi]), ("ceil", torch.ceil, [x, rnd(4, dtype=torch.int64)]),
+        ("round", torch.round, [x, torch.tensor([0.5, 1.5, 2.5, -0.5, -1.5])]),
+        ("trunc", torch.trunc, [x]),
+        ("sign", torch.sign, [x, xi, rnd(4, dtype=torch.bool),
+                              torch.tensor([0.0, -0.0, float("nan"), -3.0])]),
+        ("isnan", torch.isnan, [torch.tensor([float("nan"), 1.0, float("inf")]), xi]),
+        ("isinf", torch.isinf, [torch.tensor([float("nan"), -float("inf"), float("inf"), 0.0]),
+                                xi]),
+    ]:
+        for t in inputs:
+            c.add(f"{name}_{dname(t.dtype)}_{sname(t)}", f"aten::{name}.out", [t, Out(fn(t))])
+    p, q = rnd(2, 3, 4), rnd(3, 1, dtype=torch.int32)
+    p[0, 0, 0] = float("nan")
+    for op in ["logical_and", "logical_or", "logical_xor"]:
+        fn = getattr(torch, op)
+        c.add(f"{op}_mixed", f"aten::{op}.out", [p, q, Out(fn(p, q))])
+        a, b = rnd(4, dtype=torch.bool), rnd(2, 1, dtype=torch.bool)
+        c.add(f"{op}_bool", f"aten::{op}.out", [a, b, Out(fn(a, b))])
+    lo, hi = rnd(3, 1) - 0.5, rnd(4) + 0.5
+    c.add("clamp_tensor_both", "aten::clamp.Tensor_out", [x, lo, hi, Out(torch.clamp(x, lo, hi))])
+    c.add("clamp_tensor_min", "aten::clamp.Tensor_out", [x, lo, None, Out(torch.clamp(x, min=lo))])
+    li = rnd(4, dtype=torch.int64)
+    c.add("clamp_tensor_int_max", "aten::clamp.Tensor_out",
+          [xi, None, li, Out(torch.clamp(xi, max=li))])
+    d = torch.tensor([7, -7, 7, -7, 6], dtype=torch.int64)
+    e = torch.tensor([2, 2, -2, -2, 3], dtype=torch.int64)
+    for mode in ["trunc", "floor"]:
+        c.add(f"div_mode_{mode}_int", "aten::div.out_mode", [d, e, mode, Out(torch.div(d, e, rounding_mode=mode))])
+        c.add(f"div_mode_{mode}_f32", "aten::div.out_mode", [x, lo, mode, Out(torch.div(x, lo, rounding_mode=mode))])
+    c.add("div_mode_none", "aten::div.out_mode", [d, e, None, Out(torch.div(d, e))])
+    xf, yf = rnd(3, 4) * 5, rnd(4) + 0.1
+    for op in ["remainder", "fmod"]:
+        fn = getattr(torch, op)
+        c.add(f"{op}_tensor_int", f"aten::{op}.Tensor_out", [d, e, Out(fn(d, e))])
+        c.add(f"{op}_tensor_f32", f"aten::{op}.Tensor_out", [xf, yf, Out(fn(xf, yf))])
+        c.add(f"{op}_scalar_int", f"aten::{op}.Scalar_out", [d, -3, Out(fn(d, -3))])
+        c.add(f"{op}_scalar_f32", f"aten::{op}.Scalar_out", [xf, 2.5, Out(fn(xf, 2.5))])
+    # reductions and scans
+    r = rnd(3, 4, 5)
+    r[1, 2, 3] = float("nan")
+    ri = rnd(3, 4, dtype=torch.int64)
+    ties = torch.tensor([[1.0, 3.0, 3.0, 0.0], [2.0, 2.0, 1.0, 2.0]])
+    for op in ["argmax", "argmin"]:
+        fn = getattr(torch, op)
+        c.add(f"{op}_dim1", f"aten::{op}.out", [r, 1, False, Out(fn(r, 1))])
+        c.add(f"{op}_dim_neg_keep", f"aten::{op}.out", [r, -1, True, Out(fn(r, -1, True))])
+        c.add(f"{op}_all", f"aten::{op}.out", [r, None, False, Out(fn(r))])
+        c.add(f"{op}_int", f"aten::{op}.out", [ri, 0, False, Out(fn(ri, 0))])
+        c.add(f"{op}_ties", f"aten::{op}.out", [ties, 1, False, Out(fn(ties, 1))])
+    c.add("amin_dims", "aten::amin.out", [r, [0, 2], True, Out(torch.amin(r, [0, 2], True))])
+    c.add("amin_int_all", "aten::amin.out", [ri, [], False, Out(torch.amin(ri))])
+    pr = torch.rand(3, 4) + 0.5
+    c.add("prod_f32", "aten::prod.int_out", [pr, 1, False, None, Out(torch.prod(pr, 1))])
+    c.add("prod_int_keep", "aten::prod.int_out", [xi, 0, True, None, Out(torch.prod(xi, 0, True))])
+    c.add("prod_int_dtype", "aten::prod.int_out",
+          [xi, 0, False, 3, Out(torch.prod(xi, 0, dtype=torch.int32))])
+    c.add("cumsum_f32", "aten::cumsum.out", [r, 1, None, Out(torch.cumsum(r, 1))])
+    c.add("cumsum_int_to_long", "aten::cumsum.out", [xi, -1, None, Out(torch.cumsum(xi, -1))])
+    c.add("cumsum_dtype_f64", "aten::cumsum.out",
+          [xi, 0, 7, Out(torch.cumsum(xi, 0, dtype=D))])
+    # shape ops
+    m = rnd(2, 3, 5)
+    for k in [0, 1, -1, 4, -3]:
+        ks = str(k).replace("-", "m")
+        c.add(f"tril_{ks}", "aten::tril.out", [m, k, Out(torch.tril(m, k))])
+        c.add(f"triu_{ks}", "aten::triu.out", [m, k, Out(torch.triu(m, k))])
+    mb = rnd(4, 4, dtype=torch.bool)
+    c.add("triu_bool", "aten::triu.out", [mb, 0, Out(torch.triu(mb))])
+    c.add("flip_one", "aten::flip.out", [m, [1], Out(torch.flip(m, [1]))])
+    c.add("flip_two", "aten::flip.out", [m, [0, -1], Out(torch.flip(m, [0, -1]))])
+    c.add("flip_int", "aten::flip.out", [xi, [0], Out(torch.flip(xi, [0]))])
+
 
 if __name__ == "__main__":
     out_dir = os.path.join(os.path.dirname(os.path.abspath(__file__)), "data")
     os.makedirs(out_dir, exist_ok=True)
     families = {"elementwise": elementwise, "activation": activation, "reduction": reduction,
                 "conv_pool": conv_pool, "linalg": linalg, "shape": shape, "math": math,
-                "norm": norm, "index": index}
+                "norm": norm, "index": index, "coverage": coverage}
     only = sys.argv[1:]
     total = 0
     for name, fn in families.items():
