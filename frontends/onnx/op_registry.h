@@ -31,11 +31,14 @@ const OpEntry* find_entry(std::string_view op_type, int64_t opset);
 // Op families, one file each under ops/.
 std::vector<OpEntry> activation_ops();
 std::vector<OpEntry> conv_ops();
+std::vector<OpEntry> einsum_ops();
 std::vector<OpEntry> elementwise_ops();
+std::vector<OpEntry> loss_ops();
 std::vector<OpEntry> matmul_ops();
 std::vector<OpEntry> norm_ops();
 std::vector<OpEntry> pool_ops();
 std::vector<OpEntry> reduce_ops();
+std::vector<OpEntry> resize_ops();
 std::vector<OpEntry> shape_ops();
 std::vector<OpEntry> tensor_ops();
 

@@ -1,4 +1,5 @@
-// Activations: Relu, LeakyRelu, PRelu, Elu, Clip, HardSigmoid, HardSwish, Softmax, LogSoftmax.
+// Activations: Relu, LeakyRelu, PRelu, Elu, Selu, Celu, ThresholdedRelu, Softsign, Softplus,
+// Clip, HardSigmoid, HardSwish, Softmax, LogSoftmax, Hardmax.
 // Ops without a core ATen operator are decomposed into core ops here.
 
 #include <limits>
@@ -107,19 +108,78 @@ void import_softmax(ImportContext& ctx, const NodeView& node) {
   ctx.set_output(node, 0, view(ctx, y, sizes));
 }
 
+// Selu(x) = gamma * elu(x, alpha).
+void import_selu(ImportContext& ctx, const NodeView& node) {
+  const double alpha = node.attr_float("alpha", 1.67326319217681884765625f);
+  const double gamma = node.attr_float("gamma", 1.05070102214813232421875f);
+  ctx.set_output(node, 0, ctx.call("aten::elu", {ctx.input(node, 0), alpha, gamma, 1}));
+}
+
+// Celu(x) = max(0, x) + min(0, alpha * (exp(x / alpha) - 1)) = elu(x, alpha, 1, 1 / alpha).
+void import_celu(ImportContext& ctx, const NodeView& node) {
+  const double alpha = node.attr_float("alpha", 1.0f);
+  ctx.set_output(node, 0, ctx.call("aten::elu", {ctx.input(node, 0), alpha, 1, 1.0 / alpha}));
+}
+
+// ThresholdedRelu(x) = x where x > alpha, else 0.
+void import_thresholded_relu(ImportContext& ctx, const NodeView& node) {
+  const double alpha = node.attr_float("alpha", 1.0f);
+  ir::Node* x = ctx.input(node, 0);
+  ir::Node* keep = ctx.call("aten::gt.Scalar", {x, alpha});
+  ctx.set_output(node, 0, ctx.call("aten::mul.Tensor", {x, keep}));
+}
+
+// Softsign(x) = x / (1 + |x|).
+void import_softsign(ImportContext& ctx, const NodeView& node) {
+  ir::Node* x = ctx.input(node, 0);
+  ir::Node* den = ctx.call("aten::add.Scalar", {ctx.call("aten::abs", {x}), 1.0, 1});
+  ctx.set_output(node, 0, ctx.call("aten::div.Tensor", {x, den}));
+}
+
+// Softplus(x) = log(exp(x) + 1).
+void import_softplus(ImportContext& ctx, const NodeView& node) {
+  ir::Node* e = ctx.call("aten::exp", {ctx.input(node, 0)});
+  ctx.set_output(node, 0, ctx.call("aten::log", {ctx.call("aten::add.Scalar", {e, 1.0, 1})}));
+}
+
+// Hardmax (opset 13: one axis): 1 at the first maximum along the axis, 0 elsewhere, as
+// eq(iota along the axis, argmax keepdim) cast to the input's dtype.
+void import_hardmax(ImportContext& ctx, const NodeView& node) {
+  const std::vector<int64_t> sizes = ctx.input_sizes(node, 0);
+  const int64_t rank = static_cast<int64_t>(sizes.size());
+  const int64_t axis = node.normalize_axis(node.attr_int("axis", -1), std::max<int64_t>(rank, 1));
+  ir::Node* x = ctx.input(node, 0);
+  ir::Node* idx = ctx.call("aten::argmax", {x, axis, true});
+  const int64_t n = sizes[static_cast<size_t>(axis)];
+  std::vector<int64_t> iota(static_cast<size_t>(n));
+  for (int64_t i = 0; i < n; ++i) iota[static_cast<size_t>(i)] = i;
+  std::vector<int64_t> iota_sizes(static_cast<size_t>(rank), 1);
+  iota_sizes[static_cast<size_t>(axis)] = n;
+  ir::Node* positions = ctx.constant_tensor(node.output(0) + "_iota",
+                                            ConstTensor::from_int64(DType::Long, iota_sizes, iota));
+  ir::Node* hit = ctx.call("aten::eq.Tensor", {positions, idx});
+  ctx.set_output(node, 0, ctx.call("aten::_to_copy", {hit, x->spec().dtype}));
+}
+
 }  // namespace
 
 std::vector<OpEntry> activation_ops() {
   return {
       {"Relu", 6, 17, import_relu},
       {"LeakyRelu", 6, 17, import_leaky_relu},
-      {"PRelu", 7, 17, import_prelu},
+      {"PRelu", 6, 17, import_prelu},
       {"Elu", 6, 17, import_elu},
       {"Clip", 6, 17, import_clip},
       {"HardSigmoid", 6, 17, import_hard_sigmoid},
       {"HardSwish", 14, 17, import_hard_swish},
       {"Softmax", 1, 17, import_softmax},
       {"LogSoftmax", 1, 17, import_softmax},
+      {"Selu", 6, 17, import_selu},
+      {"Celu", 12, 17, import_celu},
+      {"ThresholdedRelu", 10, 17, import_thresholded_relu},
+      {"Softsign", 1, 17, import_softsign},
+      {"Softplus", 1, 17, import_softplus},
+      {"Hardmax", 13, 17, import_hardmax},
   };
 }
 

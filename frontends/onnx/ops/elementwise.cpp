@@ -1,6 +1,7 @@
 // Element-wise ONNX ops: binary arithmetic and comparisons with broadcasting, variadic
-// Sum/Max/Min, Where, logical ops and one-to-one unary math.
+// Sum/Max/Min/Mean, Where, Mod, IsInf, logical ops and one-to-one unary math.
 
+#include <limits>
 #include <string_view>
 
 #include "frontends/onnx/ops/op_util.h"
@@ -89,7 +90,12 @@ void import_binary(ImportContext& ctx, const NodeView& node) {
       return;
     }
   }
-  ctx.set_output(node, 0, emit_binary(ctx, node, info, 0, 1));
+  ir::Node* y = emit_binary(ctx, node, info, 0, 1);
+  // ONNX's Pow keeps the base's dtype (ATen promotes an integral base to the exponent's float).
+  if (info.onnx == "Pow" && y->spec().dtype != ctx.input_dtype(node, 0)) {
+    y = ctx.call("aten::_to_copy", {y, ctx.input_dtype(node, 0)});
+  }
+  ctx.set_output(node, 0, y);
 }
 
 bool fold_binary(ImportContext& ctx, const NodeView& node) {
@@ -124,6 +130,47 @@ bool fold_variadic(ImportContext& ctx, const NodeView& node) {
   }
   ctx.set_output(node, 0, std::move(acc));
   return true;
+}
+
+/// Mean over any number of inputs (broadcasting): their sum divided by the count.
+void import_mean(ImportContext& ctx, const NodeView& node) {
+  ir::Node* acc = ctx.input(node, 0);
+  for (size_t i = 1; i < node.num_inputs(); ++i) {
+    acc = ctx.call("aten::add.Tensor", {acc, ctx.input(node, i), 1});
+  }
+  if (node.num_inputs() > 1) {
+    acc = ctx.call("aten::div.Scalar", {acc, static_cast<double>(node.num_inputs())});
+  }
+  ctx.set_output(node, 0, acc);
+}
+
+/// Mod: fmod=0 is Python's % (the divisor's sign; integers only in ONNX), fmod=1 is C's fmod.
+void import_mod(ImportContext& ctx, const NodeView& node) {
+  const bool c_fmod = node.attr_int("fmod", 0) != 0;
+  if (!c_fmod && is_floating_point(ctx.input_dtype(node, 0))) {
+    node.fail(Error::InvalidArgument, "fmod=0 is only defined for integer inputs");
+  }
+  const char* op = c_fmod ? "aten::fmod.Tensor" : "aten::remainder.Tensor";
+  ctx.set_output(node, 0, ctx.call(op, {ctx.input(node, 0), ctx.input(node, 1)}));
+}
+
+/// IsInf: isinf, or a comparison with the one infinity that detect_positive/negative select.
+void import_isinf(ImportContext& ctx, const NodeView& node) {
+  const bool pos = node.attr_int("detect_positive", 1) != 0;
+  const bool neg = node.attr_int("detect_negative", 1) != 0;
+  ir::Node* x = ctx.input(node, 0);
+  ir::Node* y = nullptr;
+  if (pos && neg) {
+    y = ctx.call("aten::isinf", {x});
+  } else if (pos || neg) {
+    const double inf = std::numeric_limits<double>::infinity();
+    y = ctx.call("aten::eq.Scalar", {x, pos ? inf : -inf});
+  } else {
+    // Neither infinity is detected: all false, with x's shape.
+    ir::Node* inf = ctx.call("aten::isinf", {x});
+    y = ctx.call("aten::logical_and", {inf, ctx.call("aten::logical_not", {inf})});
+  }
+  ctx.set_output(node, 0, y);
 }
 
 void import_where(ImportContext& ctx, const NodeView& node) {
@@ -190,6 +237,9 @@ std::vector<OpEntry> elementwise_ops() {
       {"Max", 8, 17, import_variadic, fold_variadic},
       {"Min", 8, 17, import_variadic, fold_variadic},
       {"Where", 9, 17, import_where, fold_where},
+      {"Mean", 8, 17, import_mean},
+      {"Mod", 10, 17, import_mod},
+      {"IsInf", 10, 17, import_isinf},
   };
   for (const UnaryInfo& u : kUnary) {
     const int min = u.onnx == "Erf" || u.onnx == "Sign" || u.onnx == "IsNaN" ? 9

@@ -1,6 +1,7 @@
 // Normalization: BatchNormalization (inference) → _native_batch_norm_legit_no_training +
 // getitem 0 (a pass folds it into the preceding conv), LayerNormalization → native_layer_norm +
-// getitem 0, InstanceNormalization → native_group_norm (one group per channel) + getitem 0.
+// getitems (Y, Mean, InvStdDev), InstanceNormalization → native_group_norm (one group per channel)
+// + getitem 0.
 
 #include "frontends/onnx/ops/op_util.h"
 
@@ -42,6 +43,10 @@ void import_layer_norm(ImportContext& ctx, const NodeView& node) {
   ir::Node* ln =
       ctx.call("aten::native_layer_norm", {ctx.input(node, 0), normalized, weight, bias, eps});
   ctx.set_output(node, 0, ctx.getitem(ln, 0));
+  // Mean and InvStdDev: native_layer_norm's mean and rstd have ONNX's shapes (reduced dims 1).
+  for (size_t i : {1, 2}) {
+    if (node.has_output(i)) ctx.set_output(node, i, ctx.getitem(ln, static_cast<int64_t>(i)));
+  }
 }
 
 void import_instance_norm(ImportContext& ctx, const NodeView& node) {
@@ -59,7 +64,7 @@ void import_instance_norm(ImportContext& ctx, const NodeView& node) {
 
 std::vector<OpEntry> norm_ops() {
   return {
-      {"BatchNormalization", 7, 17, import_batch_norm},
+      {"BatchNormalization", 6, 17, import_batch_norm},
       {"LayerNormalization", 17, 17, import_layer_norm},
       {"InstanceNormalization", 6, 17, import_instance_norm},
   };

@@ -2,6 +2,7 @@
 
 // Helpers shared by the op families (ops/*.cpp).
 
+#include <algorithm>
 #include <cstdint>
 #include <optional>
 #include <vector>
@@ -97,6 +98,35 @@ inline std::vector<int64_t> aten_pad_list(const std::vector<int64_t>& begin,
     pad.push_back(end[i]);
   }
   return pad;
+}
+
+/// Index tensor `index` with negative entries wrapped by `size` (ONNX allows [-size, size)):
+/// where(index < 0, index + size, index). Out-of-range indices are left to the kernel.
+inline ir::Node* wrap_negative_indices(ImportContext& ctx, ir::Node* index, int64_t size) {
+  ir::Node* negative = ctx.call("aten::lt.Scalar", {index, int64_t{0}});
+  ir::Node* shifted = ctx.call("aten::add.Scalar", {index, size, 1});
+  return ctx.call("aten::where.self", {negative, shifted, index});
+}
+
+/// The axes of a Reduce* node: the `axes` input (which must be known at import time) or
+/// attribute, normalized to [0, rank) and sorted; every dim when empty (noop_with_empty_axes
+/// aside, which the caller checks).
+inline std::vector<int64_t> reduce_axes(ImportContext& ctx, const NodeView& node, int64_t rank) {
+  std::vector<int64_t> axes;
+  if (node.has_input(1)) {
+    axes = ctx.require_constant(node, 1, "axes").to_int64();
+  } else {
+    axes = node.attr_ints("axes", {});
+  }
+  if (axes.empty()) {
+    for (int64_t d = 0; d < rank; ++d) axes.push_back(d);
+  }
+  for (int64_t& a : axes) a = node.normalize_axis(a, rank, "axis");
+  std::sort(axes.begin(), axes.end());
+  if (std::adjacent_find(axes.begin(), axes.end()) != axes.end()) {
+    node.fail(Error::InvalidArgument, "axes {} repeat a dim", sizes_to_string(axes));
+  }
+  return axes;
 }
 
 }  // namespace ptec::onnx_import

@@ -1,6 +1,11 @@
 // Reductions: ReduceMean → mean.dim, ReduceSum → sum.dim_IntList, ReduceMax/ReduceMin →
-// amax/amin, ArgMax/ArgMin → argmax/argmin. Axes come from the attribute (before ReduceSum-13
-// and the opset-18 forms) or from the second input, which must be known at import time.
+// amax/amin, ReduceProd → prod.dim_int per axis, and the composite ones decomposed:
+// ReduceSumSquare = sum(x*x), ReduceL1 = sum(|x|), ReduceL2 = sqrt(sum(x*x)), ReduceLogSum =
+// log(sum(x)), ReduceLogSumExp = log(sum(exp(x - max))) + max. ArgMax/ArgMin → argmax/argmin
+// (select_last_index: the same on the input flipped along the axis, mapped back). Axes come from
+// the attribute (before ReduceSum-13 and the opset-18 forms) or from the second input, which
+// must be known at import time. CumSum → cumsum (flip for reverse). Sums keep the input's dtype
+// (ONNX), not ATen's int64.
 
 #include <algorithm>
 
@@ -9,34 +14,62 @@
 namespace ptec::onnx_import {
 namespace {
 
+ir::Node* sum(ImportContext& ctx, ir::Node* x, const std::vector<int64_t>& axes, bool keepdims) {
+  return ctx.call("aten::sum.dim_IntList", {x, axes, keepdims, x->spec().dtype});
+}
+
 void import_reduce(ImportContext& ctx, const NodeView& node) {
   const int64_t rank = ctx.input_rank(node, 0);
-  std::vector<int64_t> axes;
-  if (node.has_input(1)) {
-    axes = ctx.require_constant(node, 1, "axes").to_int64();
-  } else {
-    axes = node.attr_ints("axes", {});
-  }
   const bool keepdims = node.attr_int("keepdims", 1) != 0;
-  if (axes.empty()) {
-    if (node.attr_int("noop_with_empty_axes", 0) != 0) {
-      ctx.forward_input(node, 0, 0);
-      return;
-    }
-    for (int64_t d = 0; d < rank; ++d) axes.push_back(d);
-  }
-  for (int64_t& a : axes) a = node.normalize_axis(a, rank, "axis");
-  std::sort(axes.begin(), axes.end());
-  if (std::adjacent_find(axes.begin(), axes.end()) != axes.end()) {
-    node.fail(Error::InvalidArgument, "axes {} repeat a dim", sizes_to_string(axes));
-  }
-  ir::Node* x = ctx.input(node, 0);
   const std::string& op = node.op_type();
+  const bool axes_given =
+      node.has_input(1) || (node.has_attr("axes") && !node.attr_ints("axes", {}).empty());
+  const bool noop = !axes_given && node.attr_int("noop_with_empty_axes", 0) != 0;
+  ir::Node* x = ctx.input(node, 0);
+  // The element-wise part of the composite reductions.
+  if (op == "ReduceSumSquare" || op == "ReduceL2") {
+    x = ctx.call("aten::mul.Tensor", {x, x});
+  } else if (op == "ReduceL1") {
+    x = ctx.call("aten::abs", {x});
+  }
+  if (noop) {
+    if (x == ctx.input(node, 0)) {
+      ctx.forward_input(node, 0, 0);
+    } else {
+      ctx.set_output(node, 0, x);
+    }
+    return;
+  }
+  const std::vector<int64_t> axes = reduce_axes(ctx, node, rank);
   ir::Node* y = nullptr;
   if (op == "ReduceMean") {
     y = ctx.call("aten::mean.dim", {x, axes, keepdims, ir::Argument()});
-  } else if (op == "ReduceSum") {
-    y = ctx.call("aten::sum.dim_IntList", {x, axes, keepdims, ir::Argument()});
+  } else if (op == "ReduceSum" || op == "ReduceSumSquare" || op == "ReduceL1") {
+    y = sum(ctx, x, axes, keepdims);
+  } else if (op == "ReduceL2") {
+    y = ctx.call("aten::sqrt", {sum(ctx, x, axes, keepdims)});
+  } else if (op == "ReduceLogSum") {
+    y = ctx.call("aten::log", {sum(ctx, x, axes, keepdims)});
+  } else if (op == "ReduceLogSumExp") {
+    // Shifted by the maximum so that exp does not overflow.
+    ir::Node* m = ctx.call("aten::amax", {x, axes, true});
+    ir::Node* e = ctx.call("aten::exp", {ctx.call("aten::sub.Tensor", {x, m, 1})});
+    ir::Node* s = ctx.call("aten::log", {sum(ctx, e, axes, keepdims)});
+    if (!keepdims) {
+      std::vector<int64_t> out_sizes;
+      const std::vector<int64_t> in = ctx.input_sizes(node, 0);
+      for (int64_t d = 0; d < rank; ++d) {
+        if (!std::binary_search(axes.begin(), axes.end(), d)) out_sizes.push_back(in[d]);
+      }
+      m = view(ctx, m, out_sizes);
+    }
+    y = ctx.call("aten::add.Tensor", {s, m, 1});
+  } else if (op == "ReduceProd") {
+    // One axis at a time, last first, so that the remaining axes keep their positions.
+    y = x;
+    for (size_t i = axes.size(); i-- > 0;) {
+      y = ctx.call("aten::prod.dim_int", {y, axes[i], keepdims, x->spec().dtype});
+    }
   } else if (op == "ReduceMax") {
     y = ctx.call("aten::amax", {x, axes, keepdims});
   } else {
@@ -46,23 +79,48 @@ void import_reduce(ImportContext& ctx, const NodeView& node) {
 }
 
 void import_arg_reduce(ImportContext& ctx, const NodeView& node) {
-  if (node.attr_int("select_last_index", 0) != 0) {
-    node.fail(Error::NotSupported, "select_last_index=1 is not supported");
-  }
-  const int64_t rank = ctx.input_rank(node, 0);
+  const std::vector<int64_t> in = ctx.input_sizes(node, 0);
+  const int64_t rank = static_cast<int64_t>(in.size());
   const int64_t axis = node.normalize_axis(node.attr_int("axis", 0), rank);
   const bool keepdims = node.attr_int("keepdims", 1) != 0;
+  const bool last = node.attr_int("select_last_index", 0) != 0;
   const char* op = node.op_type() == "ArgMax" ? "aten::argmax" : "aten::argmin";
-  ctx.set_output(node, 0, ctx.call(op, {ctx.input(node, 0), axis, keepdims}));
+  ir::Node* x = ctx.input(node, 0);
+  if (last) x = ctx.call("aten::flip", {x, std::vector<int64_t>{axis}});
+  ir::Node* y = ctx.call(op, {x, axis, keepdims});
+  // The first extreme of the flipped input sits at size - 1 - index in the original.
+  if (last) y = ctx.call("aten::rsub.Scalar", {y, in[static_cast<size_t>(axis)] - 1, 1});
+  ctx.set_output(node, 0, y);
+}
+
+/// CumSum → cumsum in the input's dtype; reverse flips before and after, exclusive subtracts
+/// the input. The axis (input 1) must be known at import time.
+void import_cumsum(ImportContext& ctx, const NodeView& node) {
+  const std::optional<double> a = single_value(&ctx.require_constant(node, 1, "axis"));
+  if (!a) node.fail(Error::InvalidArgument, "axis must hold one value");
+  const int64_t axis = node.normalize_axis(static_cast<int64_t>(*a), ctx.input_rank(node, 0));
+  const bool reverse = node.attr_int("reverse", 0) != 0;
+  const bool exclusive = node.attr_int("exclusive", 0) != 0;
+  ir::Node* x = ctx.input(node, 0);
+  const std::vector<int64_t> dims{axis};
+  if (reverse) x = ctx.call("aten::flip", {x, dims});
+  ir::Node* y = ctx.call("aten::cumsum", {x, axis, x->spec().dtype});
+  if (exclusive) y = ctx.call("aten::sub.Tensor", {y, x, 1});
+  if (reverse) y = ctx.call("aten::flip", {y, dims});
+  ctx.set_output(node, 0, y);
 }
 
 }  // namespace
 
 std::vector<OpEntry> reduce_ops() {
   return {
-      {"ReduceMean", 1, 18, import_reduce}, {"ReduceSum", 1, 17, import_reduce},
-      {"ReduceMax", 1, 18, import_reduce},  {"ReduceMin", 1, 18, import_reduce},
-      {"ArgMax", 1, 17, import_arg_reduce}, {"ArgMin", 1, 17, import_arg_reduce},
+      {"ReduceMean", 1, 18, import_reduce},   {"ReduceSum", 1, 17, import_reduce},
+      {"ReduceMax", 1, 18, import_reduce},    {"ReduceMin", 1, 18, import_reduce},
+      {"ReduceProd", 1, 18, import_reduce},   {"ReduceSumSquare", 1, 18, import_reduce},
+      {"ReduceL1", 1, 18, import_reduce},     {"ReduceL2", 1, 18, import_reduce},
+      {"ReduceLogSum", 1, 18, import_reduce}, {"ReduceLogSumExp", 1, 18, import_reduce},
+      {"CumSum", 11, 17, import_cumsum},      {"ArgMax", 1, 17, import_arg_reduce},
+      {"ArgMin", 1, 17, import_arg_reduce},
   };
 }
 

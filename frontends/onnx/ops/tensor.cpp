@@ -269,8 +269,10 @@ void import_gather(ImportContext& ctx, const NodeView& node) {
     }
     index = ctx.constant_tensor(node.input(1), ConstTensor::int64_vector(idx));
   } else {
-    // Indices computed at run time must be non-negative (index_select does not wrap them).
+    // Indices computed at run time: negative ones are wrapped in the graph (index_select does
+    // not wrap them).
     index = view(ctx, ctx.input(node, 1), {element_count(idx_sizes)});
+    index = wrap_negative_indices(ctx, index, dim);
   }
   ir::Node* y = ctx.call("aten::index_select", {x, axis, index});
   ctx.set_output(node, 0, view(ctx, y, out_sizes));
@@ -344,6 +346,98 @@ void import_pad(ImportContext& ctx, const NodeView& node) {
                           {x, pad4}));
 }
 
+/// CastLike: Cast to the dtype of the second input.
+void import_cast_like(ImportContext& ctx, const NodeView& node) {
+  const DType to = ctx.input_dtype(node, 1);
+  if (ctx.input_dtype(node, 0) == to) {
+    ctx.forward_input(node, 0, 0);
+    return;
+  }
+  ctx.set_output(node, 0, ctx.call("aten::_to_copy", {ctx.input(node, 0), to}));
+}
+
+/// Trilu → triu (upper=1, the default) or tril; k (input 1) must be known at import time.
+void import_trilu(ImportContext& ctx, const NodeView& node) {
+  int64_t k = 0;
+  if (node.has_input(1)) {
+    const std::optional<double> v = single_value(&ctx.require_constant(node, 1, "k"));
+    if (!v) node.fail(Error::InvalidArgument, "k must hold one value");
+    k = static_cast<int64_t>(*v);
+  }
+  const char* op = node.attr_int("upper", 1) != 0 ? "aten::triu" : "aten::tril";
+  ctx.set_output(node, 0, ctx.call(op, {ctx.input(node, 0), k}));
+}
+
+/// GatherElements → gather; indices as int64 with negative ones wrapped.
+void import_gather_elements(ImportContext& ctx, const NodeView& node) {
+  const std::vector<int64_t> in = ctx.input_sizes(node, 0);
+  const int64_t axis =
+      node.normalize_axis(node.attr_int("axis", 0), static_cast<int64_t>(in.size()));
+  const int64_t dim = in[static_cast<size_t>(axis)];
+  ir::Node* index = nullptr;
+  if (const ConstTensor* c = ctx.constant(node, 1)) {
+    std::vector<int64_t> idx = c->to_int64();
+    for (int64_t& i : idx) {
+      if (i < -dim || i >= dim) {
+        node.fail(Error::InvalidArgument, "index {} is out of range for a dim of size {}", i, dim);
+      }
+      if (i < 0) i += dim;
+    }
+    index = ctx.constant_tensor(node.input(1), ConstTensor::from_int64(DType::Long, c->sizes, idx));
+  } else {
+    index = ctx.input(node, 1);
+    if (index->spec().dtype != DType::Long) {
+      index = ctx.call("aten::_to_copy", {index, DType::Long});
+    }
+    index = wrap_negative_indices(ctx, index, dim);
+  }
+  ctx.set_output(node, 0, ctx.call("aten::gather", {ctx.input(node, 0), axis, index}));
+}
+
+/// DepthToSpace (DCR or CRD) and SpaceToDepth on [N, C, H, W]: view, permute, view.
+void import_depth_space(ImportContext& ctx, const NodeView& node) {
+  const std::vector<int64_t> x = ctx.input_sizes(node, 0);
+  if (x.size() != 4) node.fail(Error::InvalidArgument, "input of rank {}; expected 4", x.size());
+  const int64_t b = node.attr_int("blocksize", 0);
+  if (b <= 0) node.fail(Error::InvalidArgument, "blocksize must be positive");
+  const int64_t n = x[0], c = x[1], h = x[2], w = x[3];
+  std::vector<int64_t> split, perm, out;
+  if (node.op_type() == "SpaceToDepth") {
+    if (h % b != 0 || w % b != 0)
+      node.fail(Error::InvalidArgument, "H and W must divide by blocksize");
+    split = {n, c, h / b, b, w / b, b};
+    perm = {0, 3, 5, 1, 2, 4};
+    out = {n, c * b * b, h / b, w / b};
+  } else {
+    if (c % (b * b) != 0) node.fail(Error::InvalidArgument, "C must divide by blocksize^2");
+    const bool crd = node.attr_string("mode", "DCR") == "CRD";
+    split = crd ? std::vector<int64_t>{n, c / (b * b), b, b, h, w}
+                : std::vector<int64_t>{n, b, b, c / (b * b), h, w};
+    perm = crd ? std::vector<int64_t>{0, 1, 4, 2, 5, 3} : std::vector<int64_t>{0, 3, 4, 1, 5, 2};
+    out = {n, c / (b * b), h * b, w * b};
+  }
+  ir::Node* y = view(ctx, ctx.input(node, 0), split);
+  y = ctx.call("aten::permute_copy", {y, perm});
+  ctx.set_output(node, 0, view(ctx, y, out));
+}
+
+/// EyeLike: ones on diagonal k of a 2-D tensor of the input's shape, known at import time.
+void import_eye_like(ImportContext& ctx, const NodeView& node) {
+  const std::vector<int64_t> x = ctx.input_sizes(node, 0);
+  if (x.size() != 2) node.fail(Error::InvalidArgument, "input of rank {}; expected 2", x.size());
+  const DType dtype =
+      node.has_attr("dtype")
+          ? dtype_from_onnx(static_cast<int32_t>(node.attr_int("dtype", 1)), node.where())
+          : ctx.input_dtype(node, 0);
+  const int64_t k = node.attr_int("k", 0);
+  std::vector<double> values(static_cast<size_t>(x[0] * x[1]), 0.0);
+  for (int64_t i = 0; i < x[0]; ++i) {
+    const int64_t j = i + k;
+    if (j >= 0 && j < x[1]) values[static_cast<size_t>(i * x[1] + j)] = 1.0;
+  }
+  ctx.set_output(node, 0, ConstTensor::from_double(dtype, x, values));
+}
+
 void import_tile(ImportContext& ctx, const NodeView& node) {
   const std::vector<int64_t> repeats = ctx.require_constant(node, 1, "repeats").to_int64();
   if (repeats.size() != static_cast<size_t>(ctx.input_rank(node, 0))) {
@@ -369,6 +463,12 @@ std::vector<OpEntry> tensor_ops() {
       {"Gather", 1, 17, import_gather, fold_gather},
       {"Pad", 2, 18, import_pad},
       {"Tile", 6, 17, import_tile},
+      {"CastLike", 15, 17, import_cast_like},
+      {"Trilu", 14, 17, import_trilu},
+      {"GatherElements", 11, 17, import_gather_elements},
+      {"DepthToSpace", 1, 17, import_depth_space},
+      {"SpaceToDepth", 1, 17, import_depth_space},
+      {"EyeLike", 9, 17, import_eye_like},
   };
 }
 

@@ -55,15 +55,15 @@ ModelBuilder small_model() {
 TEST(OnnxImportErrors, OneErrorListsEveryUnsupportedOperator) {
   ModelBuilder b;
   b.input("x", {2, 3}).output("y").output("z", onnx::TensorProto::INT64, {2, std::string("n")});
-  auto& h1 = b.node("Hardmax", {"x"}, {"h1"}, "hm1");
+  auto& h1 = b.node("Shrink", {"x"}, {"h1"}, "hm1");
   (void)h1;
-  b.node("Hardmax", {"h1"}, {"h2"}, "hm2");
+  b.node("Shrink", {"h1"}, {"h2"}, "hm2");
   b.node("NonZero", {"x"}, {"z"}, "nz");
   b.node("Relu", {"h2"}, {"y"}, "relu");
   const Exception e = expect_error([&] { import(b); });
   EXPECT_EQ(e.code(), Error::NotSupported);
   EXPECT_STREQ(e.what(),
-               "test.onnx: 2 unsupported operators: Hardmax (opset 13) at nodes [hm1, hm2]; "
+               "test.onnx: 2 unsupported operators: Shrink (opset 13) at nodes [hm1, hm2]; "
                "NonZero (opset 13) at nodes [nz]");
 }
 
