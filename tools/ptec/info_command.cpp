@@ -26,76 +26,69 @@ using nlohmann::ordered_json;
 
 std::string dtype_name(fb::ScalarType t) {
   const auto v = static_cast<int64_t>(t);
-  return is_valid_dtype(v) ? to_string(static_cast<DType>(v))
-                           : fmt::format("dtype{}", v);
+  return is_valid_dtype(v) ? to_string(static_cast<DType>(v)) : fmt::format("dtype{}", v);
 }
 
-ordered_json describe_value(const fb::ExecutionPlan &plan, int32_t index) {
+ordered_json describe_value(const fb::ExecutionPlan& plan, int32_t index) {
   ordered_json v;
   if (plan.values() == nullptr || index < 0 ||
       static_cast<uint32_t>(index) >= plan.values()->size()) {
     v["kind"] = "invalid";
     return v;
   }
-  const fb::EValue *value = plan.values()->Get(static_cast<uint32_t>(index));
+  const fb::EValue* value = plan.values()->Get(static_cast<uint32_t>(index));
   switch (value->val_type()) {
-  case fb::KernelTypes::Tensor: {
-    const fb::Tensor *t = value->val_as_Tensor();
-    v["kind"] = "tensor";
-    v["dtype"] = dtype_name(t->scalar_type());
-    ordered_json sizes = ordered_json::array();
-    if (t->sizes() != nullptr) {
-      for (int32_t s : *t->sizes())
-        sizes.push_back(s);
+    case fb::KernelTypes::Tensor: {
+      const fb::Tensor* t = value->val_as_Tensor();
+      v["kind"] = "tensor";
+      v["dtype"] = dtype_name(t->scalar_type());
+      ordered_json sizes = ordered_json::array();
+      if (t->sizes() != nullptr) {
+        for (int32_t s : *t->sizes()) sizes.push_back(s);
+      }
+      v["shape"] = sizes;
+      if (t->shape_dynamism() != fb::TensorShapeDynamism::STATIC) v["dynamic"] = true;
+      break;
     }
-    v["shape"] = sizes;
-    if (t->shape_dynamism() != fb::TensorShapeDynamism::STATIC)
-      v["dynamic"] = true;
-    break;
-  }
-  case fb::KernelTypes::Int:
-    v = {{"kind", "int"}, {"value", value->val_as_Int()->int_val()}};
-    break;
-  case fb::KernelTypes::Double:
-    v = {{"kind", "double"}, {"value", value->val_as_Double()->double_val()}};
-    break;
-  case fb::KernelTypes::Bool:
-    v = {{"kind", "bool"}, {"value", value->val_as_Bool()->bool_val()}};
-    break;
-  case fb::KernelTypes::String: {
-    const auto *s = value->val_as_String()->string_val();
-    v = {{"kind", "string"}, {"value", s == nullptr ? "" : s->str()}};
-    break;
-  }
-  default:
-    v["kind"] = fb::EnumNameKernelTypes(value->val_type());
+    case fb::KernelTypes::Int:
+      v = {{"kind", "int"}, {"value", value->val_as_Int()->int_val()}};
+      break;
+    case fb::KernelTypes::Double:
+      v = {{"kind", "double"}, {"value", value->val_as_Double()->double_val()}};
+      break;
+    case fb::KernelTypes::Bool:
+      v = {{"kind", "bool"}, {"value", value->val_as_Bool()->bool_val()}};
+      break;
+    case fb::KernelTypes::String: {
+      const auto* s = value->val_as_String()->string_val();
+      v = {{"kind", "string"}, {"value", s == nullptr ? "" : s->str()}};
+      break;
+    }
+    default: v["kind"] = fb::EnumNameKernelTypes(value->val_type());
   }
   return v;
 }
 
-std::string value_text(const ordered_json &v) {
+std::string value_text(const ordered_json& v) {
   if (v["kind"] == "tensor") {
     std::string shape;
-    for (const auto &s : v["shape"])
-      shape += (shape.empty() ? "" : ", ") + s.dump();
+    for (const auto& s : v["shape"]) shape += (shape.empty() ? "" : ", ") + s.dump();
     return fmt::format("{}[{}]{}", v["dtype"].get<std::string>(), shape,
                        v.contains("dynamic") ? " (dynamic, upper bounds)" : "");
   }
   if (v.contains("value"))
-    return fmt::format("{} {}", v["kind"].get<std::string>(),
-                       v["value"].dump());
+    return fmt::format("{} {}", v["kind"].get<std::string>(), v["value"].dump());
   return v["kind"].get<std::string>();
 }
 
-} // namespace
+}  // namespace
 
-int run_info(const InfoArgs &args) {
+int run_info(const InfoArgs& args) {
   const ir::BufferPtr file = ir::Buffer::map_file(args.program);
-  const uint8_t *data = file->data();
+  const uint8_t* data = file->data();
   const size_t size = file->size();
-  PTEC_ENFORCE(size >= 8, InvalidProgram,
-               "{}: file of {} bytes is too small for a program", args.program,
-               size);
+  PTEC_ENFORCE(size >= 8, InvalidProgram, "{}: file of {} bytes is too small for a program",
+               args.program, size);
 
   size_t program_size = size;
   uint64_t segment_base = 0;
@@ -106,19 +99,18 @@ int run_info(const InfoArgs &args) {
     segment_base = header->segment_base_offset;
     segment_data_size = header->segment_data_size;
     PTEC_ENFORCE(program_size <= size, InvalidProgram,
-                 "{}: header says the program has {} bytes but the file has {}",
-                 args.program, program_size, size);
+                 "{}: header says the program has {} bytes but the file has {}", args.program,
+                 program_size, size);
   } else {
-    PTEC_ENFORCE(header.error() == Error::NotFound, InvalidProgram,
-                 "{}: malformed extended header", args.program);
+    PTEC_ENFORCE(header.error() == Error::NotFound, InvalidProgram, "{}: malformed extended header",
+                 args.program);
   }
   PTEC_ENFORCE(fb::ProgramBufferHasIdentifier(data), InvalidProgram,
-               "{}: not an ExecuTorch program (identifier ET12 missing)",
-               args.program);
+               "{}: not an ExecuTorch program (identifier ET12 missing)", args.program);
   flatbuffers::Verifier verifier(data, program_size);
   PTEC_ENFORCE(fb::VerifyProgramBuffer(verifier), InvalidProgram,
                "{}: the program flatbuffer is malformed", args.program);
-  const fb::Program *program = fb::GetProgram(data);
+  const fb::Program* program = fb::GetProgram(data);
 
   ordered_json out;
   out["file"] = args.program;
@@ -130,33 +122,27 @@ int run_info(const InfoArgs &args) {
 
   uint64_t constant_bytes = 0;
   size_t num_constants = 0;
-  if (program->constant_segment() != nullptr &&
-      program->constant_segment()->offsets() != nullptr) {
-    num_constants = program->constant_segment()->offsets()->size() -
-                    1; // [0] is a placeholder
+  if (program->constant_segment() != nullptr && program->constant_segment()->offsets() != nullptr) {
+    num_constants = program->constant_segment()->offsets()->size() - 1;  // [0] is a placeholder
     const uint32_t seg = program->constant_segment()->segment_index();
-    if (num_constants > 0 && program->segments() != nullptr &&
-        seg < program->segments()->size()) {
+    if (num_constants > 0 && program->segments() != nullptr && seg < program->segments()->size()) {
       constant_bytes = program->segments()->Get(seg)->size();
     }
   }
-  out["constants"] = {{"count", num_constants},
-                      {"segment_bytes", constant_bytes}};
+  out["constants"] = {{"count", num_constants}, {"segment_bytes", constant_bytes}};
 
   ordered_json methods = ordered_json::array();
   if (program->execution_plan() != nullptr) {
-    for (const fb::ExecutionPlan *plan : *program->execution_plan()) {
+    for (const fb::ExecutionPlan* plan : *program->execution_plan()) {
       ordered_json m;
       m["name"] = plan->name() == nullptr ? "" : plan->name()->str();
       ordered_json inputs = ordered_json::array();
       ordered_json outputs = ordered_json::array();
       if (plan->inputs() != nullptr) {
-        for (int32_t i : *plan->inputs())
-          inputs.push_back(describe_value(*plan, i));
+        for (int32_t i : *plan->inputs()) inputs.push_back(describe_value(*plan, i));
       }
       if (plan->outputs() != nullptr) {
-        for (int32_t i : *plan->outputs())
-          outputs.push_back(describe_value(*plan, i));
+        for (int32_t i : *plan->outputs()) outputs.push_back(describe_value(*plan, i));
       }
       m["inputs"] = inputs;
       m["outputs"] = outputs;
@@ -165,31 +151,26 @@ int run_info(const InfoArgs &args) {
       size_t instructions = 0;
       size_t delegate_calls = 0;
       if (plan->chains() != nullptr) {
-        for (const fb::Chain *chain : *plan->chains()) {
-          if (chain->instructions() == nullptr)
-            continue;
-          for (const fb::Instruction *ins : *chain->instructions()) {
+        for (const fb::Chain* chain : *plan->chains()) {
+          if (chain->instructions() == nullptr) continue;
+          for (const fb::Instruction* ins : *chain->instructions()) {
             ++instructions;
-            if (ins->instr_args_type() ==
-                fb::InstructionArguments::KernelCall) {
+            if (ins->instr_args_type() == fb::InstructionArguments::KernelCall) {
               const auto op_index = ins->instr_args_as_KernelCall()->op_index();
               std::string name = "<invalid operator>";
               if (plan->operators() != nullptr && op_index >= 0 &&
                   static_cast<uint32_t>(op_index) < plan->operators()->size()) {
-                const fb::Operator *op =
-                    plan->operators()->Get(static_cast<uint32_t>(op_index));
+                const fb::Operator* op = plan->operators()->Get(static_cast<uint32_t>(op_index));
                 name = op->name() == nullptr ? "" : op->name()->str();
                 if (op->overload() != nullptr && op->overload()->size() > 0) {
                   name += "." + op->overload()->str();
                 }
               }
               ++by_operator[name];
-            } else if (ins->instr_args_type() ==
-                       fb::InstructionArguments::DelegateCall) {
+            } else if (ins->instr_args_type() == fb::InstructionArguments::DelegateCall) {
               ++delegate_calls;
             } else {
-              ++by_operator[fb::EnumNameInstructionArguments(
-                  ins->instr_args_type())];
+              ++by_operator[fb::EnumNameInstructionArguments(ins->instr_args_type())];
             }
           }
         }
@@ -198,14 +179,12 @@ int run_info(const InfoArgs &args) {
       m["operators"] = by_operator;
       ordered_json delegates = ordered_json::array();
       if (plan->delegates() != nullptr) {
-        for (const fb::BackendDelegate *d : *plan->delegates()) {
+        for (const fb::BackendDelegate* d : *plan->delegates()) {
           ordered_json dj;
           dj["backend_id"] = d->id() == nullptr ? "" : d->id()->str();
           if (d->processed() != nullptr) {
             dj["location"] =
-                d->processed()->location() == fb::DataLocation::INLINE
-                    ? "inline"
-                    : "segment";
+                d->processed()->location() == fb::DataLocation::INLINE ? "inline" : "segment";
             dj["index"] = d->processed()->index();
           }
           delegates.push_back(dj);
@@ -216,8 +195,7 @@ int run_info(const InfoArgs &args) {
       ordered_json arenas = ordered_json::array();
       if (plan->non_const_buffer_sizes() != nullptr) {
         for (uint32_t i = 1; i < plan->non_const_buffer_sizes()->size(); ++i) {
-          arenas.push_back({{"memory_id", i},
-                            {"bytes", plan->non_const_buffer_sizes()->Get(i)}});
+          arenas.push_back({{"memory_id", i}, {"bytes", plan->non_const_buffer_sizes()->Get(i)}});
         }
       }
       m["planned_memory"] = arenas;
@@ -230,10 +208,9 @@ int run_info(const InfoArgs &args) {
     std::printf("%s\n", out.dump(2).c_str());
     return 0;
   }
-  std::printf("%s: %zu bytes, %zu method(s), %zu constant(s) in %llu bytes\n",
-              args.program.c_str(), size, methods.size(), num_constants,
-              static_cast<unsigned long long>(constant_bytes));
-  for (const auto &m : methods) {
+  std::printf("%s: %zu bytes, %zu method(s), %zu constant(s) in %llu bytes\n", args.program.c_str(),
+              size, methods.size(), num_constants, static_cast<unsigned long long>(constant_bytes));
+  for (const auto& m : methods) {
     std::printf("method %s\n", m["name"].get<std::string>().c_str());
     for (size_t i = 0; i < m["inputs"].size(); ++i) {
       std::printf("  input %zu: %s\n", i, value_text(m["inputs"][i]).c_str());
@@ -242,21 +219,19 @@ int run_info(const InfoArgs &args) {
       std::printf("  output %zu: %s\n", i, value_text(m["outputs"][i]).c_str());
     }
     std::printf("  instructions: %zu\n", m["instructions"].get<size_t>());
-    for (const auto &[name, count] : m["operators"].items()) {
+    for (const auto& [name, count] : m["operators"].items()) {
       std::printf("    %5d  %s\n", count.get<int>(), name.c_str());
     }
-    for (const auto &d : m["delegates"]) {
-      std::printf("  delegate %s (%s)\n",
-                  d["backend_id"].get<std::string>().c_str(),
+    for (const auto& d : m["delegates"]) {
+      std::printf("  delegate %s (%s)\n", d["backend_id"].get<std::string>().c_str(),
                   d.value("location", "?").c_str());
     }
-    for (const auto &a : m["planned_memory"]) {
-      std::printf("  planned memory %d: %llu bytes\n",
-                  a["memory_id"].get<int>(),
+    for (const auto& a : m["planned_memory"]) {
+      std::printf("  planned memory %d: %llu bytes\n", a["memory_id"].get<int>(),
                   static_cast<unsigned long long>(a["bytes"].get<int64_t>()));
     }
   }
   return 0;
 }
 
-} // namespace ptec::cli
+}  // namespace ptec::cli
