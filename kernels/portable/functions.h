@@ -329,6 +329,13 @@ Tensor& tril_out(KernelRuntimeContext& ctx, const Tensor& self, int64_t diagonal
 Tensor& triu_out(KernelRuntimeContext& ctx, const Tensor& self, int64_t diagonal, Tensor& out);
 /// flip.out(Tensor self, int[] dims, *, Tensor(a!) out)
 Tensor& flip_out(KernelRuntimeContext& ctx, const Tensor& self, IntList dims, Tensor& out);
+/// repeat.out(Tensor self, SymInt[] repeats, *, Tensor(a!) out)
+Tensor& repeat_out(KernelRuntimeContext& ctx, const Tensor& self, IntList repeats, Tensor& out);
+/// reflection_pad2d.out / replication_pad2d.out (Tensor self, int[4] padding, *, Tensor(a!) out)
+Tensor& reflection_pad2d_out(KernelRuntimeContext& ctx, const Tensor& self, IntList padding,
+                             Tensor& out);
+Tensor& replication_pad2d_out(KernelRuntimeContext& ctx, const Tensor& self, IntList padding,
+                              Tensor& out);
 
 // ---- Factories ----
 /// full.out(SymInt[] size, Scalar fill_value, *, Tensor(a!) out)

@@ -134,6 +134,9 @@ const runtime::Kernel kPortableKernels[] = {
     PTEC_KERNEL("aten::tril.out", tril_out),
     PTEC_KERNEL("aten::triu.out", triu_out),
     PTEC_KERNEL("aten::flip.out", flip_out),
+    PTEC_KERNEL("aten::repeat.out", repeat_out),
+    PTEC_KERNEL("aten::reflection_pad2d.out", reflection_pad2d_out),
+    PTEC_KERNEL("aten::replication_pad2d.out", replication_pad2d_out),
 };
 
 }  // namespace

@@ -778,6 +778,16 @@ def coverage(c):
     c.add("flip_one", "aten::flip.out", [m, [1], Out(torch.flip(m, [1]))])
     c.add("flip_two", "aten::flip.out", [m, [0, -1], Out(torch.flip(m, [0, -1]))])
     c.add("flip_int", "aten::flip.out", [xi, [0], Out(torch.flip(xi, [0]))])
+    c.add("repeat_same_rank", "aten::repeat.out", [m, [2, 1, 3], Out(m.repeat(2, 1, 3))])
+    c.add("repeat_more_dims", "aten::repeat.out", [xi, [2, 1, 2], Out(xi.repeat(2, 1, 2))])
+    img = rnd(2, 3, 4, 5)
+    for pad in [[1, 2, 0, 3], [0, 0, 1, 1], [4, 4, 3, 3]]:
+        ps = "_".join(str(p) for p in pad)
+        if max(pad[0], pad[1]) < 5 and max(pad[2], pad[3]) < 4:
+            c.add(f"reflection_pad2d_{ps}", "aten::reflection_pad2d.out",
+                  [img, pad, Out(torch.nn.functional.pad(img, pad, mode="reflect"))])
+        c.add(f"replication_pad2d_{ps}", "aten::replication_pad2d.out",
+              [img, pad, Out(torch.nn.functional.pad(img, pad, mode="replicate"))])
 
 
 if __name__ == "__main__":
