@@ -9,6 +9,7 @@
 #include <fstream>
 #include <map>
 #include <memory>
+#include <regex>
 #include <set>
 #include <sstream>
 #include <vector>
@@ -17,7 +18,9 @@
 #include <onnx/onnx_pb.h>
 
 #include "emit/export_pte.h"
+#include "frontends/onnx/import_context.h"
 #include "frontends/onnx/onnx_importer.h"
+#include "ir/buffer.h"
 #include "ir/exception.h"
 #include "kernels/portable/register.h"
 #include "program/to_edge.h"
@@ -230,22 +233,77 @@ struct AlignedBytes {
 struct Loaded {
   std::unique_ptr<AlignedBytes> bytes;
   std::unique_ptr<runtime::Module> module;
+  /// Graph inputs bound to their data-set values at import time (see export_and_load).
+  std::set<std::string> bound;
 };
 
+/// The ONNX value named in an importer error "... ('NAME') is computed at run time; it must be
+/// known at import time ...", or "".
+std::string needs_import_time_value(const std::string& message) {
+  static const std::regex kPattern(
+      R"(\('([^']+)'\) is computed at run time; it must be known at import time)");
+  std::smatch m;
+  return std::regex_search(message, m, kPattern) ? m[1].str() : "";
+}
+
+/// `model` with the graph inputs in `bound` turned into initializers holding `values` (by name).
+std::string bind_inputs(onnx::ModelProto model, const std::set<std::string>& bound,
+                        const std::map<std::string, HostTensor>& values) {
+  onnx::GraphProto* graph = model.mutable_graph();
+  auto* inputs = graph->mutable_input();
+  for (int i = inputs->size(); i-- > 0;) {
+    if (bound.count(inputs->Get(i).name()) != 0) inputs->DeleteSubrange(i, 1);
+  }
+  for (const std::string& name : bound) {
+    const HostTensor& t = values.at(name);
+    onnx::TensorProto* init = graph->add_initializer();
+    init->set_name(name);
+    init->set_data_type(onnx_import::dtype_to_onnx(t.dtype));
+    for (int64_t d : t.sizes) init->add_dims(d);
+    init->set_raw_data(std::string(t.data.begin(), t.data.end()));
+  }
+  return model.SerializeAsString();
+}
+
+/// Imports, lowers, emits and loads the model of `dir` with the input shapes of one data set.
+/// The importer needs some values at import time (Reshape's shape, Resize's scales, ...); when
+/// the model takes such a value as a graph input, the import fails naming it, and the input is
+/// bound to the data set's value (made an initializer) and the import retried: the program is
+/// then specialized on that value, which the caller reports. Nothing else is bound.
 Loaded export_and_load(const std::string& dir,
                        const std::map<std::string, std::vector<int64_t>>& shapes,
+                       const std::map<std::string, HostTensor>& values,
                        cli::RuntimeErrorCapture& errors) {
   const std::string model = (fs::path(dir) / "model.onnx").string();
-  onnx_import::OnnxImportOptions options;
-  options.input_shapes = shapes;
-  ir::ExportedProgram aten = onnx_import::import_onnx(model, options);
+  Loaded loaded;
+  ir::ExportedProgram aten;
+  for (;;) {
+    onnx_import::OnnxImportOptions options;
+    for (const auto& [name, sizes] : shapes) {
+      if (loaded.bound.count(name) == 0) options.input_shapes[name] = sizes;
+    }
+    try {
+      if (loaded.bound.empty()) {
+        aten = onnx_import::import_onnx(model, options);
+      } else {
+        options.external_data_dir = dir;
+        aten = onnx_import::import_onnx_bytes(
+            ir::Buffer::from_string(bind_inputs(read_model(dir), loaded.bound, values)), model,
+            options);
+      }
+      break;
+    } catch (const Exception& e) {
+      const std::string name = needs_import_time_value(e.what());
+      if (name.empty() || values.count(name) == 0 || loaded.bound.count(name) != 0) throw;
+      loaded.bound.insert(name);
+    }
+  }
   ir::ExportedProgram edge = program::to_edge(aten);
   std::map<std::string, ir::ExportedProgram> methods;
   methods.emplace("forward", std::move(edge));
   const fs::path pte =
       fs::temp_directory_path() / fmt::format("ptec_conformance_{}.pte", ::getpid());
   emit::export_pte(methods, emit::EmitConfig{}, pte.string());
-  Loaded loaded;
   loaded.bytes = std::make_unique<AlignedBytes>(read_file(pte.string()));
   std::error_code ec;
   fs::remove(pte, ec);
@@ -256,8 +314,13 @@ Loaded export_and_load(const std::string& dir,
 }
 
 /// Runs one data set on `loaded`; "" on success, else the reason.
-std::string run_data_set(const fs::path& set, const std::vector<HostTensor>& inputs, Loaded& loaded,
+std::string run_data_set(const fs::path& set, const std::vector<HostTensor>& all_inputs,
+                         const std::vector<std::string>& names, Loaded& loaded,
                          cli::RuntimeErrorCapture& errors) {
+  std::vector<HostTensor> inputs;
+  for (size_t i = 0; i < all_inputs.size(); ++i) {
+    if (i >= names.size() || loaded.bound.count(names[i]) == 0) inputs.push_back(all_inputs[i]);
+  }
   auto meta = loaded.module->method_meta("forward");
   errors.check(meta.error(), "method meta");
   if (meta->num_inputs() != inputs.size()) {
@@ -345,6 +408,7 @@ Outcome run_test_dir(const std::string& dir) {
     if (sets.empty()) return {Status::Fail, "no test_data_set_N"};
 
     std::map<std::string, std::vector<int64_t>> loaded_shapes;
+    std::map<std::string, std::vector<uint8_t>> loaded_values;
     Loaded loaded;
     for (const fs::path& set : sets) {
       std::vector<HostTensor> inputs;
@@ -353,15 +417,29 @@ Outcome run_test_dir(const std::string& dir) {
       }
       // Graph inputs beyond the data set's files are optional inputs left out.
       std::map<std::string, std::vector<int64_t>> shapes;
+      std::map<std::string, HostTensor> values;
       for (size_t i = 0; i < inputs.size() && i < names.size(); ++i) {
         shapes[names[i]] = inputs[i].sizes;
+        values[names[i]] = inputs[i];
       }
-      if (!loaded.module || shapes != loaded_shapes) {
-        loaded = export_and_load(dir, shapes, errors);
+      // Re-export when the shapes change, or the value of an input the program is bound to.
+      bool same_bound_values = true;
+      for (const std::string& name : loaded.bound) {
+        same_bound_values = same_bound_values && values.count(name) != 0 &&
+                            values.at(name).data == loaded_values[name];
+      }
+      if (!loaded.module || shapes != loaded_shapes || !same_bound_values) {
+        loaded = export_and_load(dir, shapes, values, errors);
         loaded_shapes = shapes;
+        for (const std::string& name : loaded.bound) loaded_values[name] = values.at(name).data;
       }
-      std::string reason = run_data_set(set, inputs, loaded, errors);
+      std::string reason = run_data_set(set, inputs, names, loaded, errors);
       if (!reason.empty()) return {Status::Fail, one_line(reason)};
+    }
+    if (!loaded.bound.empty()) {
+      std::string list;
+      for (const std::string& name : loaded.bound) list += (list.empty() ? "" : ", ") + name;
+      return {Status::Pass, "specialized on input(s) " + list};
     }
     return {Status::Pass, ""};
   } catch (const std::exception& e) {

@@ -26,8 +26,11 @@ std::string out_of_scope_rule(const std::string& dir);
 
 /// Runs the test directory `dir` in this process: every test_data_set_N through import →
 /// to_edge → emit → runtime::Module (portable kernels) → comparison with output_K.pb (rtol 1e-3,
-/// atol 1e-5, NaN equal; dtype and shape must match). Never throws; may crash (the runner
-/// isolates it in a child process).
+/// atol 1e-5, NaN equal; dtype and shape must match). When the importer needs, at import time,
+/// the value of a graph input (a Reshape shape, Resize scales, reduction axes, ...), that input is
+/// bound to the data set's value and the program exported for it; such a pass has the detail
+/// "specialized on input(s) <names>". Never throws; may crash (the runner isolates it in a child
+/// process).
 Outcome run_test_dir(const std::string& dir);
 
 }  // namespace ptec::conformance
