@@ -48,9 +48,13 @@ TEST(Emit, AddMatchesTheUpstreamFile) {
   EXPECT_NE(std::string(bytes.begin() + 8, bytes.begin() + 12), "eh00");  // no segment data
   EXPECT_EQ(std::string(bytes.begin() + 4, bytes.begin() + 8), "ET12");
   const json ours = testing::decode(dir / "ours.pte");
-  std::filesystem::copy_file(
-      std::string(PTEC_SOURCE_DIR) + "/../shared/fixtures/executorch/add.pte",
-      dir / "upstream.pte");
+  const std::filesystem::path fixture =
+      std::string(PTEC_SOURCE_DIR) + "/../shared/fixtures/executorch/add.pte";
+  if (!std::filesystem::exists(fixture)) {
+    GTEST_SKIP() << "upstream fixture " << fixture.string()
+                 << " is absent (../shared/fixtures comes from outside the repository)";
+  }
+  std::filesystem::copy_file(fixture, dir / "upstream.pte");
   const json upstream = testing::decode(dir / "upstream.pte");
   const json& a = ours["execution_plan"][0];
   const json& b = upstream["execution_plan"][0];
