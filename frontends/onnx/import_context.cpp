@@ -183,6 +183,16 @@ void ImportContext::define(const std::string& name, Value value) {
   }
 }
 
+void ImportContext::define_sym(const std::string& name, SymValue value, std::string source) {
+  define(name, Value{nullptr, std::nullopt, false, std::move(source)});
+  sym_values_.emplace(name, std::move(value));
+}
+
+const SymValue* ImportContext::sym_value(const std::string& name) const {
+  auto it = sym_values_.find(name);
+  return it == sym_values_.end() ? nullptr : &it->second;
+}
+
 Value* ImportContext::find(const std::string& name) {
   auto it = values_.find(name);
   return it == values_.end() ? nullptr : &it->second;
@@ -220,11 +230,47 @@ ir::TensorSpec ImportContext::input_spec(const NodeView& node, size_t i) {
   Value* v = find(node.input(i));
   if (v == nullptr) node.fail(Error::InvalidProgram, "input '{}' is not defined", node.input(i));
   if (v->node != nullptr) return v->node->spec();
+  if (const SymValue* sym = sym_value(node.input(i))) {
+    return sym->scalar
+               ? ir::TensorSpec(DType::Long, std::vector<int64_t>{})
+               : ir::TensorSpec(DType::Long,
+                                std::vector<int64_t>{static_cast<int64_t>(sym->items.size())});
+  }
   return v->constant->spec();
 }
 
 std::vector<int64_t> ImportContext::input_sizes(const NodeView& node, size_t i) {
   return static_sizes(input_spec(node, i), node.where() + ": input '" + node.input(i) + "'");
+}
+
+std::vector<int64_t> ImportContext::input_sizes_batch(const NodeView& node, size_t i) {
+  ir::TensorSpec spec = input_spec(node, i);
+  if (spec.rank() > 0 && spec.shape[0].is_symbolic()) spec.shape[0] = spec.shape[0].upper_bound();
+  return static_sizes(spec, node.where() + ": input '" + node.input(i) + "'");
+}
+
+ir::Argument ImportContext::sym_size(const ir::SymInt& dim) {
+  if (dim.is_static()) return ir::Argument(dim.value());
+  auto it = sym_sizes_.find(dim.symbol()->name);
+  if (it != sym_sizes_.end()) return ir::Argument(it->second);
+  for (const auto& [p, spec] : placeholders_) {
+    if (spec.kind != ir::InputKind::UserInput) continue;
+    const ir::Shape& shape = p->spec().shape;
+    for (size_t d = 0; d < shape.size(); ++d) {
+      if (shape[d] != dim) continue;
+      ir::Node* n = call("aten::sym_size.int", {p, static_cast<int64_t>(d)});
+      sym_sizes_.emplace(dim.symbol()->name, n);
+      return ir::Argument(n);
+    }
+  }
+  fail(Error::Internal,
+       fmt::format("symbol '{}' is not a dimension of any input", dim.symbol()->name));
+}
+
+ir::ArgumentList ImportContext::size_args(const ir::Shape& shape) {
+  ir::ArgumentList out;
+  for (const ir::SymInt& d : shape) out.push_back(sym_size(d));
+  return out;
 }
 
 void ImportContext::set_output(const NodeView& node, size_t i, ir::Node* value) {
@@ -319,6 +365,13 @@ void ImportContext::add_user_input(ir::Node* node, const std::string& onnx_name)
 
 ir::Node* ImportContext::materialize(const std::string& name, Value& value) {
   if (value.node != nullptr) return value.node;
+  if (sym_value(name) != nullptr) {
+    fail(Error::NotSupported,
+         fmt::format("value '{}' is computed from dynamic dims and used as a tensor; only "
+                     "Shape/Gather/Slice/Concat/Unsqueeze/Squeeze/Cast chains feeding "
+                     "Reshape/Expand/Slice arguments are supported",
+                     name));
+  }
   if (!value.constant) fail(Error::Internal, fmt::format("value '{}' has no producer", name));
   // Two values with the same bytes and spec (e.g. Identity of an initializer) share one
   // placeholder.

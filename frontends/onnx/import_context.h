@@ -36,6 +36,15 @@ struct Value {
   std::string source;
 };
 
+/// A small int64 tensor computed from dynamic dims (Shape of a dynamic tensor and what
+/// Gather/Slice/Concat/Unsqueeze/Squeeze/Cast make of it): its items are ints or
+/// aten::sym_size.int nodes. Its Value has neither `node` nor `constant`; see sym_shape.h.
+struct SymValue {
+  ir::ArgumentList items;
+  /// True for a scalar (rank 0) rather than a 1-D tensor.
+  bool scalar = false;
+};
+
 /// One ONNX node being imported: inputs, outputs, typed attributes with defaults, and errors that
 /// name the file, the node and its op ("model.onnx: node 'conv1' (Conv, opset 13): ...").
 class NodeView {
@@ -111,6 +120,10 @@ class ImportContext {
   bool is_defined(const std::string& name) const { return values_.count(name) != 0; }
   /// The value named `name`; nullptr when undefined.
   Value* find(const std::string& name);
+  /// Defines ONNX value `name` as a shape value computed from dynamic dims.
+  void define_sym(const std::string& name, SymValue value, std::string source);
+  /// The shape value named `name`; nullptr when `name` is not one.
+  const SymValue* sym_value(const std::string& name) const;
 
   // --- inputs of the current node ---------------------------------------------------------------
   /// Input `i` as a graph tensor (a constant gets a placeholder on first use). Fails when the
@@ -124,6 +137,11 @@ class ImportContext {
   ir::TensorSpec input_spec(const NodeView& node, size_t i);
   /// Input `i`'s static sizes (fails NotSupported for a symbolic dim).
   std::vector<int64_t> input_sizes(const NodeView& node, size_t i);
+  /// Input `i`'s shape (symbols kept).
+  ir::Shape input_shape(const NodeView& node, size_t i) { return input_spec(node, i).shape; }
+  /// Input `i`'s sizes where only dim 0 (the batch) may be symbolic: its upper bound stands in
+  /// for it. For ops whose attributes depend on the other dims only (Conv, pooling, Gemm).
+  std::vector<int64_t> input_sizes_batch(const NodeView& node, size_t i);
   int64_t input_rank(const NodeView& node, size_t i) { return input_spec(node, i).rank(); }
   DType input_dtype(const NodeView& node, size_t i) { return input_spec(node, i).dtype; }
 
@@ -142,6 +160,11 @@ class ImportContext {
   ir::Node* call(std::string_view op, ir::ArgumentList args);
   /// getitem(multi, index): element `index` of a multi-output call.
   ir::Node* getitem(ir::Node* multi, int64_t index);
+  /// An int argument for dimension `dim`: the int for a static dim, else an aten::sym_size.int
+  /// node reading a user input's dim that carries the symbol (one node per symbol).
+  ir::Argument sym_size(const ir::SymInt& dim);
+  /// A size list for `shape` (ints and sym_size nodes).
+  ir::ArgumentList size_args(const ir::Shape& shape);
   /// A CONSTANT_TENSOR placeholder holding `value` (constants entry named after `hint`).
   ir::Node* constant_tensor(const std::string& hint, ConstTensor value);
   /// A PARAMETER placeholder holding `value` (state_dict entry `key`, made unique).
@@ -171,6 +194,8 @@ class ImportContext {
   std::unordered_map<std::string, Value> values_;
   std::map<std::string, ir::BufferPtr> external_files_;
   std::vector<std::pair<ir::Node*, ir::InputSpec>> placeholders_;
+  std::map<std::string, ir::Node*> sym_sizes_;
+  std::unordered_map<std::string, SymValue> sym_values_;
   const NodeView* current_ = nullptr;
 };
 

@@ -16,6 +16,7 @@
 #include "frontends/onnx/import_context.h"
 #include "frontends/onnx/model_import.h"
 #include "frontends/onnx/op_registry.h"
+#include "frontends/onnx/sym_shape.h"
 
 namespace ptec::onnx_import {
 namespace {
@@ -79,6 +80,27 @@ WireScan scan_wire(const uint8_t* data, size_t size) {
   }
   return WireScan::Ok;
 }
+
+/// Changes the working directory for its lifetime (nothing when `dir` is empty).
+class WorkingDirectory {
+ public:
+  explicit WorkingDirectory(const std::string& dir) {
+    if (dir.empty()) return;
+    std::error_code ec;
+    previous_ = std::filesystem::current_path(ec);
+    if (!ec) std::filesystem::current_path(dir, ec);
+    if (ec) previous_.clear();
+  }
+  ~WorkingDirectory() {
+    std::error_code ec;
+    if (!previous_.empty()) std::filesystem::current_path(previous_, ec);
+  }
+  WorkingDirectory(const WorkingDirectory&) = delete;
+  WorkingDirectory& operator=(const WorkingDirectory&) = delete;
+
+ private:
+  std::filesystem::path previous_;
+};
 
 int64_t default_opset(const onnx::ModelProto& model) {
   for (const auto& o : model.opset_import()) {
@@ -155,6 +177,8 @@ void check_supported(const onnx::ModelProto& model, const std::string& file) {
                                  found.size() == 1 ? "" : "s", fmt::join(parts, "; ")));
 }
 
+using DynamicSymbols = std::map<std::pair<std::string, int>, ir::SymbolPtr>;
+
 struct Specialization {
   std::string input;
   size_t dim;
@@ -166,8 +190,37 @@ struct Specialization {
 /// Gives every user input a static shape in the proto (options.input_shapes, else 1 for symbolic
 /// dims) so that checker, shape inference and import all see the same shapes. Returns the dims
 /// that were specialized and records each input's declared shape in `declared`.
+/// The symbols of options.dynamic_dims by (input, axis); entries naming one symbol share it.
+DynamicSymbols make_symbols(const std::string& file, const OnnxImportOptions& options) {
+  DynamicSymbols out;
+  std::map<std::string, ir::SymbolPtr> by_name;
+  for (const DynamicDim& d : options.dynamic_dims) {
+    const std::string name = d.symbol.empty() ? fmt::format("{}_{}", d.input, d.axis) : d.symbol;
+    if (d.min < 0 || d.min > d.max) {
+      throw LocatedError(Error::InvalidArgument,
+                         fmt::format("{}: dynamic dim '{}' has an empty or negative range [{}, {}]",
+                                     file, name, d.min, d.max));
+    }
+    ir::SymbolPtr& sym = by_name[name];
+    if (sym == nullptr) {
+      sym = std::make_shared<const ir::Symbol>(ir::Symbol{name, d.min, d.max});
+    } else if (sym->min != d.min || sym->max != d.max) {
+      throw LocatedError(Error::InvalidArgument,
+                         fmt::format("{}: symbol '{}' is given ranges [{}, {}] and [{}, {}]", file,
+                                     name, sym->min, sym->max, d.min, d.max));
+    }
+    if (!out.emplace(std::make_pair(d.input, static_cast<int>(d.axis)), sym).second) {
+      throw LocatedError(
+          Error::InvalidArgument,
+          fmt::format("{}: dim {} of input '{}' is made dynamic twice", file, d.axis, d.input));
+    }
+  }
+  return out;
+}
+
 std::vector<Specialization> specialize_inputs(onnx::ModelProto& model, const std::string& file,
                                               const OnnxImportOptions& options,
+                                              const DynamicSymbols& symbols,
                                               std::map<std::string, std::string>& declared) {
   std::unordered_set<std::string> initializers;
   for (const auto& init : model.graph().initializer()) initializers.insert(init.name());
@@ -205,6 +258,19 @@ std::vector<Specialization> specialize_inputs(onnx::ModelProto& model, const std
     }
     for (int i = 0; i < shape->dim_size(); ++i) {
       auto* d = shape->mutable_dim(i);
+      if (auto it = symbols.find({input.name(), i}); it != symbols.end()) {
+        const ir::Symbol& sym = *it->second;
+        if (d->has_dim_value() && (d->dim_value() < sym.min || d->dim_value() > sym.max)) {
+          throw LocatedError(
+              Error::InvalidArgument,
+              fmt::format("{}: dynamic dim {} of input '{}' is fixed to {} by the model, outside "
+                          "[{}, {}]",
+                          file, i, input.name(), d->dim_value(), sym.min, sym.max));
+        }
+        // Shape inference sees the symbol by name; the importer gives the dim the SymInt.
+        d->set_dim_param(sym.name);
+        continue;
+      }
       const bool has_given = given != options.input_shapes.end();
       const int64_t want = has_given ? given->second[static_cast<size_t>(i)] : 1;
       if (has_given && want < 0) {
@@ -225,6 +291,25 @@ std::vector<Specialization> specialize_inputs(onnx::ModelProto& model, const std
       out.push_back({input.name(), static_cast<size_t>(i), d->has_dim_param() ? d->dim_param() : "",
                      want, has_given});
       d->set_dim_value(want);  // replaces dim_param (a oneof)
+    }
+  }
+  for (const auto& [key, sym] : symbols) {
+    const auto& [name, axis] = key;
+    const auto input =
+        std::find_if(model.graph().input().begin(), model.graph().input().end(),
+                     [&](const onnx::ValueInfoProto& vi) { return vi.name() == name; });
+    if (std::find(user_inputs.begin(), user_inputs.end(), name) == user_inputs.end()) {
+      throw LocatedError(Error::InvalidArgument,
+                         fmt::format("{}: dynamic dim '{}' names '{}', which is not an input of "
+                                     "the model (inputs: {})",
+                                     file, sym->name, name, fmt::join(user_inputs, ", ")));
+    }
+    const int rank = input->type().tensor_type().shape().dim_size();
+    if (axis < 0 || axis >= rank) {
+      throw LocatedError(Error::InvalidArgument,
+                         fmt::format("{}: dynamic dim '{}': axis {} is out of range for input "
+                                     "'{}' of rank {}",
+                                     file, sym->name, axis, name, rank));
     }
   }
   for (const auto& [name, sizes] : options.input_shapes) {
@@ -256,7 +341,25 @@ void check_against_inference(const NodeView& node, size_t i, const ir::TensorSpe
   }
   const bool dtype_known = tt.elem_type() != 0 && dtype_to_onnx(spec.dtype) != 0;
   const bool dtype_ok = !dtype_known || tt.elem_type() == dtype_to_onnx(spec.dtype);
-  const bool sizes_ok = !known || (spec.is_static() && spec.upper_bound_sizes() == sizes);
+  bool sizes_ok = !known || (spec.is_static() && spec.upper_bound_sizes() == sizes);
+  if (known && !spec.is_static() && spec.rank() == sizes.size()) {
+    // ONNX may know a dim that ptec keeps symbolic only when the symbol is fixed (min == max).
+    sizes_ok = true;
+    for (size_t d = 0; d < sizes.size(); ++d) {
+      const ir::SymInt& s = spec.shape[d];
+      sizes_ok =
+          sizes_ok && (s.is_static() ? s.value() == sizes[d]
+                                     : s.lower_bound() <= sizes[d] && sizes[d] <= s.upper_bound());
+    }
+  }
+  if (!known && tt.has_shape() && static_cast<size_t>(tt.shape().dim_size()) == spec.rank()) {
+    // Compare the dims ONNX knows; a dim ONNX keeps symbolic must be symbolic here too.
+    for (int d = 0; d < tt.shape().dim_size(); ++d) {
+      const auto& od = tt.shape().dim(d);
+      const ir::SymInt& s = spec.shape[static_cast<size_t>(d)];
+      if (od.has_dim_value() && s.is_static() && od.dim_value() != s.value()) sizes_ok = false;
+    }
+  }
   if (dtype_ok && sizes_ok) return;
   node.fail(
       Error::Internal,
@@ -298,12 +401,22 @@ ir::ExportedProgram import_model(onnx::ModelProto& model, const std::string& fil
   if (opset < 0) invalid(file, "no opset_import for the default ONNX domain");
 
   std::map<std::string, std::string> declared;
-  const std::vector<Specialization> specialized = specialize_inputs(model, file, options, declared);
+  const DynamicSymbols symbols = make_symbols(file, options);
+  const std::vector<Specialization> specialized =
+      specialize_inputs(model, file, options, symbols, declared);
   // value_info entries are exporter hints; shape inference recomputes them from the specialized
   // inputs (stale symbolic entries would only get in the way).
   model.mutable_graph()->clear_value_info();
 
   try {
+    // The checker looks external data up relative to the working directory (its ModelProto
+    // overload has no model dir): run it from the data directory when there is external data.
+    const bool external =
+        std::any_of(model.graph().initializer().begin(), model.graph().initializer().end(),
+                    [](const onnx::TensorProto& t) {
+                      return t.data_location() == onnx::TensorProto::EXTERNAL;
+                    });
+    WorkingDirectory in_data_dir(external ? options.external_data_dir : std::string());
     onnx::checker::check_model(model);
   } catch (const std::exception& e) {
     invalid(file, "checker: " + one_line(e.what()));
@@ -344,8 +457,16 @@ ir::ExportedProgram import_model(onnx::ModelProto& model, const std::string& fil
     if (initializer_names.count(input.name()) != 0) continue;
     const auto& tt = input.type().tensor_type();
     const std::string where = fmt::format("{}: input '{}'", file, input.name());
-    std::vector<int64_t> sizes;
-    for (const auto& d : tt.shape().dim()) sizes.push_back(d.dim_value());
+    ir::Shape sizes;
+    for (int i = 0; i < tt.shape().dim_size(); ++i) {
+      auto it = symbols.find({input.name(), i});
+      if (it != symbols.end()) {
+        sizes.emplace_back(it->second);
+        program.range_constraints().emplace(it->second->name, it->second);
+      } else {
+        sizes.emplace_back(tt.shape().dim(i).dim_value());
+      }
+    }
     ir::Node* node = ctx.graph().add_placeholder(
         input.name(), ir::TensorSpec(dtype_from_onnx(tt.elem_type(), where), sizes));
     ctx.add_user_input(node, input.name());
@@ -364,7 +485,9 @@ ir::ExportedProgram import_model(onnx::ModelProto& model, const std::string& fil
     const OpEntry* entry = find_entry(node.op_type(), opset);
     ctx.set_current(&node);
     try {
-      if (entry->fold == nullptr || !entry->fold(ctx, node)) entry->import(ctx, node);
+      if (!import_symbolic(ctx, node) && (entry->fold == nullptr || !entry->fold(ctx, node))) {
+        entry->import(ctx, node);
+      }
       for (size_t i = 0; i < node.num_outputs(); ++i) {
         if (!node.has_output(i)) continue;
         Value* v = ctx.find(node.output(i));
@@ -375,7 +498,7 @@ ir::ExportedProgram import_model(onnx::ModelProto& model, const std::string& fil
                     "produce it",
                     i, node.output(i));
         }
-        if (options.check_inferred_shapes) {
+        if (options.check_inferred_shapes && ctx.sym_value(node.output(i)) == nullptr) {
           auto it = inferred.find(node.output(i));
           const ir::TensorSpec spec = v->node != nullptr ? v->node->spec() : v->constant->spec();
           check_against_inference(node, i, spec, it == inferred.end() ? nullptr : it->second);
@@ -448,6 +571,11 @@ ir::ExportedProgram import_model(onnx::ModelProto& model, const std::string& fil
   program.provenance().push_back(
       {"import", fmt::format("onnx: {} (opset {}, ir_version {}{})", file, opset,
                              model.ir_version(), producer)});
+  for (const auto& [key, sym] : symbols) {
+    program.provenance().push_back(
+        {"dynamic", fmt::format("input '{}' dim {} = '{}' in [{}, {}]", key.first, key.second,
+                                sym->name, sym->min, sym->max)});
+  }
   for (const Specialization& s : specialized) {
     program.provenance().push_back(
         {"specialize",

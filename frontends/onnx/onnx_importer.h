@@ -10,8 +10,24 @@
 
 namespace ptec::onnx_import {
 
+/// One dynamic dimension of a user input: `axis` of ONNX input `input` becomes a symbol with the
+/// inclusive range [min, max]. Several entries with the same `symbol` share one symbol (their
+/// ranges must agree); an empty `symbol` names it "<input>_<axis>".
+struct DynamicDim {
+  std::string input;
+  int64_t axis = 0;
+  std::string symbol;
+  int64_t min = 1;
+  int64_t max = 1;
+};
+
 /// Options of import_onnx.
 struct OnnxImportOptions {
+  /// Dims that stay symbolic (`SymInt`s with ranges): tensors that depend on them are planned at
+  /// the upper bound and emitted as DYNAMIC_BOUND; shape arithmetic on them (Shape, Gather,
+  /// Concat, Unsqueeze, Reshape, Slice chains) becomes aten::sym_size.int nodes. A listed dim must
+  /// be symbolic or unknown in the model, or fixed to a value inside the range.
+  std::vector<DynamicDim> dynamic_dims;
   /// Sizes of user inputs by ONNX input name. A listed input's symbolic or unknown dims take these
   /// values; a static dim must match. Unlisted symbolic dims are specialized to 1. Every
   /// specialized dim is recorded in the program's provenance ("specialize" steps) and in the
@@ -37,8 +53,9 @@ struct OnnxImportOptions {
 ///
 /// Throws ptec::Exception only, with a one-line message that starts with the file name:
 /// AccessFailed (cannot read), InvalidProgram (not ONNX, truncated, checker failure),
-/// NotSupported (one error listing every unsupported op type, opset and node names; dynamic
-/// shapes), InvalidArgument (bad attributes or inputs, naming node and op; bad options).
+/// NotSupported (one error listing every unsupported op type, opset and node names; arithmetic on
+/// dynamic dims the importer cannot express), InvalidArgument (bad attributes or inputs, naming
+/// node and op; bad options).
 ir::ExportedProgram import_onnx(const std::string& path, const OnnxImportOptions& options = {});
 
 /// Imports a serialized ModelProto held in `bytes` (e.g. a mapped file). `display_name` names the

@@ -346,6 +346,13 @@ std::vector<TensorSpec> slice_copy(const OpSchema& op, const ArgumentList& args)
                       (end->is_static() && end->value() == INT64_MAX);
   Shape out = self.shape;
   if (from_start && to_end && step.value() == 1) return {make_spec(self.dtype, out)};
+  // x[:n] of a static dim with a symbolic n that never exceeds it (a position table sliced to
+  // the sequence length): the result's dim is the symbol.
+  if (from_start && end && end->is_symbolic() && step.value() == 1 && size.is_static() &&
+      end->upper_bound() <= size.value()) {
+    out[dim] = *end;
+    return {make_spec(self.dtype, std::move(out))};
+  }
   const int64_t n = static_dim(op, "self", self, dim);
   auto resolve = [&](const std::optional<SymInt>& v, int64_t fallback, const char* name) {
     if (!v) return fallback;

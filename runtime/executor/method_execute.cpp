@@ -54,6 +54,21 @@ Error Method::set_input(const EValue& value, size_t index) {
       PTEC_CHECK_OR_RETURN_ERROR(src.dim_order()[d] == dst.dim_order()[d], InvalidArgument,
                                  "input %zu: dim order does not match the program's", index);
     }
+    if (dst.shape_dynamism() == ShapeDynamism::DynamicBound) {
+      // The serialized sizes of a DYNAMIC_BOUND input are its per-dim upper bounds; a size
+      // beyond one is an error even when the element count would fit the buffer.
+      const auto* serialized =
+          plan_->values()->Get(static_cast<flatbuffers::uoffset_t>(input_indices_[index]));
+      const auto* fb_tensor = serialized != nullptr ? serialized->val_as_Tensor() : nullptr;
+      const auto* bounds = fb_tensor != nullptr ? fb_tensor->sizes() : nullptr;
+      for (size_t d = 0; bounds != nullptr && d < dst.dim() && d < bounds->size(); ++d) {
+        PTEC_CHECK_OR_RETURN_ERROR(
+            src.sizes()[d] <= bounds->Get(static_cast<flatbuffers::uoffset_t>(d)), InvalidArgument,
+            "input %zu: axis %zu has size %d, outside the bounded shape's range [0, %d]", index, d,
+            static_cast<int>(src.sizes()[d]),
+            static_cast<int>(bounds->Get(static_cast<flatbuffers::uoffset_t>(d))));
+      }
+    }
     const Error resized = dst.resize(src.sizes());
     if (resized != Error::Ok) {
       PTEC_LOG(Error, "input %zu: sizes do not fit the program's %s shape", index,

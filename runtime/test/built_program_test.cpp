@@ -250,6 +250,23 @@ TEST_F(BuiltProgramTest, DynamicBoundInputsResize) {
   EXPECT_TRUE(log.contains("bounded shape")) << log.all();
 }
 
+TEST_F(BuiltProgramTest, DynamicBoundInputChecksEachAxis) {
+  // Upper bounds [2, 2]: [1, 4] has as many elements, but axis 1 exceeds its bound.
+  const std::string dyn = R"("shape_dynamism": "DYNAMIC_BOUND")";
+  Built built(plan_json(tensor_json("FLOAT", {2, 2}, 1, 0, dyn) + ", " +
+                            tensor_json("FLOAT", {2, 2}, 1, 16, dyn) + ", " + int_json(1),
+                        "[0]", "[1]", kernel(0, "[0, 0, 2, 1, 1]")));
+  Result<Method*> m = built.method();
+  ASSERT_TRUE(m.ok());
+  OwnedTensor fits = OwnedTensor::full(DType::Float, {1, 2}, 1.0);
+  EXPECT_EQ((*m)->set_input(fits.evalue(), 0), Error::Ok);
+  OwnedTensor wide = OwnedTensor::full(DType::Float, {1, 4}, 1.0);
+  LogCapture log;
+  EXPECT_EQ((*m)->set_input(wide.evalue(), 0), Error::InvalidArgument);
+  EXPECT_TRUE(log.contains("axis 1 has size 4, outside the bounded shape's range [0, 2]"))
+      << log.all();
+}
+
 TEST_F(BuiltProgramTest, ConstantMethodWithEveryValueKind) {
   // Outputs: a constant tensor from the segment, a DoubleList, a BoolList (a byte of 2 reads as
   // true), an OptionalTensorList [None, tensor], an IntList of boxed Ints, a Null.

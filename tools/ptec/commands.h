@@ -9,6 +9,8 @@ struct ExportArgs {
   std::string model;
   std::string output;
   std::string recipe = "portable";
+  /// --dynamic INPUT:AXIS=[SYMBOL:]MIN..MAX, repeatable.
+  std::vector<std::string> dynamic;
   bool json = false;
 };
 

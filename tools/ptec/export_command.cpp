@@ -12,6 +12,7 @@
 #include "ir/exception.h"
 #include "program/to_edge.h"
 #include "tools/ptec/commands.h"
+#include "tools/ptec/dynamic_dims.h"
 
 namespace ptec::cli {
 
@@ -25,14 +26,28 @@ int run_export(const ExportArgs& args) {
   PTEC_ENFORCE(out_dir.empty() || fs::is_directory(out_dir), NotFound,
                "{}: output directory {} does not exist", args.output, out_dir.string());
 
-  ir::ExportedProgram aten = onnx_import::import_onnx(args.model);
+  onnx_import::OnnxImportOptions options;
+  for (const std::string& d : args.dynamic) options.dynamic_dims.push_back(parse_dynamic_dim(d));
+  ir::ExportedProgram aten = onnx_import::import_onnx(args.model, options);
+  // Say which dims stay dynamic and which symbolic dims were specialized (stderr: the JSON
+  // summary on stdout stays machine-readable).
+  for (const ir::ProvenanceStep& step : aten.provenance()) {
+    if (step.stage == "dynamic" || step.stage == "specialize") {
+      std::fprintf(stderr, "ptec: %s: %s\n", step.stage == "dynamic" ? "dynamic" : "specialized",
+                   step.detail.c_str());
+    }
+  }
+  const std::vector<DynamicDimRecord> records = dynamic_dim_records("forward", aten);
   const auto imported = Clock::now();
   ir::ExportedProgram edge = program::to_edge(aten);
   const auto lowered = Clock::now();
 
   std::map<std::string, ir::ExportedProgram> methods;
   methods.emplace("forward", std::move(edge));
-  const emit::EmittedProgram emitted = emit::export_pte(methods, emit::EmitConfig{}, args.output);
+  std::map<std::string, emit::ConstantValue> constant_methods;
+  if (!records.empty()) constant_methods.emplace(kDynamicDimsMethod, encode_dynamic_dims(records));
+  const emit::EmittedProgram emitted =
+      emit::export_pte(methods, emit::EmitConfig{}, args.output, constant_methods);
   const auto written = Clock::now();
 
   const emit::ProgramSummary summary = emit::summarize(emitted);

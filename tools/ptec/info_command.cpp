@@ -17,6 +17,7 @@
 #include "schema/extended_header.h"
 #include "schema/program_generated.h"
 #include "tools/ptec/commands.h"
+#include "tools/ptec/dynamic_dims.h"
 
 namespace ptec::cli {
 namespace {
@@ -202,6 +203,21 @@ int run_info(const InfoArgs& args) {
       methods.push_back(m);
     }
   }
+  // The dynamic-dim records that `ptec export` stores as a constant method: attach each to its
+  // method's input.
+  for (const auto& m : methods) {
+    if (m["name"] != kDynamicDimsMethod || m["outputs"].size() != 1) continue;
+    const ordered_json& o = m["outputs"][0];
+    if (o.value("kind", "") != "string") continue;
+    for (const DynamicDimRecord& r : decode_dynamic_dims(o["value"].get<std::string>())) {
+      for (auto& target : methods) {
+        if (target["name"] != r.method || r.input_index >= target["inputs"].size()) continue;
+        target["inputs"][r.input_index]["name"] = r.input;
+        target["inputs"][r.input_index]["dynamic_dims"].push_back(
+            {{"axis", r.axis}, {"symbol", r.symbol}, {"min", r.min}, {"max", r.max}});
+      }
+    }
+  }
   out["methods"] = methods;
 
   if (args.json) {
@@ -213,7 +229,18 @@ int run_info(const InfoArgs& args) {
   for (const auto& m : methods) {
     std::printf("method %s\n", m["name"].get<std::string>().c_str());
     for (size_t i = 0; i < m["inputs"].size(); ++i) {
-      std::printf("  input %zu: %s\n", i, value_text(m["inputs"][i]).c_str());
+      const ordered_json& in = m["inputs"][i];
+      const std::string name =
+          in.contains("name") ? fmt::format(" '{}'", in["name"].get<std::string>()) : "";
+      std::printf("  input %zu%s: %s\n", i, name.c_str(), value_text(in).c_str());
+      if (in.contains("dynamic_dims")) {
+        for (const auto& d : in["dynamic_dims"]) {
+          std::printf("    dynamic axis %d: '%s' in [%lld, %lld]\n", d["axis"].get<int>(),
+                      d["symbol"].get<std::string>().c_str(),
+                      static_cast<long long>(d["min"].get<int64_t>()),
+                      static_cast<long long>(d["max"].get<int64_t>()));
+        }
+      }
     }
     for (size_t i = 0; i < m["outputs"].size(); ++i) {
       std::printf("  output %zu: %s\n", i, value_text(m["outputs"][i]).c_str());

@@ -21,6 +21,9 @@ int main(int argc, char** argv) {
       ->check(CLI::IsMember({"portable"}))
       ->capture_default_str();
   export_cmd->add_flag("--json", export_args.json, "Print a JSON summary");
+  export_cmd->add_option("--dynamic", export_args.dynamic,
+                         "Make an input dim dynamic: INPUT:AXIS=MIN..MAX, or "
+                         "INPUT:AXIS=SYMBOL:MIN..MAX to share SYMBOL across inputs (repeatable)");
 
   ptec::cli::RunArgs run_args;
   CLI::App* run_cmd = app.add_subcommand("run", "Run a method of a .pte program");

@@ -12,9 +12,11 @@
 
 #include "ir/exception.h"
 #include "kernels/portable/register.h"
+#include "kernels/prim_ops/prim_ops.h"
 #include "runtime/extension/module.h"
 #include "runtime/extension/owned_tensor.h"
 #include "tools/ptec/commands.h"
+#include "tools/ptec/dynamic_dims.h"
 #include "tools/ptec/runtime_errors.h"
 #include "tools/ptec/tensor_io.h"
 
@@ -118,12 +120,35 @@ std::string preview(const runtime::Tensor& t) {
   return out;
 }
 
+/// Checks the inputs against the dynamic-dim ranges `ptec export` recorded (the runtime checks
+/// upper bounds itself; the lower bounds and the input names live in the record).
+void check_dynamic_dims(runtime::Module& module, const std::vector<std::string>& names,
+                        const RunArgs& args, const std::vector<HostTensor>& inputs,
+                        const std::string& source) {
+  if (std::find(names.begin(), names.end(), kDynamicDimsMethod) == names.end()) return;
+  RuntimeErrorCapture errors;
+  auto record = module.execute(kDynamicDimsMethod);
+  errors.check(record.error(), fmt::format("{}: method {}", args.program, kDynamicDimsMethod));
+  if (record->size() != 1 || !(*record)[0].is_string()) return;
+  for (const DynamicDimRecord& r : decode_dynamic_dims(std::string((*record)[0].to_string()))) {
+    if (r.method != args.method || r.input_index >= inputs.size()) continue;
+    const HostTensor& t = inputs[r.input_index];
+    if (r.axis >= t.sizes.size()) continue;
+    const int64_t size = t.sizes[r.axis];
+    PTEC_ENFORCE(size >= r.min && size <= r.max, InvalidArgument,
+                 "{}: input {} '{}' axis {} = {} is outside the range [{}, {}] of dynamic dim "
+                 "'{}'",
+                 source, r.input_index, r.input, r.axis, size, r.min, r.max, r.symbol);
+  }
+}
+
 }  // namespace
 
 int run_run(const RunArgs& args) {
   using Clock = std::chrono::steady_clock;
   RuntimeErrorCapture errors;
   errors.check(kernels::register_portable_kernels(), "registering the portable kernels");
+  errors.check(kernels::register_prim_ops(), "registering the prim ops");
 
   PTEC_ENFORCE(fs::exists(args.program), NotFound, "{}: no such file", args.program);
   std::string data_path = args.data_path;
@@ -156,6 +181,7 @@ int run_run(const RunArgs& args) {
     PTEC_ENFORCE(host_inputs.size() == meta->num_inputs(), InvalidArgument,
                  "{}: {} input files but method {} takes {} inputs", args.inputs_dir,
                  host_inputs.size(), args.method, meta->num_inputs());
+    check_dynamic_dims(module, *names, args, host_inputs, source);
   }
   std::vector<OwnedTensor> input_tensors;
   std::vector<EValue> inputs;

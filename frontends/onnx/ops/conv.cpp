@@ -46,7 +46,7 @@ ConvAttrs conv_attrs(const NodeView& node, const std::vector<int64_t>& x,
 }
 
 void import_conv(ImportContext& ctx, const NodeView& node) {
-  const std::vector<int64_t> x = ctx.input_sizes(node, 0);
+  const std::vector<int64_t> x = ctx.input_sizes_batch(node, 0);
   const std::vector<int64_t> w = ctx.input_sizes(node, 1);
   const ConvAttrs a = conv_attrs(node, x, w);
   const size_t n = x.size() - 2;

@@ -31,7 +31,7 @@ ir::Node* gemm_b_transposed(ImportContext& ctx, const NodeView& node) {
 }
 
 void import_gemm(ImportContext& ctx, const NodeView& node) {
-  const std::vector<int64_t> a = ctx.input_sizes(node, 0);
+  const std::vector<int64_t> a = ctx.input_sizes_batch(node, 0);
   const std::vector<int64_t> b = ctx.input_sizes(node, 1);
   if (a.size() != 2 || b.size() != 2) {
     node.fail(Error::InvalidArgument, "A {} and B {} must be 2-D", sizes_to_string(a),
@@ -53,59 +53,72 @@ void import_gemm(ImportContext& ctx, const NodeView& node) {
   ctx.set_output(node, 0, y);
 }
 
-ir::Node* expand_to(ImportContext& ctx, ir::Node* x, const std::vector<int64_t>& sizes) {
-  if (x->spec().upper_bound_sizes() == sizes) return x;
-  return ctx.call("aten::expand_copy", {x, sizes, false});
-}
-
 void import_matmul(ImportContext& ctx, const NodeView& node) {
-  std::vector<int64_t> a = ctx.input_sizes(node, 0);
-  std::vector<int64_t> b = ctx.input_sizes(node, 1);
+  ir::Shape a = ctx.input_shape(node, 0);
+  ir::Shape b = ctx.input_shape(node, 1);
   if (a.empty() || b.empty()) node.fail(Error::InvalidArgument, "MatMul of a scalar");
+  const std::string a_text = ctx.input_spec(node, 0).to_string();
+  const std::string b_text = ctx.input_spec(node, 1).to_string();
   ir::Node* x = ctx.input(node, 0);
   ir::Node* y = ctx.input(node, 1);
   const bool a_vector = a.size() == 1;
   const bool b_vector = b.size() == 1;
   if (a_vector) {
-    a = {1, a[0]};
-    x = view(ctx, x, a);
+    a = {ir::SymInt(1), a[0]};
+    x = sym_view(ctx, x, a);
   }
   if (b_vector) {
-    b = {b[0], 1};
-    y = view(ctx, y, b);
+    b = {b[0], ir::SymInt(1)};
+    y = sym_view(ctx, y, b);
   }
-  const int64_t m = a[a.size() - 2], k = a.back(), n = b.back();
+  const ir::SymInt m = a[a.size() - 2], k = a.back(), n = b.back();
   if (b[b.size() - 2] != k) {
-    node.fail(Error::InvalidArgument, "MatMul of {} and {}: inner dims differ",
-              sizes_to_string(ctx.input_sizes(node, 0)), sizes_to_string(ctx.input_sizes(node, 1)));
+    node.fail(Error::InvalidArgument, "MatMul of {} and {}: inner dims differ", a_text, b_text);
   }
-  std::vector<int64_t> out_sizes;
+  ir::Shape out_sizes;
   ir::Node* out = nullptr;
   if (a.size() == 2 && b.size() == 2) {
     out = ctx.call("aten::mm", {x, y});
     out_sizes = {m, n};
   } else if (b.size() == 2) {
     // [..., M, K] x [K, N]: one mm over the flattened rows.
-    const int64_t rows = product(a, 0, a.size() - 1);
-    out = ctx.call("aten::mm", {view(ctx, x, {rows, k}), y});
+    const std::optional<ir::SymInt> rows = sym_product(a, 0, a.size() - 1);
+    ir::ArgumentList flat{rows ? ctx.sym_size(*rows) : ir::Argument(int64_t{-1}), ctx.sym_size(k)};
+    out = ctx.call("aten::mm", {ctx.call("aten::view_copy", {x, std::move(flat)}), y});
     out_sizes.assign(a.begin(), a.end() - 1);
     out_sizes.push_back(n);
   } else {
-    const std::vector<int64_t> batch = eval::broadcast_sizes(
-        std::vector<int64_t>(a.begin(), a.end() - 2), std::vector<int64_t>(b.begin(), b.end() - 2));
+    ir::Shape batch_a(a.begin(), a.end() - 2), batch_b(b.begin(), b.end() - 2);
+    auto static_part = [&](const ir::Shape& s) {
+      std::vector<int64_t> v;
+      for (const ir::SymInt& d : s) {
+        if (d.is_symbolic()) {
+          node.fail(Error::NotSupported, "MatMul of {} and {}: symbolic batch dims", a_text,
+                    b_text);
+        }
+        v.push_back(d.value());
+      }
+      return v;
+    };
+    const std::vector<int64_t> batch =
+        eval::broadcast_sizes(static_part(batch_a), static_part(batch_b));
     const int64_t nb = product(batch, 0, batch.size());
-    std::vector<int64_t> ea = batch, eb = batch;
+    ir::Shape ea(batch.begin(), batch.end()), eb(batch.begin(), batch.end());
     ea.insert(ea.end(), {m, k});
     eb.insert(eb.end(), {k, n});
-    ir::Node* bx = view(ctx, expand_to(ctx, view(ctx, x, a), ea), {nb, m, k});
-    ir::Node* by = view(ctx, expand_to(ctx, view(ctx, y, b), eb), {nb, k, n});
+    auto expand = [&](ir::Node* t, const ir::Shape& to) {
+      if (t->spec().shape == to) return t;
+      return ctx.call("aten::expand_copy", {t, ctx.size_args(to), false});
+    };
+    ir::Node* bx = sym_view(ctx, expand(sym_view(ctx, x, a), ea), {nb, m, k});
+    ir::Node* by = sym_view(ctx, expand(sym_view(ctx, y, b), eb), {nb, k, n});
     out = ctx.call("aten::bmm", {bx, by});
-    out_sizes = batch;
+    out_sizes.assign(batch.begin(), batch.end());
     out_sizes.insert(out_sizes.end(), {m, n});
   }
   if (a_vector) out_sizes.erase(out_sizes.end() - 2);
   if (b_vector) out_sizes.pop_back();
-  ctx.set_output(node, 0, view(ctx, out, out_sizes));
+  ctx.set_output(node, 0, sym_view(ctx, out, out_sizes));
 }
 
 }  // namespace

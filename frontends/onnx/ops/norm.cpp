@@ -25,10 +25,12 @@ void import_batch_norm(ImportContext& ctx, const NodeView& node) {
 }
 
 void import_layer_norm(ImportContext& ctx, const NodeView& node) {
-  const std::vector<int64_t> x = ctx.input_sizes(node, 0);
+  const ir::Shape x = ctx.input_shape(node, 0);
   const int64_t rank = static_cast<int64_t>(x.size());
   const int64_t axis = node.normalize_axis(node.attr_int("axis", -1), rank);
-  const std::vector<int64_t> normalized(x.begin() + axis, x.end());
+  const std::vector<int64_t> normalized =
+      static_sizes(ir::TensorSpec(DType::Float, ir::Shape(x.begin() + axis, x.end())),
+                   node.where() + ": the normalized dims");
   for (size_t i : {1, 2}) {
     if (node.has_input(i) && ctx.input_sizes(node, i) != normalized) {
       node.fail(Error::NotSupported,

@@ -46,6 +46,32 @@ inline ir::Node* view(ImportContext& ctx, ir::Node* x, const std::vector<int64_t
   return ctx.call("aten::view_copy", {x, sizes});
 }
 
+/// view_copy to `shape` (symbolic dims become aten::sym_size.int items), or `x` itself when it
+/// already has it.
+inline ir::Node* sym_view(ImportContext& ctx, ir::Node* x, const ir::Shape& shape) {
+  if (x->spec().shape == shape) return x;
+  return ctx.call("aten::view_copy", {x, ctx.size_args(shape)});
+}
+
+/// The product of shape[begin, end) as one dim: static, or one symbol times 1; nullopt when it
+/// would need symbolic arithmetic (the caller passes -1 and lets view_copy infer it).
+inline std::optional<ir::SymInt> sym_product(const ir::Shape& shape, size_t begin, size_t end) {
+  int64_t p = 1;
+  std::optional<ir::SymInt> symbol;
+  for (size_t i = begin; i < end; ++i) {
+    if (shape[i].is_static()) {
+      p *= shape[i].value();
+    } else if (symbol) {
+      return std::nullopt;
+    } else {
+      symbol = shape[i];
+    }
+  }
+  if (!symbol) return ir::SymInt(p);
+  if (p != 1) return std::nullopt;
+  return symbol;
+}
+
 /// Begin and end padding of one spatial dim for ONNX auto_pad SAME_UPPER / SAME_LOWER.
 struct Pads {
   std::vector<int64_t> begin;

@@ -21,7 +21,8 @@ struct PoolSetup {
 /// is false such pads are an error.
 PoolSetup pool_setup(ImportContext& ctx, const NodeView& node, double pad_value,
                      bool allow_explicit_pad) {
-  const std::vector<int64_t> x = ctx.input_sizes(node, 0);
+  const std::vector<int64_t> x = ctx.input_sizes_batch(node, 0);
+  const ir::Shape x_shape = ctx.input_shape(node, 0);
   if (x.size() != 3 && x.size() != 4) {
     node.fail(Error::NotSupported, "input of rank {}: only 1-D and 2-D pooling is supported",
               x.size());
@@ -47,7 +48,7 @@ PoolSetup pool_setup(ImportContext& ctx, const NodeView& node, double pad_value,
   s.input = ctx.input(node, 0);
   if (n == 1) {
     s.lifted = true;
-    s.input = view(ctx, s.input, {x[0], x[1], 1, x[2]});
+    s.input = sym_view(ctx, s.input, {x_shape[0], x[1], 1, x[2]});
     kernel.insert(kernel.begin(), 1);
     strides.insert(strides.begin(), 1);
     dilations.insert(dilations.begin(), 1);
@@ -78,9 +79,9 @@ PoolSetup pool_setup(ImportContext& ctx, const NodeView& node, double pad_value,
 /// Drops the dummy H dim of a lifted 1-D pool.
 ir::Node* unlift(ImportContext& ctx, const PoolSetup& s, ir::Node* y) {
   if (!s.lifted) return y;
-  std::vector<int64_t> sizes = y->spec().upper_bound_sizes();
+  ir::Shape sizes = y->spec().shape;
   sizes.erase(sizes.begin() + 2);
-  return view(ctx, y, sizes);
+  return sym_view(ctx, y, sizes);
 }
 
 void import_max_pool(ImportContext& ctx, const NodeView& node) {

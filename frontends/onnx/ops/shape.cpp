@@ -42,7 +42,32 @@ void import_shape(ImportContext& ctx, const NodeView& node) {
   node.fail(Error::Internal, "Shape of a static tensor was not evaluated");
 }
 
+/// Reshape of a tensor with symbolic dims by a constant shape: 0 copies the input's dim (a
+/// sym_size item for a symbol) and view_copy's shape function infers -1.
+void import_reshape_dynamic(ImportContext& ctx, const NodeView& node) {
+  const ir::Shape in = ctx.input_shape(node, 0);
+  const std::vector<int64_t> shape = ctx.require_constant(node, 1, "shape").to_int64();
+  const bool allowzero = node.attr_int("allowzero", 0) != 0;
+  ir::ArgumentList args;
+  for (size_t i = 0; i < shape.size(); ++i) {
+    if (shape[i] == 0 && !allowzero) {
+      if (i >= in.size()) {
+        node.fail(Error::InvalidArgument, "shape {} copies dim {} of rank {}",
+                  sizes_to_string(shape), i, in.size());
+      }
+      args.push_back(ctx.sym_size(in[i]));
+    } else {
+      args.emplace_back(shape[i]);
+    }
+  }
+  ctx.set_output(node, 0, ctx.call("aten::view_copy", {ctx.input(node, 0), std::move(args)}));
+}
+
 void import_reshape(ImportContext& ctx, const NodeView& node) {
+  if (!ctx.input_spec(node, 0).is_static()) {
+    import_reshape_dynamic(ctx, node);
+    return;
+  }
   const std::vector<int64_t> in = ctx.input_sizes(node, 0);
   const std::vector<int64_t> shape = ctx.require_constant(node, 1, "shape").to_int64();
   const bool allowzero = node.attr_int("allowzero", 0) != 0;
@@ -82,7 +107,7 @@ void import_reshape(ImportContext& ctx, const NodeView& node) {
 }
 
 void import_flatten(ImportContext& ctx, const NodeView& node) {
-  const std::vector<int64_t> in = ctx.input_sizes(node, 0);
+  const ir::Shape in = ctx.input_shape(node, 0);
   const int64_t rank = static_cast<int64_t>(in.size());
   int64_t axis = node.attr_int("axis", 1);
   if (axis < -rank || axis > rank) {
@@ -90,7 +115,20 @@ void import_flatten(ImportContext& ctx, const NodeView& node) {
   }
   if (axis < 0) axis += rank;
   const size_t a = static_cast<size_t>(axis);
-  set_viewed(ctx, node, {product(in, 0, a), product(in, a, in.size())});
+  if (ctx.input_spec(node, 0).is_static()) {
+    const std::vector<int64_t> sizes = ctx.input_sizes(node, 0);
+    set_viewed(ctx, node, {product(sizes, 0, a), product(sizes, a, sizes.size())});
+    return;
+  }
+  const std::optional<ir::SymInt> outer = sym_product(in, 0, a);
+  const std::optional<ir::SymInt> inner = sym_product(in, a, in.size());
+  if (!outer && !inner) {
+    node.fail(Error::NotSupported, "flattening {} needs symbolic arithmetic",
+              ctx.input_spec(node, 0).to_string());
+  }
+  ir::ArgumentList args{outer ? ctx.sym_size(*outer) : ir::Argument(int64_t{-1}),
+                        inner ? ctx.sym_size(*inner) : ir::Argument(int64_t{-1})};
+  ctx.set_output(node, 0, ctx.call("aten::view_copy", {ctx.input(node, 0), std::move(args)}));
 }
 
 std::vector<int64_t> axes_of(ImportContext& ctx, const NodeView& node) {
@@ -102,6 +140,26 @@ std::vector<int64_t> axes_of(ImportContext& ctx, const NodeView& node) {
 }
 
 void import_squeeze(ImportContext& ctx, const NodeView& node) {
+  if (!ctx.input_spec(node, 0).is_static()) {
+    const ir::Shape in = ctx.input_shape(node, 0);
+    const int64_t rank = static_cast<int64_t>(in.size());
+    std::vector<bool> drop(in.size(), false);
+    const std::vector<int64_t> axes = axes_of(ctx, node);
+    for (size_t i = 0; i < in.size() && axes.empty(); ++i) drop[i] = in[i] == ir::SymInt(1);
+    for (int64_t a : axes) {
+      const size_t d = static_cast<size_t>(node.normalize_axis(a, rank));
+      if (in[d] != ir::SymInt(1)) {
+        node.fail(Error::InvalidArgument, "cannot squeeze dim {} of size {}", d, in[d].to_string());
+      }
+      drop[d] = true;
+    }
+    ir::Shape out;
+    for (size_t i = 0; i < in.size(); ++i) {
+      if (!drop[i]) out.push_back(in[i]);
+    }
+    ctx.set_output(node, 0, sym_view(ctx, ctx.input(node, 0), out));
+    return;
+  }
   const std::vector<int64_t> in = ctx.input_sizes(node, 0);
   const int64_t rank = static_cast<int64_t>(in.size());
   std::vector<int64_t> axes = axes_of(ctx, node);
@@ -124,7 +182,7 @@ void import_squeeze(ImportContext& ctx, const NodeView& node) {
 }
 
 void import_unsqueeze(ImportContext& ctx, const NodeView& node) {
-  const std::vector<int64_t> in = ctx.input_sizes(node, 0);
+  const ir::Shape in = ctx.input_shape(node, 0);
   const std::vector<int64_t> axes = axes_of(ctx, node);
   if (axes.empty()) node.fail(Error::InvalidArgument, "axes are required");
   const int64_t rank = static_cast<int64_t>(in.size() + axes.size());
@@ -134,10 +192,14 @@ void import_unsqueeze(ImportContext& ctx, const NodeView& node) {
     if (added[d]) node.fail(Error::InvalidArgument, "axes repeat dim {}", d);
     added[d] = true;
   }
-  std::vector<int64_t> out;
+  ir::Shape out;
   size_t next = 0;
-  for (size_t d = 0; d < added.size(); ++d) out.push_back(added[d] ? 1 : in[next++]);
-  set_viewed(ctx, node, out);
+  for (size_t d = 0; d < added.size(); ++d) out.push_back(added[d] ? ir::SymInt(1) : in[next++]);
+  if (!ctx.input_spec(node, 0).is_static()) {
+    ctx.set_output(node, 0, sym_view(ctx, ctx.input(node, 0), out));
+    return;
+  }
+  set_viewed(ctx, node, ir::TensorSpec(DType::Float, out).upper_bound_sizes());
 }
 
 std::vector<int64_t> transpose_perm(ImportContext& ctx, const NodeView& node) {

@@ -249,6 +249,21 @@ void import_gather(ImportContext& ctx, const NodeView& node) {
   const int64_t axis =
       node.normalize_axis(node.attr_int("axis", 0), static_cast<int64_t>(in.size()));
   const int64_t dim = in[static_cast<size_t>(axis)];
+  if (!ctx.input_spec(node, 1).is_static() && ctx.constant(node, 1) == nullptr) {
+    // Run-time indices with dynamic dims (token ids): index_select over the flattened indices.
+    const ir::Shape idx = ctx.input_shape(node, 1);
+    ir::Shape out(in.begin(), in.begin() + axis);
+    out.insert(out.end(), idx.begin(), idx.end());
+    out.insert(out.end(), in.begin() + axis + 1, in.end());
+    const std::optional<ir::SymInt> n = sym_product(idx, 0, idx.size());
+    ir::Node* flat = ctx.call(
+        "aten::view_copy",
+        {ctx.input(node, 1), ir::ArgumentList{n ? ctx.sym_size(*n) : ir::Argument(int64_t{-1})}});
+    ir::Node* y = ctx.call("aten::index_select",
+                           {ctx.input(node, 0), axis, wrap_negative_indices(ctx, flat, dim)});
+    ctx.set_output(node, 0, sym_view(ctx, y, out));
+    return;
+  }
   const std::vector<int64_t> idx_sizes = ctx.input_sizes(node, 1);
   std::vector<int64_t> out_sizes(in.begin(), in.begin() + axis);
   out_sizes.insert(out_sizes.end(), idx_sizes.begin(), idx_sizes.end());

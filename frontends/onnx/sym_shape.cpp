@@ -1,0 +1,232 @@
+#include "frontends/onnx/sym_shape.h"
+
+#include <algorithm>
+
+#include "frontends/onnx/ops/op_util.h"
+
+namespace ptec::onnx_import {
+namespace {
+
+/// Input `i` as shape items: a sym value's items, or a constant int tensor's values (rank <= 1).
+/// nullopt when the input is neither.
+std::optional<ir::ArgumentList> items_of(ImportContext& ctx, const NodeView& node, size_t i,
+                                         bool* scalar = nullptr) {
+  if (!node.has_input(i)) return std::nullopt;
+  Value* v = ctx.find(node.input(i));
+  if (v == nullptr) node.fail(Error::InvalidProgram, "input '{}' is not defined", node.input(i));
+  if (const SymValue* sym = ctx.sym_value(node.input(i))) {
+    if (scalar != nullptr) *scalar = sym->scalar;
+    return sym->items;
+  }
+  if (!v->constant || v->constant->sizes.size() > 1) return std::nullopt;
+  if (v->constant->dtype != DType::Long && v->constant->dtype != DType::Int) return std::nullopt;
+  if (scalar != nullptr) *scalar = v->constant->sizes.empty();
+  ir::ArgumentList out;
+  for (int64_t x : v->constant->to_int64()) out.emplace_back(x);
+  return out;
+}
+
+bool is_sym(ImportContext& ctx, const NodeView& node, size_t i) {
+  if (!node.has_input(i)) return false;
+  return ctx.sym_value(node.input(i)) != nullptr;
+}
+
+/// Defines output 0 as `items`: a constant when every item is an int.
+void set_items(ImportContext& ctx, const NodeView& node, ir::ArgumentList items, bool scalar) {
+  bool all_int =
+      std::all_of(items.begin(), items.end(), [](const ir::Argument& a) { return a.is_int(); });
+  if (all_int) {
+    std::vector<int64_t> values;
+    for (const ir::Argument& a : items) values.push_back(a.as_int());
+    ctx.set_output(node, 0,
+                   scalar ? ConstTensor::from_int64(DType::Long, {}, values)
+                          : ConstTensor::int64_vector(values));
+    return;
+  }
+  if (!node.has_output(0)) return;
+  ctx.define_sym(node.output(0), SymValue{std::move(items), scalar}, node.source());
+}
+
+ir::ArgumentList require_items(ImportContext& ctx, const NodeView& node, size_t i,
+                               std::string_view what, bool* scalar = nullptr) {
+  auto items = items_of(ctx, node, i, scalar);
+  if (!items) {
+    node.fail(Error::NotSupported,
+              "input '{}' must be a shape value (known at import time or "
+              "computed from dynamic dims)",
+              what);
+  }
+  return *items;
+}
+
+int64_t clamp_index(int64_t v, int64_t n) {
+  if (v < 0) v += n;
+  return std::clamp<int64_t>(v, 0, n);
+}
+
+void import_shape_of(ImportContext& ctx, const NodeView& node) {
+  const ir::Shape shape = ctx.input_shape(node, 0);
+  const int64_t rank = static_cast<int64_t>(shape.size());
+  const int64_t start = clamp_index(node.attr_int("start", 0), rank);
+  const int64_t end = clamp_index(node.attr_int("end", rank), rank);
+  ir::ArgumentList items;
+  for (int64_t d = start; d < end; ++d)
+    items.push_back(ctx.sym_size(shape[static_cast<size_t>(d)]));
+  set_items(ctx, node, std::move(items), false);
+}
+
+void import_gather_items(ImportContext& ctx, const NodeView& node) {
+  const ir::ArgumentList data = require_items(ctx, node, 0, "data");
+  if (node.attr_int("axis", 0) != 0) node.fail(Error::NotSupported, "axis must be 0");
+  bool scalar = false;
+  const ConstTensor& idx = ctx.require_constant(node, 1, "indices");
+  scalar = idx.sizes.empty();
+  if (idx.sizes.size() > 1) node.fail(Error::NotSupported, "indices must have rank <= 1");
+  ir::ArgumentList out;
+  const int64_t n = static_cast<int64_t>(data.size());
+  for (int64_t i : idx.to_int64()) {
+    if (i < -n || i >= n) node.fail(Error::InvalidArgument, "index {} is out of range", i);
+    out.push_back(data[static_cast<size_t>(i < 0 ? i + n : i)]);
+  }
+  set_items(ctx, node, std::move(out), scalar);
+}
+
+void import_concat_items(ImportContext& ctx, const NodeView& node) {
+  ir::ArgumentList out;
+  for (size_t i = 0; i < node.num_inputs(); ++i) {
+    if (!node.has_input(i)) continue;
+    bool scalar = false;
+    ir::ArgumentList part = require_items(ctx, node, i, "inputs", &scalar);
+    if (scalar) node.fail(Error::InvalidArgument, "Concat of a scalar");
+    out.insert(out.end(), part.begin(), part.end());
+  }
+  set_items(ctx, node, std::move(out), false);
+}
+
+void import_slice_items(ImportContext& ctx, const NodeView& node) {
+  const ir::ArgumentList data = require_items(ctx, node, 0, "data");
+  const int64_t n = static_cast<int64_t>(data.size());
+  const std::vector<int64_t> starts = ctx.require_constant(node, 1, "starts").to_int64();
+  const std::vector<int64_t> ends = ctx.require_constant(node, 2, "ends").to_int64();
+  if (node.has_input(4) &&
+      ctx.require_constant(node, 4, "steps").to_int64() != std::vector<int64_t>{1}) {
+    node.fail(Error::NotSupported, "steps other than 1 on a shape value");
+  }
+  if (starts.size() != 1 || ends.size() != 1)
+    node.fail(Error::InvalidArgument, "expected one axis");
+  const int64_t s = clamp_index(starts[0], n);
+  const int64_t e = ends[0] >= n ? n : clamp_index(ends[0], n);
+  ir::ArgumentList out;
+  for (int64_t i = s; i < e; ++i) out.push_back(data[static_cast<size_t>(i)]);
+  set_items(ctx, node, std::move(out), false);
+}
+
+/// Reshape(x, shape) with a shape computed from dynamic dims: view_copy with sym_size items.
+void import_reshape_sym(ImportContext& ctx, const NodeView& node) {
+  const ir::Shape in = ctx.input_shape(node, 0);
+  ir::ArgumentList shape = require_items(ctx, node, 1, "shape");
+  const bool allowzero = node.attr_int("allowzero", 0) != 0;
+  for (size_t i = 0; i < shape.size(); ++i) {
+    if (shape[i].is_int() && shape[i].as_int() == 0 && !allowzero) {
+      if (i >= in.size())
+        node.fail(Error::InvalidArgument, "shape copies dim {} of rank {}", i, in.size());
+      shape[i] = ctx.sym_size(in[i]);
+    }
+  }
+  ctx.set_output(node, 0, ctx.call("aten::view_copy", {ctx.input(node, 0), std::move(shape)}));
+}
+
+/// Expand(x, shape) with a shape computed from dynamic dims.
+void import_expand_sym(ImportContext& ctx, const NodeView& node) {
+  const ir::Shape in = ctx.input_shape(node, 0);
+  ir::ArgumentList shape = require_items(ctx, node, 1, "shape");
+  if (shape.size() < in.size()) node.fail(Error::NotSupported, "Expand to a lower rank");
+  const size_t lead = shape.size() - in.size();
+  for (size_t i = 0; i < in.size(); ++i) {
+    ir::Argument& target = shape[lead + i];
+    // ONNX broadcasting: a 1 in the target keeps the input's dim.
+    if (target.is_int() && target.as_int() == 1) target = ctx.sym_size(in[i]);
+  }
+  ctx.set_output(node, 0,
+                 ctx.call("aten::expand_copy", {ctx.input(node, 0), std::move(shape), false}));
+}
+
+/// Slice(x, starts, ends, axes) of a tensor where `ends` is computed from dynamic dims.
+void import_slice_sym(ImportContext& ctx, const NodeView& node) {
+  const ir::Shape in = ctx.input_shape(node, 0);
+  const int64_t rank = static_cast<int64_t>(in.size());
+  const ir::ArgumentList starts = require_items(ctx, node, 1, "starts");
+  const ir::ArgumentList ends = require_items(ctx, node, 2, "ends");
+  std::vector<int64_t> axes;
+  if (node.has_input(3)) {
+    axes = ctx.require_constant(node, 3, "axes").to_int64();
+  } else {
+    for (size_t i = 0; i < starts.size(); ++i) axes.push_back(static_cast<int64_t>(i));
+  }
+  std::vector<int64_t> steps(starts.size(), 1);
+  if (node.has_input(4)) steps = ctx.require_constant(node, 4, "steps").to_int64();
+  if (ends.size() != starts.size() || axes.size() != starts.size() ||
+      steps.size() != starts.size()) {
+    node.fail(Error::InvalidArgument, "starts, ends, axes and steps differ in length");
+  }
+  ir::Node* x = ctx.input(node, 0);
+  for (size_t i = 0; i < starts.size(); ++i) {
+    if (steps[i] != 1) node.fail(Error::NotSupported, "steps other than 1 with dynamic bounds");
+    const int64_t axis = node.normalize_axis(axes[i], rank);
+    x = ctx.call("aten::slice_copy.Tensor", {x, axis, starts[i], ends[i], 1});
+  }
+  ctx.set_output(node, 0, x);
+}
+
+}  // namespace
+
+bool import_symbolic(ImportContext& ctx, const NodeView& node) {
+  const std::string& op = node.op_type();
+  if (op == "Shape") {
+    if (ctx.input_spec(node, 0).is_static()) return false;
+    import_shape_of(ctx, node);
+    return true;
+  }
+  bool any = false;
+  for (size_t i = 0; i < node.num_inputs(); ++i) any = any || is_sym(ctx, node, i);
+  if (!any) return false;
+  if (op == "Gather" && is_sym(ctx, node, 0)) {
+    import_gather_items(ctx, node);
+  } else if (op == "Concat" && node.attr_int("axis", 0) == 0) {
+    import_concat_items(ctx, node);
+  } else if ((op == "Unsqueeze" || op == "Squeeze") && is_sym(ctx, node, 0)) {
+    bool scalar = false;
+    ir::ArgumentList items = require_items(ctx, node, 0, "data", &scalar);
+    if (op == "Unsqueeze" && !scalar)
+      node.fail(Error::NotSupported, "Unsqueeze of a 1-D shape value");
+    if (op == "Squeeze" && items.size() != 1)
+      node.fail(Error::NotSupported, "Squeeze of a shape value with several items");
+    set_items(ctx, node, std::move(items), op == "Squeeze");
+  } else if ((op == "Cast" || op == "Identity") && is_sym(ctx, node, 0)) {
+    if (op == "Cast") {
+      const int64_t to = node.attr_int("to", 0);
+      if (to != onnx::TensorProto::INT64 && to != onnx::TensorProto::INT32) {
+        node.fail(Error::NotSupported, "Cast of a dynamic dim to a non-integer type");
+      }
+    }
+    bool scalar = false;
+    ir::ArgumentList items = require_items(ctx, node, 0, "input", &scalar);
+    set_items(ctx, node, std::move(items), scalar);
+  } else if (op == "Slice" && is_sym(ctx, node, 0)) {
+    import_slice_items(ctx, node);
+  } else if (op == "Reshape" && !is_sym(ctx, node, 0)) {
+    import_reshape_sym(ctx, node);
+  } else if (op == "Expand" && !is_sym(ctx, node, 0)) {
+    import_expand_sym(ctx, node);
+  } else if (op == "Slice") {
+    import_slice_sym(ctx, node);
+  } else {
+    node.fail(Error::NotSupported,
+              "computes on dynamic dims (an input comes from Shape of a dynamic tensor); ptec "
+              "supports Shape/Gather/Slice/Concat/Unsqueeze/Squeeze/Cast chains feeding "
+              "Reshape/Expand/Slice");
+  }
+  return true;
+}
+
+}  // namespace ptec::onnx_import

@@ -1,0 +1,43 @@
+#pragma once
+
+// Dynamic dims on the command line and in the program: `--dynamic INPUT:AXIS=[SYMBOL:]MIN..MAX`
+// parsing, and the record of each method's dynamic input dims that `export` stores in the .pte
+// as the constant method `ptec_dynamic_dims` (a string, one line per dim) so that `run` can
+// check the lower bounds and name inputs, and `info` can show the ranges. The runtime itself
+// checks the upper bounds (the DYNAMIC_BOUND input's serialized sizes).
+
+#include <string>
+#include <vector>
+
+#include "frontends/onnx/onnx_importer.h"
+#include "ir/exported_program.h"
+
+namespace ptec::cli {
+
+/// Name of the constant method holding the dynamic-dim records.
+inline constexpr const char* kDynamicDimsMethod = "ptec_dynamic_dims";
+
+/// One dynamic dim of a method's user input.
+struct DynamicDimRecord {
+  std::string method;
+  size_t input_index = 0;
+  std::string input;
+  size_t axis = 0;
+  std::string symbol;
+  int64_t min = 0;
+  int64_t max = 0;
+};
+
+/// Parses "INPUT:AXIS=MIN..MAX" or "INPUT:AXIS=SYMBOL:MIN..MAX"; throws InvalidArgument naming
+/// `text`.
+onnx_import::DynamicDim parse_dynamic_dim(const std::string& text);
+
+/// The records of `program`'s user inputs with symbolic dims (names from meta.source).
+std::vector<DynamicDimRecord> dynamic_dim_records(const std::string& method,
+                                                  const ir::ExportedProgram& program);
+
+/// Encodes records as text (tab-separated lines) and back; decode throws InvalidProgram.
+std::string encode_dynamic_dims(const std::vector<DynamicDimRecord>& records);
+std::vector<DynamicDimRecord> decode_dynamic_dims(const std::string& text);
+
+}  // namespace ptec::cli
