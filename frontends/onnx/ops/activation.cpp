@@ -26,8 +26,17 @@ void import_elu(ImportContext& ctx, const NodeView& node) {
 // PRelu(x, slope) = where(x > 0, x, x * slope); slope broadcasts to x.
 void import_prelu(ImportContext& ctx, const NodeView& node) {
   ir::Node* x = ctx.input(node, 0);
+  ir::Node* slope = ctx.input(node, 1);
+  // Opset 6 has no NumPy broadcasting: a per-channel slope [C] applies along dim 1.
+  const std::vector<int64_t> xs = ctx.input_sizes(node, 0);
+  const std::vector<int64_t> ss = ctx.input_sizes(node, 1);
+  if (node.opset() < 7 && ss.size() == 1 && xs.size() > 2 && ss[0] == xs[1] && ss[0] != 1) {
+    std::vector<int64_t> per_channel(xs.size() - 1, 1);
+    per_channel[0] = ss[0];
+    slope = view(ctx, slope, per_channel);
+  }
   ir::Node* positive = ctx.call("aten::gt.Scalar", {x, scalar_arg(0, x->spec().dtype)});
-  ir::Node* scaled = ctx.call("aten::mul.Tensor", {x, ctx.input(node, 1)});
+  ir::Node* scaled = ctx.call("aten::mul.Tensor", {x, slope});
   ctx.set_output(node, 0, ctx.call("aten::where.self", {positive, x, scaled}));
 }
 

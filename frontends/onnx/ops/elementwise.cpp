@@ -73,6 +73,15 @@ ir::Node* emit_binary(ImportContext& ctx, const NodeView& node, const BinaryInfo
 
 void import_binary(ImportContext& ctx, const NodeView& node) {
   const BinaryInfo& info = binary_info(node.op_type());
+  if (node.opset() < 7 && node.attr_int("broadcast", 0) != 0 && node.has_attr("axis")) {
+    // Opset-6 broadcasting aligns B at `axis`; NumPy's (trailing) alignment is the same only
+    // when B ends at A's last dim.
+    const int64_t rank_a = ctx.input_rank(node, 0);
+    const int64_t axis = node.normalize_axis(node.attr_int("axis", 0), rank_a);
+    if (axis + ctx.input_rank(node, 1) != rank_a) {
+      node.fail(Error::NotSupported, "legacy broadcast with axis={} is not supported", axis);
+    }
+  }
   const ConstTensor* ca = ctx.constant(node, 0);
   const ConstTensor* cb = ctx.constant(node, 1);
   const size_t rank_b = ctx.input_rank(node, 1);
@@ -220,10 +229,10 @@ void import_unary(ImportContext& ctx, const NodeView& node) {
 
 std::vector<OpEntry> elementwise_ops() {
   std::vector<OpEntry> rows = {
-      {"Add", 7, 17, import_binary, fold_binary},
-      {"Sub", 7, 17, import_binary, fold_binary},
-      {"Mul", 7, 17, import_binary, fold_binary},
-      {"Div", 7, 17, import_binary, fold_binary},
+      {"Add", 6, 17, import_binary, fold_binary},
+      {"Sub", 6, 17, import_binary, fold_binary},
+      {"Mul", 6, 17, import_binary, fold_binary},
+      {"Div", 6, 17, import_binary, fold_binary},
       {"Pow", 7, 17, import_binary, fold_binary},
       {"Equal", 7, 17, import_binary, fold_binary},
       {"Less", 7, 17, import_binary, fold_binary},

@@ -125,7 +125,7 @@ void import_matmul(ImportContext& ctx, const NodeView& node) {
 
 std::vector<OpEntry> matmul_ops() {
   return {
-      {"Gemm", 7, 17, import_gemm},
+      {"Gemm", 6, 17, import_gemm},
       {"MatMul", 1, 17, import_matmul},
   };
 }
