@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "ir/buffer.h"
+#include "ir/tensor_spec.h"
 #include "memory/memory_plan.h"
 #include "schema/program_generated.h"
 
@@ -28,6 +29,18 @@ struct Segment {
   std::vector<SegmentPiece> pieces;
 };
 
+/// One DelegateCall instruction, for the devtools (exir's delegate_map and
+/// instruction_id_to_num_outs_map).
+struct DelegateCallRecord {
+  std::string backend_id;
+  /// Index into the method's delegates table.
+  int32_t delegate_index = 0;
+  /// Number of tensors the call writes.
+  size_t num_outputs = 0;
+  /// Debug handles of the nodes the delegate replaced.
+  std::vector<int64_t> debug_handles;
+};
+
 /// Per-method records for the devtools and `ptec info`.
 struct EmittedMethod {
   std::string name;
@@ -37,6 +50,8 @@ struct EmittedMethod {
   std::map<int64_t, int64_t> debug_handle_map;
   /// The memory plan of the method (empty for constant methods).
   memory::MemoryPlan memory_plan;
+  /// instruction id → the delegate call it is.
+  std::map<int64_t, DelegateCallRecord> delegate_calls;
 };
 
 /// The emitted program: the flatbuffer object model (which holds no constant bytes), the
@@ -50,6 +65,9 @@ struct EmittedProgram {
   std::vector<EmittedMethod> methods;
   /// Alignment of the first segment's file offset.
   uint64_t segment_alignment = 128;
+  /// Tensors stored outside the .pte (EmitConfig::external_constants), by fully qualified
+  /// name: what write_ptd puts in the .ptd. Payloads are shared.
+  std::map<std::string, ir::TensorData> external_tensors;
 
   /// Total segment bytes (padding between segments included): 0 means no extended header.
   uint64_t segment_data_size() const;

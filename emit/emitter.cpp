@@ -4,7 +4,9 @@
 
 #include "emit/constant_segment.h"
 #include "emit/method_emitter.h"
+#include "emit/program_tables.h"
 #include "ir/exception.h"
+#include "schema/extended_header.h"
 
 namespace ptec::emit {
 
@@ -53,10 +55,11 @@ EmittedProgram emit_program(const std::map<std::string, ir::ExportedProgram>& me
   out.program = std::make_unique<fb::ProgramT>();
   out.segment_alignment = config.segment_alignment;
   ConstantSegmentBuilder constants(config.constant_tensor_alignment);
+  ProgramTables tables;
 
   for (const auto& [name, program] : methods) {
     EmittedMethod record;
-    MethodEmitter emitter(name, program, config, constants);
+    MethodEmitter emitter(name, program, config, constants, &tables);
     out.program->execution_plan.push_back(emitter.emit(record));
     out.methods.push_back(std::move(record));
   }
@@ -80,6 +83,40 @@ EmittedProgram emit_program(const std::map<std::string, ir::ExportedProgram>& me
   data_segment->size = segment.size;
   out.program->segments.push_back(std::move(data_segment));
   out.segments.push_back(std::move(segment));
+  // Then the delegate blobs (FORMAT.md §1 segment order), each stored once, as segments 1..N or
+  // inline; then the delegates' named data.
+  auto append_segment = [&](const ir::BufferPtr& data) {
+    const uint64_t end = out.segment_data_size();
+    Segment s;
+    s.offset = out.segments.size() == 1 && out.segments[0].size == 0
+                   ? 0
+                   : schema::aligned_size(end, config.segment_alignment);
+    s.size = data->size();
+    s.pieces.push_back({data, 0});
+    auto entry = std::make_unique<fb::DataSegmentT>();
+    entry->offset = s.offset;
+    entry->size = s.size;
+    out.program->segments.push_back(std::move(entry));
+    out.segments.push_back(std::move(s));
+    return static_cast<uint32_t>(out.segments.size() - 1);
+  };
+  for (const ir::BufferPtr& blob : tables.delegate_blobs.blobs()) {
+    if (config.extract_delegate_segments) {
+      append_segment(blob);
+    } else {
+      auto inline_data = std::make_unique<fb::BackendDelegateInlineDataT>();
+      inline_data->data.assign(blob->data(), blob->data() + blob->size());
+      out.program->backend_delegate_data.push_back(std::move(inline_data));
+    }
+  }
+  for (const auto& [key, blob] : tables.named_data) {
+    auto named = std::make_unique<fb::NamedDataT>();
+    named->key = key;
+    named->segment_index = append_segment(blob);
+    out.program->named_data.push_back(std::move(named));
+  }
+  out.external_tensors = std::move(tables.external_tensors);
+
   out.program->constant_segment = std::make_unique<fb::SubsegmentOffsetsT>();
   out.program->constant_segment->segment_index = 0;
   out.program->constant_segment->offsets = constants.offsets();

@@ -8,6 +8,7 @@
 #include "memory/greedy_planner.h"
 #include "memory/lifetime.h"
 #include "memory/naive_planner.h"
+#include "partition/lowered_module.h"
 
 namespace ptec::emit {
 
@@ -38,8 +39,13 @@ bool is_user_input(const ir::ExportedProgram& program, const ir::Node& node) {
 }  // namespace
 
 MethodEmitter::MethodEmitter(std::string name, const ir::ExportedProgram& program,
-                             const EmitConfig& config, ConstantSegmentBuilder& constants)
-    : name_(std::move(name)), program_(program), config_(config), constants_(constants) {}
+                             const EmitConfig& config, ConstantSegmentBuilder& constants,
+                             ProgramTables* tables)
+    : name_(std::move(name)),
+      program_(program),
+      config_(config),
+      constants_(constants),
+      tables_(tables) {}
 
 void MethodEmitter::fail(Error code, const ir::Node& node, const std::string& message) const {
   const std::string op = node.is_call() ? fmt::format(" ({})", node.target()) : std::string();
@@ -356,7 +362,81 @@ void MethodEmitter::emit_placeholder(const ir::Node& node) {
          fmt::format("placeholder type {} differs from its data {}", node.spec().to_string(),
                      data->spec.to_string()));
   }
+  if (config_.external_constants) {
+    // FORMAT.md §5: no data in the .pte; the runtime looks the fully qualified name up in the
+    // .ptd and checks the layout.
+    if (tables_ == nullptr) fail(Error::Internal, node, "external constants need program tables");
+    const std::string key = tables_->add_external(name_, spec->target, *data);
+    fb::KernelTypesUnion u;
+    fb::TensorT t = make_tensor(node.spec(), nullptr, 0, "method '" + name_ + "'");
+    t.extra_tensor_info = std::make_unique<fb::ExtraTensorInfoT>();
+    t.extra_tensor_info->fully_qualified_name = key;
+    t.extra_tensor_info->location = fb::TensorDataLocation::EXTERNAL;
+    u.Set(std::move(t));
+    node_values_[{&node, 0}] = add_value(std::move(u));
+    return;
+  }
   node_values_[{&node, 0}] = add_tensor(node.spec(), nullptr, constants_.add(data->data));
+}
+
+int MethodEmitter::delegate_index(const ir::Node& node, const std::string& module_name) {
+  auto found = delegates_.find(module_name);
+  if (found != delegates_.end()) return found->second;
+  if (tables_ == nullptr) fail(Error::Internal, node, "delegate calls need program tables");
+  const partition::LoweredModule module = partition::load_lowered_module(program_, module_name);
+  auto delegate = std::make_unique<fb::BackendDelegateT>();
+  delegate->id = module.backend_id;
+  delegate->processed = std::make_unique<fb::BackendDelegateDataReferenceT>();
+  const uint32_t blob = tables_->delegate_blobs.add(module.processed);
+  // Segment 0 is the constant segment; delegate blobs follow in blob order (emit_program).
+  delegate->processed->location =
+      config_.extract_delegate_segments ? fb::DataLocation::SEGMENT : fb::DataLocation::INLINE;
+  delegate->processed->index = config_.extract_delegate_segments ? blob + 1 : blob;
+  for (const partition::CompileSpec& spec : module.compile_specs) {
+    auto cs = std::make_unique<fb::CompileSpecT>();
+    cs->key = spec.key;
+    cs->value = spec.value;
+    delegate->compile_specs.push_back(std::move(cs));
+  }
+  for (const auto& [key, data] : module.named_data) tables_->add_named_data(key, data);
+  const int index = static_cast<int>(plan_out_->delegates.size());
+  plan_out_->delegates.push_back(std::move(delegate));
+  delegates_[module_name] = index;
+  return index;
+}
+
+void MethodEmitter::emit_delegate_call(const ir::Node& node) {
+  if (node.args().empty() || !node.arg(0).is_node() || !node.arg(0).as_node()->is_get_attr()) {
+    fail(Error::InvalidProgram, node,
+         "a delegate call must take a lowered module (get_attr) first");
+  }
+  const std::string& module_name = node.arg(0).as_node()->target();
+  const int index = delegate_index(node, module_name);
+  std::vector<int32_t> args;
+  for (size_t i = 1; i < node.args().size(); ++i) {
+    const ir::Argument& arg = node.args()[i];
+    if (!arg.is_node()) fail(Error::NotSupported, node, "delegate inputs must be tensors");
+    args.push_back(value_of(arg.as_node(), node));
+  }
+  for (size_t i = 0; i < node.meta().val.size(); ++i) {
+    const int value = add_tensor(node.meta().val[i], plan_.find(&node, i), 0);
+    node_values_[{&node, i}] = value;
+    args.push_back(value);
+  }
+  fb::DelegateCallT call;
+  call.delegate_index = index;
+  call.args = std::move(args);
+  auto instruction = std::make_unique<fb::InstructionT>();
+  instruction->instr_args.Set(std::move(call));
+  const auto id = static_cast<int64_t>(plan_out_->chains[0]->instructions.size());
+  debug_handles_[id] = node.debug_handle();
+  DelegateCallRecord record;
+  record.backend_id = plan_out_->delegates[static_cast<size_t>(index)]->id;
+  record.delegate_index = index;
+  record.num_outputs = node.meta().val.size();
+  record.debug_handles = partition::load_lowered_module(program_, module_name).debug_handles;
+  delegate_calls_[id] = std::move(record);
+  plan_out_->chains[0]->instructions.push_back(std::move(instruction));
 }
 
 void MethodEmitter::emit_out_variant_call(const ir::Node& node) {
@@ -480,7 +560,7 @@ std::unique_ptr<fb::ExecutionPlanT> MethodEmitter::emit(EmittedMethod& record) {
   options.alloc_graph_input = config_.alloc_graph_input;
   options.alloc_graph_output = config_.alloc_graph_output;
   std::unique_ptr<memory::MemoryPlanner> planner;
-  if (config_.memory_planning == MemoryPlanning::Naive) {
+  if (config_.planner_for(name_) == MemoryPlanning::Naive) {
     planner = std::make_unique<memory::NaivePlanner>();
   } else {
     planner = std::make_unique<memory::GreedyPlanner>();
@@ -495,16 +575,24 @@ std::unique_ptr<fb::ExecutionPlanT> MethodEmitter::emit(EmittedMethod& record) {
   for (const ir::Node* node : program_.graph().nodes()) {
     switch (node->kind()) {
       case ir::NodeKind::Placeholder: emit_placeholder(*node); break;
-      case ir::NodeKind::GetAttr:
-        fail(Error::NotSupported, *node,
-             "get_attr nodes (lowered modules, engines) are emitted by the backend lowering");
+      case ir::NodeKind::GetAttr: {
+        // A lowered module is emitted as a BackendDelegate by the delegate call that uses it.
+        auto object = program_.custom_objects().find(node->target());
+        if (object == program_.custom_objects().end() ||
+            object->second.type != partition::kLoweredModuleType) {
+          fail(Error::NotSupported, *node,
+               "only get_attr nodes of lowered modules (executorch_call_delegate) can be emitted");
+        }
+        break;
+      }
       case ir::NodeKind::Output: emit_output(*node); break;
       case ir::NodeKind::CallFunction: {
         const ir::OpSchema* op = node->op();
         if (op == nullptr) fail(Error::InvalidProgram, *node, "call without an operator schema");
         if (memory::is_getitem(*node)) break;  // names an output of its producer
         if (is_delegate_call(*op)) {
-          fail(Error::NotImplemented, *node, "delegate calls are not emitted yet");
+          emit_delegate_call(*node);
+          break;
         }
         if (!op->out_overload.empty()) {
           emit_out_variant_call(*node);
@@ -531,6 +619,7 @@ std::unique_ptr<fb::ExecutionPlanT> MethodEmitter::emit(EmittedMethod& record) {
   record.is_constant_method = false;
   record.debug_handle_map = std::move(debug_handles_);
   record.memory_plan = std::move(plan_);
+  record.delegate_calls = std::move(delegate_calls_);
   return std::move(plan_out_);
 }
 

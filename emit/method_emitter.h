@@ -11,6 +11,7 @@
 #include "emit/constant_value.h"
 #include "emit/emit_config.h"
 #include "emit/emitted_program.h"
+#include "emit/program_tables.h"
 #include "ir/exported_program.h"
 #include "ir/op_schema.h"
 #include "schema/program_generated.h"
@@ -29,9 +30,10 @@ namespace ptec::emit {
 /// Errors (ptec::Exception) name the method, the node and the op.
 class MethodEmitter {
  public:
-  /// `constants` is shared by every method of the program; it must outlive emit().
+  /// `constants` (and `tables`, when given) are shared by every method of the program; they must
+  /// outlive emit(). Without `tables`, delegate calls and external constants cannot be emitted.
   MethodEmitter(std::string name, const ir::ExportedProgram& program, const EmitConfig& config,
-                ConstantSegmentBuilder& constants);
+                ConstantSegmentBuilder& constants, ProgramTables* tables = nullptr);
 
   /// Emits the method; `record` receives the debug-handle map and the memory plan.
   std::unique_ptr<executorch_flatbuffer::ExecutionPlanT> emit(EmittedMethod& record);
@@ -63,6 +65,10 @@ class MethodEmitter {
   void emit_out_variant_call(const ir::Node& node);
   void emit_functional_call(const ir::Node& node);
   void emit_output(const ir::Node& node);
+  /// A DelegateCall (FORMAT.md §4): args = the inputs, then the outputs (no return slot).
+  void emit_delegate_call(const ir::Node& node);
+  /// The index in the method's delegates table of lowered module `module` (added once).
+  int delegate_index(const ir::Node& node, const std::string& module);
 
   [[noreturn]] void bad_argument(const ir::Node& node, const std::string& arg_name,
                                  const ir::TypeRef& type, const char* got) const;
@@ -72,7 +78,10 @@ class MethodEmitter {
   const ir::ExportedProgram& program_;
   const EmitConfig& config_;
   ConstantSegmentBuilder& constants_;
+  ProgramTables* tables_;
   memory::MemoryPlan plan_;
+  std::map<std::string, int> delegates_;
+  std::map<int64_t, DelegateCallRecord> delegate_calls_;
 
   std::unique_ptr<executorch_flatbuffer::ExecutionPlanT> plan_out_;
   std::map<ValueKey, int> node_values_;

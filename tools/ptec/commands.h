@@ -9,6 +9,12 @@ struct ExportArgs {
   std::string model;
   std::string output;
   std::string recipe = "portable";
+  /// --method NAME=MODEL.onnx, repeatable (several methods in one program).
+  std::vector<std::string> methods;
+  /// --constant NAME=VALUE, repeatable (constant methods: int, double, bool or string).
+  std::vector<std::string> constants;
+  /// --external-data: weights in a .ptd beside the .pte.
+  bool external_data = false;
   /// --dynamic INPUT:AXIS=[SYMBOL:]MIN..MAX, repeatable.
   std::vector<std::string> dynamic;
   bool json = false;
@@ -32,6 +38,8 @@ struct InfoArgs {
 /// Each command returns the process exit code; errors are thrown as ptec::Exception and reported
 /// by main() as one line naming the file and the problem.
 int run_export(const ExportArgs& args);
+/// The export API path of `ptec export` (--method, --constant, --external-data).
+int run_export_methods(const ExportArgs& args);
 int run_run(const RunArgs& args);
 int run_info(const InfoArgs& args);
 

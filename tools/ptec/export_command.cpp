@@ -20,6 +20,9 @@ int run_export(const ExportArgs& args) {
   namespace fs = std::filesystem;
   using Clock = std::chrono::steady_clock;
   const auto start = Clock::now();
+  if (!args.methods.empty() || !args.constants.empty() || args.external_data || args.model.empty()) {
+    return run_export_methods(args);
+  }
 
   PTEC_ENFORCE(fs::exists(args.model), NotFound, "{}: no such file", args.model);
   const fs::path out_dir = fs::path(args.output).parent_path();

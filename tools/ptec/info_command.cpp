@@ -184,10 +184,21 @@ int run_info(const InfoArgs& args) {
           ordered_json dj;
           dj["backend_id"] = d->id() == nullptr ? "" : d->id()->str();
           if (d->processed() != nullptr) {
-            dj["location"] =
-                d->processed()->location() == fb::DataLocation::INLINE ? "inline" : "segment";
-            dj["index"] = d->processed()->index();
+            const bool is_inline = d->processed()->location() == fb::DataLocation::INLINE;
+            const uint32_t index = d->processed()->index();
+            dj["location"] = is_inline ? "inline" : "segment";
+            dj["index"] = index;
+            // Size of the blob (from the inline table or the segment table).
+            if (is_inline && program->backend_delegate_data() != nullptr &&
+                index < program->backend_delegate_data()->size() &&
+                program->backend_delegate_data()->Get(index)->data() != nullptr) {
+              dj["size"] = program->backend_delegate_data()->Get(index)->data()->size();
+            } else if (!is_inline && program->segments() != nullptr &&
+                       index < program->segments()->size()) {
+              dj["size"] = program->segments()->Get(index)->size();
+            }
           }
+          if (d->compile_specs() != nullptr) dj["compile_specs"] = d->compile_specs()->size();
           delegates.push_back(dj);
         }
       }
@@ -250,8 +261,9 @@ int run_info(const InfoArgs& args) {
       std::printf("    %5d  %s\n", count.get<int>(), name.c_str());
     }
     for (const auto& d : m["delegates"]) {
-      std::printf("  delegate %s (%s)\n", d["backend_id"].get<std::string>().c_str(),
-                  d.value("location", "?").c_str());
+      std::printf("  delegate %s (%s, %llu bytes)\n", d["backend_id"].get<std::string>().c_str(),
+                  d.value("location", "?").c_str(),
+                  static_cast<unsigned long long>(d.value("size", uint64_t{0})));
     }
     for (const auto& a : m["planned_memory"]) {
       std::printf("  planned memory %d: %llu bytes\n", a["memory_id"].get<int>(),

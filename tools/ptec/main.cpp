@@ -15,12 +15,19 @@ int main(int argc, char** argv) {
 
   ptec::cli::ExportArgs export_args;
   CLI::App* export_cmd = app.add_subcommand("export", "Export an ONNX model to a .pte program");
-  export_cmd->add_option("model", export_args.model, "ONNX model (.onnx)")->required();
+  export_cmd->add_option("model", export_args.model, "ONNX model (.onnx), method forward");
   export_cmd->add_option("-o,--output", export_args.output, "Output .pte path")->required();
   export_cmd->add_option("--recipe", export_args.recipe, "Export recipe")
       ->check(CLI::IsMember({"portable"}))
       ->capture_default_str();
   export_cmd->add_flag("--json", export_args.json, "Print a JSON summary");
+  export_cmd->add_option("--method", export_args.methods,
+                         "Add method NAME from an ONNX model: NAME=MODEL.onnx (repeatable)");
+  export_cmd->add_option("--constant", export_args.constants,
+                         "Add a constant method: NAME=VALUE (int, double, true/false or string; "
+                         "repeatable)");
+  export_cmd->add_flag("--external-data", export_args.external_data,
+                       "Store the weights in a .ptd beside the .pte");
   export_cmd->add_option("--dynamic", export_args.dynamic,
                          "Make an input dim dynamic: INPUT:AXIS=MIN..MAX, or "
                          "INPUT:AXIS=SYMBOL:MIN..MAX to share SYMBOL across inputs (repeatable)");

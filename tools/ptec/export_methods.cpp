@@ -1,0 +1,120 @@
+// `ptec export` with several methods, constant methods or external data: each
+// `--method NAME=MODEL.onnx` is imported as method NAME, `--constant NAME=VALUE` adds a constant
+// method, and `--external-data` puts the weights in a .ptd beside the .pte. Goes through the
+// export API: to_edge(methods, {constant_methods}) → to_executorch → write_to_file.
+
+#include <chrono>
+#include <cstdio>
+#include <filesystem>
+
+#include <nlohmann/json.hpp>
+
+#include "emit/program_summary.h"
+#include "frontends/onnx/onnx_importer.h"
+#include "ir/exception.h"
+#include "program/edge_program_manager.h"
+#include "tools/ptec/commands.h"
+
+namespace ptec::cli {
+namespace {
+
+std::pair<std::string, std::string> split_assignment(const std::string& text, const char* what) {
+  const size_t eq = text.find('=');
+  PTEC_ENFORCE(eq != std::string::npos && eq > 0 && eq + 1 < text.size(), InvalidArgument,
+               "{} '{}' must be NAME=VALUE", what, text);
+  return {text.substr(0, eq), text.substr(eq + 1)};
+}
+
+/// "128" → int, "0.5" → double, "true"/"false" → bool, anything else → string.
+emit::ConstantValue parse_constant(const std::string& text) {
+  if (text == "true") return true;
+  if (text == "false") return false;
+  try {
+    size_t used = 0;
+    const long long v = std::stoll(text, &used);
+    if (used == text.size()) return static_cast<int64_t>(v);
+  } catch (const std::exception&) {
+  }
+  try {
+    size_t used = 0;
+    const double v = std::stod(text, &used);
+    if (used == text.size()) return v;
+  } catch (const std::exception&) {
+  }
+  return text;
+}
+
+}  // namespace
+
+int run_export_methods(const ExportArgs& args) {
+  namespace fs = std::filesystem;
+  using Clock = std::chrono::steady_clock;
+  const auto start = Clock::now();
+  const fs::path out_dir = fs::path(args.output).parent_path();
+  PTEC_ENFORCE(out_dir.empty() || fs::is_directory(out_dir), NotFound,
+               "{}: output directory {} does not exist", args.output, out_dir.string());
+
+  std::map<std::string, std::string> sources;
+  if (!args.model.empty()) sources["forward"] = args.model;
+  for (const std::string& m : args.methods) {
+    auto [name, path] = split_assignment(m, "--method");
+    PTEC_ENFORCE(sources.emplace(name, path).second, InvalidArgument,
+                 "--method {}: method '{}' is given twice", m, name);
+  }
+  PTEC_ENFORCE(!sources.empty(), InvalidArgument,
+               "export: give a MODEL or at least one --method NAME=MODEL.onnx");
+  std::map<std::string, ir::ExportedProgram> programs;
+  for (const auto& [name, path] : sources) {
+    PTEC_ENFORCE(fs::exists(path), NotFound, "{}: no such file (method '{}')", path, name);
+    programs.emplace(name, onnx_import::import_onnx(path));
+  }
+  program::ToEdgeOptions options;
+  for (const std::string& c : args.constants) {
+    auto [name, value] = split_assignment(c, "--constant");
+    PTEC_ENFORCE(options.constant_methods.emplace(name, parse_constant(value)).second,
+                 InvalidArgument, "--constant {}: '{}' is given twice", c, name);
+  }
+  const auto imported = Clock::now();
+  program::ExecutorchBackendConfig config;
+  config.external_constants = args.external_data;
+  const program::ExecutorchProgramManager et =
+      program::to_edge(programs, options).to_executorch(config);
+  et.write_to_file(args.output);
+  const auto written = Clock::now();
+
+  const emit::ProgramSummary summary = emit::summarize(et.emitted());
+  auto ms = [](Clock::duration d) { return std::chrono::duration<double, std::milli>(d).count(); };
+  const auto file_size = fs::file_size(args.output);
+  const std::string ptd =
+      et.has_external_tensor_data() ? fs::path(args.output).replace_extension(".ptd").string() : "";
+  size_t instructions = 0;
+  for (const auto& m : summary.methods) instructions += m.num_instructions;
+  if (args.json) {
+    nlohmann::ordered_json j;
+    j["methods"] = sources;
+    j["constant_methods"] = et.config_methods();
+    j["output"] = args.output;
+    j["bytes"] = file_size;
+    if (!ptd.empty()) {
+      j["data"] = ptd;
+      j["data_bytes"] = fs::file_size(ptd);
+    }
+    j["constants"] = summary.num_constants;
+    j["constant_bytes"] = summary.constant_bytes;
+    j["instructions"] = instructions;
+    j["time_ms"] = {{"import", ms(imported - start)},
+                    {"lower_emit_write", ms(written - imported)},
+                    {"total", ms(written - start)}};
+    std::printf("%s\n", j.dump(2).c_str());
+  } else {
+    std::printf(
+        "ptec: exported %zu method(s) and %zu constant method(s) -> %s (%llu bytes, %zu "
+        "instructions, %zu constants)%s in %.0f ms\n",
+        sources.size(), et.config_methods().size(), args.output.c_str(),
+        static_cast<unsigned long long>(file_size), instructions, summary.num_constants,
+        ptd.empty() ? "" : (" + " + ptd).c_str(), ms(written - start));
+  }
+  return 0;
+}
+
+}  // namespace ptec::cli
