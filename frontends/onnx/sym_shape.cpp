@@ -121,6 +121,53 @@ void import_slice_items(ImportContext& ctx, const NodeView& node) {
   set_items(ctx, node, std::move(out), false);
 }
 
+/// Add/Sub/Mul/Div of shape values (ONNX int64 arithmetic on dims): ints fold, x*1, x+0, x-0
+/// and x/1 keep x, the rest become executorch_prim::{add,sub,mul,floordiv}.Scalar nodes.
+void import_arith_items(ImportContext& ctx, const NodeView& node) {
+  bool sa = false, sb = false;
+  const ir::ArgumentList a = require_items(ctx, node, 0, "A", &sa);
+  const ir::ArgumentList b = require_items(ctx, node, 1, "B", &sb);
+  if (a.size() != b.size() && a.size() != 1 && b.size() != 1) {
+    node.fail(Error::InvalidArgument, "shape values of {} and {} items do not broadcast", a.size(),
+              b.size());
+  }
+  const std::string& op = node.op_type();
+  const size_t n = std::max(a.size(), b.size());
+  ir::ArgumentList out;
+  for (size_t i = 0; i < n; ++i) {
+    const ir::Argument& x = a[a.size() == 1 ? 0 : i];
+    const ir::Argument& y = b[b.size() == 1 ? 0 : i];
+    if (x.is_int() && y.is_int()) {
+      const int64_t p = x.as_int(), q = y.as_int();
+      if (op == "Div" && q == 0) node.fail(Error::InvalidArgument, "division by zero");
+      out.emplace_back(op == "Add" ? p + q : op == "Sub" ? p - q : op == "Mul" ? p * q : p / q);
+      continue;
+    }
+    // x * 1, x / 1, x + 0 and x - 0 keep x.
+    const int64_t identity = op == "Mul" || op == "Div" ? 1 : 0;
+    const bool y_is_identity = y.is_int() && y.as_int() == identity;
+    if (y_is_identity) {
+      out.push_back(x);
+      continue;
+    }
+    if (op == "Mul" && x.is_int() && x.as_int() == 1) {
+      out.push_back(y);
+      continue;
+    }
+    const char* prim = op == "Add"   ? "executorch_prim::add.Scalar"
+                       : op == "Sub" ? "executorch_prim::sub.Scalar"
+                       : op == "Mul" ? "executorch_prim::mul.Scalar"
+                                     : "executorch_prim::floordiv.Scalar";
+    out.emplace_back(ctx.call(prim, {x, y}));
+  }
+  set_items(ctx, node, std::move(out), sa && sb);
+}
+
+/// True for an item view_copy's shape function can read: an int or an aten::sym_size.int node.
+bool is_plain_item(const ir::Argument& a) {
+  return a.is_int() || (a.is_node() && a.as_node()->is_op("aten::sym_size.int"));
+}
+
 /// Reshape(x, shape) with a shape computed from dynamic dims: view_copy with sym_size items.
 void import_reshape_sym(ImportContext& ctx, const NodeView& node) {
   const ir::Shape in = ctx.input_shape(node, 0);
@@ -132,6 +179,19 @@ void import_reshape_sym(ImportContext& ctx, const NodeView& node) {
         node.fail(Error::InvalidArgument, "shape copies dim {} of rank {}", i, in.size());
       shape[i] = ctx.sym_size(in[i]);
     }
+  }
+  // One computed item (a prim op's result) becomes -1: view_copy infers it from the others.
+  const auto computed = std::count_if(shape.begin(), shape.end(),
+                                      [](const ir::Argument& a) { return !is_plain_item(a); });
+  if (computed == 1) {
+    for (ir::Argument& a : shape) {
+      if (!is_plain_item(a)) a = ir::Argument(int64_t{-1});
+    }
+  } else if (computed > 1) {
+    node.fail(Error::NotSupported,
+              "the target shape has {} dims computed from dynamic dims; at "
+              "most one is supported",
+              computed);
   }
   ctx.set_output(node, 0, ctx.call("aten::view_copy", {ctx.input(node, 0), std::move(shape)}));
 }
@@ -212,6 +272,8 @@ bool import_symbolic(ImportContext& ctx, const NodeView& node) {
     bool scalar = false;
     ir::ArgumentList items = require_items(ctx, node, 0, "input", &scalar);
     set_items(ctx, node, std::move(items), scalar);
+  } else if (op == "Add" || op == "Sub" || op == "Mul" || op == "Div") {
+    import_arith_items(ctx, node);
   } else if (op == "Slice" && is_sym(ctx, node, 0)) {
     import_slice_items(ctx, node);
   } else if (op == "Reshape" && !is_sym(ctx, node, 0)) {

@@ -16,6 +16,10 @@ Models (seeded random weights, small so that the suite stays fast):
                     sliced to seq (Shape/Gather/Slice), two heads split and merged with Reshape
                     chains built from Shape (the seq symbol), batched MatMul, Softmax, LayerNorm
   resnet18_dynbatch torchvision ResNet-18 with a dynamic batch axis in [1, 4], run at 1 and 3
+  transformer_encoder  nn.TransformerEncoder (2 layers, d 32, 4 heads, batch_first, eval,
+                    enable_nested_tensor=False so torch 1.13 exports plain ops), seq in [1, 64]
+  bert_like         int64 token ids (Gather embeddings) + position table, a [1, seq] 0/1 attention
+                    mask input sharing the seq symbol, 2 encoder layers, GELU, classifier on token 0
 Needs Debian's /usr/bin/python3 (torch 1.13, torchvision, onnx, numpy); no network.
 """
 
@@ -91,9 +95,75 @@ def build_resnet18_dynbatch(gen):
     return model, example, ["input"], dynamic, good, bad, ["input:0=batch:1..4"], 13
 
 
+def build_transformer_encoder(gen):
+    torch.manual_seed(SEED)
+    layer = nn.TransformerEncoderLayer(d_model=32, nhead=4, dim_feedforward=64, dropout=0.0,
+                                       batch_first=True)
+    # enable_nested_tensor=False and eval(): torch 1.13 exports plain ops, not its fast path.
+    model = nn.TransformerEncoder(layer, num_layers=2, enable_nested_tensor=False).eval()
+    example = torch.randn(1, 10, 32, generator=gen)
+    good = [torch.randn(1, n, 32, generator=gen) for n in (4, 10, 24)]
+    bad = [torch.randn(1, 80, 32, generator=gen)]
+    return model, example, ["x"], {"x": {1: "seq"}}, good, bad, ["x:1=seq:1..64"], 17
+
+
+class BertLike(nn.Module):
+    """Token + position embeddings (Gather on int64 ids), LayerNorm, two encoder layers with an
+    additive attention mask built from a [1, seq] 0/1 mask input, and a pooled classifier."""
+
+    def __init__(self, vocab=100, d=32, heads=4, max_len=64):
+        super().__init__()
+        self.tok = nn.Embedding(vocab, d)
+        self.pos = nn.Parameter(torch.randn(1, max_len, d) * 0.1)
+        self.ln = nn.LayerNorm(d)
+        self.heads = heads
+        self.layers = nn.ModuleList()
+        for _ in range(2):
+            self.layers.append(nn.ModuleDict({
+                "qkv": nn.Linear(d, 3 * d), "out": nn.Linear(d, d), "ln1": nn.LayerNorm(d),
+                "ff1": nn.Linear(d, 2 * d), "ff2": nn.Linear(2 * d, d), "ln2": nn.LayerNorm(d)}))
+        self.cls = nn.Linear(d, 3)
+
+    def forward(self, ids, mask):  # ids, mask: [1, seq] int64
+        s = ids.shape[1]
+        d = self.pos.shape[2]
+        hd = d // self.heads
+        h = self.ln(self.tok(ids) + self.pos[:, :s])
+        bias = (1.0 - mask[:, None, None, :].float()) * -10000.0
+        for l in self.layers:
+            q, k, v = l["qkv"](h).split(d, dim=-1)
+            q = q.reshape(1, s, self.heads, hd).transpose(1, 2)
+            k = k.reshape(1, s, self.heads, hd).transpose(1, 2)
+            v = v.reshape(1, s, self.heads, hd).transpose(1, 2)
+            att = torch.softmax(q @ k.transpose(-1, -2) / (hd ** 0.5) + bias, dim=-1)
+            o = (att @ v).transpose(1, 2).reshape(1, s, d)
+            h = l["ln1"](h + l["out"](o))
+            h = l["ln2"](h + l["ff2"](torch.nn.functional.gelu(l["ff1"](h))))
+        return self.cls(h[:, 0])
+
+
+def build_bert_like(gen):
+    torch.manual_seed(SEED)
+    model = BertLike().eval()
+
+    def inputs(n):
+        ids = torch.randint(0, 100, (1, n), generator=gen)
+        mask = torch.ones(1, n, dtype=torch.int64)
+        mask[0, n - n // 4:] = 0  # padding at the end
+        return ids, mask
+
+    good = [inputs(n) for n in (5, 16, 40)]
+    bad = [inputs(70)]
+    dynamic = {"ids": {1: "seq"}, "mask": {1: "seq"}}
+    return (model, inputs(8), ["ids", "mask"], dynamic, good, bad,
+            ["ids:1=seq:2..64", "mask:1=seq:2..64"], 17)
+
+
 MODELS = {
     "dyn_seq_attn": build_dyn_seq_attn,
     "resnet18_dynbatch": build_resnet18_dynbatch,
+    "transformer_encoder": build_transformer_encoder,
+    "bert_like": build_bert_like,
 }
 
 
@@ -108,20 +178,24 @@ def generate(name, out_dir, stamp):
     onnx_path = os.path.join(out_dir, name + ".onnx")
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        torch.onnx.export(model, (example,), onnx_path, opset_version=opset,
+        torch.onnx.export(model, example if isinstance(example, tuple) else (example,), onnx_path, opset_version=opset,
                           input_names=input_names, output_names=["y"],
                           dynamic_axes=dict(dynamic, y={}), do_constant_folding=True)
     onnx.checker.check_model(onnx.load(onnx_path))
     with torch.no_grad():
         for i, x in enumerate(good):
+            xs = x if isinstance(x, tuple) else (x,)
             d = os.path.join(out_dir, name, "test_data_set_%d" % i)
             os.makedirs(d, exist_ok=True)
-            save_tensor(x.numpy(), os.path.join(d, "input_0.pb"))
-            save_tensor(model(x).numpy(), os.path.join(d, "output_0.pb"))
+            for k, t in enumerate(xs):
+                save_tensor(t.numpy(), os.path.join(d, "input_%d.pb" % k))
+            save_tensor(model(*xs).numpy(), os.path.join(d, "output_0.pb"))
         for i, x in enumerate(bad):
+            xs = x if isinstance(x, tuple) else (x,)
             d = os.path.join(out_dir, name, "bad_%d" % i)
             os.makedirs(d, exist_ok=True)
-            save_tensor(x.numpy(), os.path.join(d, "input_0.pb"))
+            for k, t in enumerate(xs):
+                save_tensor(t.numpy(), os.path.join(d, "input_%d.pb" % k))
     with open(os.path.join(out_dir, name + ".dynamic"), "w") as f:
         f.write("\n".join(dyn_args) + "\n")
     with open(os.path.join(out_dir, name + ".stamp"), "w") as f:

@@ -120,10 +120,28 @@ void import_concat(ImportContext& ctx, const NodeView& node) {
   ctx.set_output(node, 0, ctx.call("aten::cat", {parts, axis}));
 }
 
+/// Input 0's sizes with each symbolic dim at its upper bound; `symbolic` flags those dims.
+std::vector<int64_t> bounded_sizes(ImportContext& ctx, const NodeView& node,
+                                   std::vector<bool>& symbolic) {
+  const ir::Shape shape = ctx.input_shape(node, 0);
+  std::vector<int64_t> out;
+  symbolic.clear();
+  for (const ir::SymInt& d : shape) {
+    out.push_back(d.upper_bound());
+    symbolic.push_back(d.is_symbolic());
+  }
+  return out;
+}
+
 void import_split(ImportContext& ctx, const NodeView& node) {
-  const std::vector<int64_t> in = ctx.input_sizes(node, 0);
+  std::vector<bool> symbolic;
+  // Only the split axis must be static; other dims may be dynamic.
+  const std::vector<int64_t> in = bounded_sizes(ctx, node, symbolic);
   const int64_t axis =
       node.normalize_axis(node.attr_int("axis", 0), static_cast<int64_t>(in.size()));
+  if (symbolic[static_cast<size_t>(axis)]) {
+    node.fail(Error::NotSupported, "splitting the dynamic dim {}", axis);
+  }
   const int64_t dim = in[static_cast<size_t>(axis)];
   std::vector<int64_t> sizes;
   if (node.opset() >= 13) {
@@ -169,7 +187,8 @@ void import_split(ImportContext& ctx, const NodeView& node) {
 }
 
 std::vector<eval::SliceAxis> slice_axes(ImportContext& ctx, const NodeView& node) {
-  const std::vector<int64_t> in = ctx.input_sizes(node, 0);
+  std::vector<bool> symbolic;
+  const std::vector<int64_t> in = bounded_sizes(ctx, node, symbolic);
   const int64_t rank = static_cast<int64_t>(in.size());
   std::vector<int64_t> starts, ends, axes, steps;
   if (node.opset() < 10) {
@@ -197,6 +216,9 @@ std::vector<eval::SliceAxis> slice_axes(ImportContext& ctx, const NodeView& node
     if (seen[static_cast<size_t>(a)]) node.fail(Error::InvalidArgument, "axes repeat dim {}", a);
     seen[static_cast<size_t>(a)] = true;
     if (steps[i] == 0) node.fail(Error::InvalidArgument, "step is 0");
+    if (symbolic[static_cast<size_t>(a)]) {
+      node.fail(Error::NotSupported, "slicing the dynamic dim {} with constant bounds", a);
+    }
     out.push_back(
         eval::normalize_slice(a, in[static_cast<size_t>(a)], starts[i], ends[i], steps[i]));
   }
@@ -211,7 +233,8 @@ bool fold_slice(ImportContext& ctx, const NodeView& node) {
 }
 
 void import_slice(ImportContext& ctx, const NodeView& node) {
-  const std::vector<int64_t> in = ctx.input_sizes(node, 0);
+  std::vector<bool> symbolic;
+  const std::vector<int64_t> in = bounded_sizes(ctx, node, symbolic);
   ir::Node* x = ctx.input(node, 0);
   bool changed = false;
   for (eval::SliceAxis s : slice_axes(ctx, node)) {
@@ -244,7 +267,44 @@ bool fold_gather(ImportContext& ctx, const NodeView& node) {
   return true;
 }
 
+/// Gather from a tensor with dynamic dims by indices known at import time (x[:, 0] of a
+/// [batch, seq, d] tensor): an index into a dynamic axis must be below the axis' lower bound.
+void import_gather_dynamic_data(ImportContext& ctx, const NodeView& node) {
+  const ConstTensor* c = ctx.constant(node, 1);
+  if (c == nullptr) {
+    node.fail(Error::NotSupported, "indices computed at run time into a tensor with dynamic dims");
+  }
+  const ir::Shape shape = ctx.input_shape(node, 0);
+  const int64_t axis =
+      node.normalize_axis(node.attr_int("axis", 0), static_cast<int64_t>(shape.size()));
+  const ir::SymInt& d = shape[static_cast<size_t>(axis)];
+  std::vector<int64_t> idx = c->to_int64();
+  for (int64_t& i : idx) {
+    if (d.is_static() && i < 0 && i >= -d.value()) i += d.value();
+    if (i < 0 || i >= d.lower_bound()) {
+      node.fail(Error::NotSupported,
+                "index {} into dim {} of size {} (valid for every size: [0, {}))", i, axis,
+                d.to_string(), d.lower_bound());
+    }
+  }
+  ir::Node* x = ctx.input(node, 0);
+  if (c->sizes.empty()) {
+    ctx.set_output(node, 0, ctx.call("aten::select_copy.int", {x, axis, idx[0]}));
+    return;
+  }
+  ir::Node* index = ctx.constant_tensor(node.input(1), ConstTensor::int64_vector(idx));
+  ir::Shape out(shape.begin(), shape.begin() + axis);
+  out.insert(out.end(), c->sizes.begin(), c->sizes.end());
+  out.insert(out.end(), shape.begin() + axis + 1, shape.end());
+  ir::Node* y = ctx.call("aten::index_select", {x, axis, index});
+  ctx.set_output(node, 0, sym_view(ctx, y, out));
+}
+
 void import_gather(ImportContext& ctx, const NodeView& node) {
+  if (!ctx.input_spec(node, 0).is_static()) {
+    import_gather_dynamic_data(ctx, node);
+    return;
+  }
   const std::vector<int64_t> in = ctx.input_sizes(node, 0);
   const int64_t axis =
       node.normalize_axis(node.attr_int("axis", 0), static_cast<int64_t>(in.size()));
