@@ -294,12 +294,14 @@ class Lowering {
       }
       graph.replace_all_uses_with(outputs[k], items[k]);
     }
-    for (auto it = p.nodes.rbegin(); it != p.nodes.rend(); ++it) {
-      if ((*it)->is_placeholder()) continue;
-      graph.erase(*it);
-    }
+    std::vector<ir::Node*> parameters;  // collected first: erased calls must not be read again
     for (ir::Node* node : p.nodes) {
-      if (!node->is_placeholder()) continue;
+      if (node->is_placeholder()) parameters.push_back(node);
+    }
+    for (auto it = p.nodes.rbegin(); it != p.nodes.rend(); ++it) {
+      if (!(*it)->is_placeholder()) graph.erase(*it);
+    }
+    for (ir::Node* node : parameters) {
       const std::string name = node->name();
       const std::string target = program_.signature().find_input(name)->target;
       graph.erase(node);
