@@ -18,6 +18,10 @@ Models (seeded random weights, small so that the suite stays fast):
   resnet18_dynbatch torchvision ResNet-18 with a dynamic batch axis in [1, 4], run at 1 and 3
   transformer_encoder  nn.TransformerEncoder (2 layers, d 32, 4 heads, batch_first, eval,
                     enable_nested_tensor=False so torch 1.13 exports plain ops), seq in [1, 64]
+  vit               ViT-style classifier on 16x16 images (static shapes; test_data_set_0 only)
+  gpt_prefill       GPT-style decoder prefill: ids[1, 8] -> logits + KV caches [2, 1, 2, 8, 16]
+  gpt_decode        the same weights, one token + the caches -> logits + caches of 9 positions
+                    (two ONNX files, each its own static .pte; test_data_set_0 only)
   bert_like         int64 token ids (Gather embeddings) + position table, a [1, seq] 0/1 attention
                     mask input sharing the seq symbol, 2 encoder layers, GELU, classifier on token 0
 Needs Debian's /usr/bin/python3 (torch 1.13, torchvision, onnx, numpy); no network.
@@ -159,11 +163,124 @@ def build_bert_like(gen):
             ["ids:1=seq:2..64", "mask:1=seq:2..64"], 17)
 
 
+class TinyVit(nn.Module):
+    """ViT-style classifier: 4x4 patch embedding (Conv), class token, position embeddings, a
+    2-layer nn.TransformerEncoder (GELU, norm_first), LayerNorm and a linear head on the class
+    token."""
+
+    def __init__(self, img=16, patch=4, d=32, heads=4, classes=10):
+        super().__init__()
+        n = (img // patch) ** 2
+        self.embed = nn.Conv2d(3, d, patch, stride=patch)
+        self.cls = nn.Parameter(torch.randn(1, 1, d) * 0.1)
+        self.pos = nn.Parameter(torch.randn(1, n + 1, d) * 0.1)
+        layer = nn.TransformerEncoderLayer(d, heads, 2 * d, dropout=0.0, activation="gelu",
+                                           batch_first=True, norm_first=True)
+        self.encoder = nn.TransformerEncoder(layer, 2, enable_nested_tensor=False)
+        self.norm = nn.LayerNorm(d)
+        self.head = nn.Linear(d, classes)
+
+    def forward(self, x):
+        p = self.embed(x).flatten(2).transpose(1, 2)
+        h = torch.cat([self.cls.expand(x.shape[0], -1, -1), p], dim=1) + self.pos
+        return self.head(self.norm(self.encoder(h))[:, 0])
+
+
+def build_vit(gen):
+    torch.manual_seed(SEED)
+    x = torch.randn(1, 3, 16, 16, generator=gen)
+    return TinyVit().eval(), (x,), ["x"], {}, [(x,)], [], [], 17
+
+
+class TinyGpt(nn.Module):
+    """A GPT-style decoder: token + position embeddings, causal self-attention with a KV cache,
+    GELU MLP, LM head. prefill(ids[1, T]) -> (logits, k_cache, v_cache) with caches
+    [layers, 1, heads, T, head_dim]; decode(id[1, 1], k_cache, v_cache) appends one position."""
+
+    def __init__(self, vocab=50, d=32, heads=2, layers=2, max_len=16):
+        super().__init__()
+        self.d, self.heads, self.hd = d, heads, d // heads
+        self.tok = nn.Embedding(vocab, d)
+        self.pos = nn.Parameter(torch.randn(1, max_len, d) * 0.1)
+        self.blocks = nn.ModuleList()
+        for _ in range(layers):
+            self.blocks.append(nn.ModuleDict({
+                "ln1": nn.LayerNorm(d), "qkv": nn.Linear(d, 3 * d), "out": nn.Linear(d, d),
+                "ln2": nn.LayerNorm(d), "ff1": nn.Linear(d, 4 * d), "ff2": nn.Linear(4 * d, d)}))
+        self.lnf = nn.LayerNorm(d)
+        self.head = nn.Linear(d, vocab, bias=False)
+        self.register_buffer("causal", torch.tril(torch.ones(max_len, max_len, dtype=torch.bool)))
+
+    def run(self, ids, start, k_cache=None, v_cache=None):
+        t = ids.shape[1]
+        h = self.tok(ids) + self.pos[:, start:start + t]
+        ks, vs = [], []
+        for i, b in enumerate(self.blocks):
+            q, k, v = b["qkv"](b["ln1"](h)).split(self.d, dim=-1)
+            q = q.reshape(1, t, self.heads, self.hd).transpose(1, 2)
+            k = k.reshape(1, t, self.heads, self.hd).transpose(1, 2)
+            v = v.reshape(1, t, self.heads, self.hd).transpose(1, 2)
+            if k_cache is not None:
+                k = torch.cat([k_cache[i], k], dim=2)
+                v = torch.cat([v_cache[i], v], dim=2)
+            ks.append(k)
+            vs.append(v)
+            n = k.shape[2]
+            att = q @ k.transpose(-1, -2) / (self.hd ** 0.5)
+            att = att.masked_fill(~self.causal[start:start + t, :n], -1e9)
+            o = (torch.softmax(att, dim=-1) @ v).transpose(1, 2).reshape(1, t, self.d)
+            h = h + b["out"](o)
+            h = h + b["ff2"](torch.nn.functional.gelu(b["ff1"](b["ln2"](h))))
+        return self.head(self.lnf(h)), torch.stack(ks), torch.stack(vs)
+
+
+class GptPrefill(nn.Module):
+    def __init__(self, gpt):
+        super().__init__()
+        self.gpt = gpt
+
+    def forward(self, ids):
+        return self.gpt.run(ids, 0)
+
+
+class GptDecode(nn.Module):
+    def __init__(self, gpt, past):
+        super().__init__()
+        self.gpt, self.past = gpt, past
+
+    def forward(self, ids, k_cache, v_cache):
+        return self.gpt.run(ids, self.past, k_cache, v_cache)
+
+
+def tiny_gpt():
+    torch.manual_seed(SEED)
+    return TinyGpt().eval()
+
+
+def build_gpt_prefill(gen):
+    ids = torch.randint(0, 50, (1, 8), generator=gen)
+    return (GptPrefill(tiny_gpt()).eval(), (ids,), ["ids"], {}, [(ids,)], [], [], 17,
+            ["logits", "k_cache", "v_cache"])
+
+
+def build_gpt_decode(gen):
+    gpt = tiny_gpt()
+    prompt = torch.randint(0, 50, (1, 8), generator=gen)
+    with torch.no_grad():
+        _, k, v = gpt.run(prompt, 0)
+    nxt = torch.randint(0, 50, (1, 1), generator=gen)
+    return (GptDecode(gpt, 8).eval(), (nxt, k, v), ["ids", "k_cache", "v_cache"], {},
+            [(nxt, k, v)], [], [], 17, ["logits", "k_cache_out", "v_cache_out"])
+
+
 MODELS = {
     "dyn_seq_attn": build_dyn_seq_attn,
     "resnet18_dynbatch": build_resnet18_dynbatch,
     "transformer_encoder": build_transformer_encoder,
     "bert_like": build_bert_like,
+    "vit": build_vit,
+    "gpt_prefill": build_gpt_prefill,
+    "gpt_decode": build_gpt_decode,
 }
 
 
@@ -174,13 +291,15 @@ def save_tensor(array, path):
 
 def generate(name, out_dir, stamp):
     gen = torch.Generator().manual_seed(SEED)
-    model, example, input_names, dynamic, good, bad, dyn_args, opset = MODELS[name](gen)
+    spec = MODELS[name](gen)
+    model, example, input_names, dynamic, good, bad, dyn_args, opset = spec[:8]
+    output_names = spec[8] if len(spec) > 8 else ["y"]
     onnx_path = os.path.join(out_dir, name + ".onnx")
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         torch.onnx.export(model, example if isinstance(example, tuple) else (example,), onnx_path, opset_version=opset,
-                          input_names=input_names, output_names=["y"],
-                          dynamic_axes=dict(dynamic, y={}), do_constant_folding=True)
+                          input_names=input_names, output_names=output_names,
+                          dynamic_axes=dynamic or None, do_constant_folding=True)
     onnx.checker.check_model(onnx.load(onnx_path))
     with torch.no_grad():
         for i, x in enumerate(good):
@@ -189,15 +308,18 @@ def generate(name, out_dir, stamp):
             os.makedirs(d, exist_ok=True)
             for k, t in enumerate(xs):
                 save_tensor(t.numpy(), os.path.join(d, "input_%d.pb" % k))
-            save_tensor(model(*xs).numpy(), os.path.join(d, "output_0.pb"))
+            ys = model(*xs)
+            for k, y in enumerate(ys if isinstance(ys, tuple) else (ys,)):
+                save_tensor(y.numpy(), os.path.join(d, "output_%d.pb" % k))
         for i, x in enumerate(bad):
             xs = x if isinstance(x, tuple) else (x,)
             d = os.path.join(out_dir, name, "bad_%d" % i)
             os.makedirs(d, exist_ok=True)
             for k, t in enumerate(xs):
                 save_tensor(t.numpy(), os.path.join(d, "input_%d.pb" % k))
-    with open(os.path.join(out_dir, name + ".dynamic"), "w") as f:
-        f.write("\n".join(dyn_args) + "\n")
+    if dyn_args:
+        with open(os.path.join(out_dir, name + ".dynamic"), "w") as f:
+            f.write("\n".join(dyn_args) + "\n")
     with open(os.path.join(out_dir, name + ".stamp"), "w") as f:
         f.write(stamp)
 
