@@ -20,7 +20,8 @@ int run_export(const ExportArgs& args) {
   namespace fs = std::filesystem;
   using Clock = std::chrono::steady_clock;
   const auto start = Clock::now();
-  if (!args.methods.empty() || !args.constants.empty() || args.external_data || args.model.empty()) {
+  if (!args.methods.empty() || !args.constants.empty() || args.external_data ||
+      args.model.empty()) {
     return run_export_methods(args);
   }
 

@@ -1,6 +1,5 @@
-// `ptec info`: methods, inputs and outputs, instructions by operator,
-// delegates, constants and the memory plan of a .pte file, read straight from
-// its flatbuffer (verified first).
+// `ptec info`: methods, inputs and outputs, instructions by operator, delegates, constants and the
+// memory plan of a .pte file, read straight from its flatbuffer (verified first).
 
 #include <flatbuffers/flatbuffers.h>
 
@@ -123,7 +122,8 @@ int run_info(const InfoArgs& args) {
 
   uint64_t constant_bytes = 0;
   size_t num_constants = 0;
-  if (program->constant_segment() != nullptr && program->constant_segment()->offsets() != nullptr) {
+  if (program->constant_segment() != nullptr && program->constant_segment()->offsets() != nullptr &&
+      program->constant_segment()->offsets()->size() > 0) {
     num_constants = program->constant_segment()->offsets()->size() - 1;  // [0] is a placeholder
     const uint32_t seg = program->constant_segment()->segment_index();
     if (num_constants > 0 && program->segments() != nullptr && seg < program->segments()->size()) {
@@ -131,6 +131,9 @@ int run_info(const InfoArgs& args) {
     }
   }
   out["constants"] = {{"count", num_constants}, {"segment_bytes", constant_bytes}};
+  const size_t legacy_constants =
+      program->constant_buffer() == nullptr ? 0 : program->constant_buffer()->size();
+  if (legacy_constants > 0) out["deprecated_constant_buffer"] = legacy_constants;
 
   ordered_json methods = ordered_json::array();
   if (program->execution_plan() != nullptr) {
@@ -237,6 +240,12 @@ int run_info(const InfoArgs& args) {
   }
   std::printf("%s: %zu bytes, %zu method(s), %zu constant(s) in %llu bytes\n", args.program.c_str(),
               size, methods.size(), num_constants, static_cast<unsigned long long>(constant_bytes));
+  if (legacy_constants > 0) {
+    std::printf(
+        "note: %zu constant(s) in the deprecated inline constant_buffer, which ExecuTorch's "
+        "and ptec's runtimes refuse\n",
+        legacy_constants);
+  }
   for (const auto& m : methods) {
     std::printf("method %s\n", m["name"].get<std::string>().c_str());
     for (size_t i = 0; i < m["inputs"].size(); ++i) {
