@@ -1,4 +1,5 @@
 #include "emit/ptd_writer.h"
+#include "emit/ostream_sink.h"
 
 #include <cstring>
 #include <sstream>
@@ -96,24 +97,9 @@ void stream(const PtdLayout& layout, Sink& sink) {
 void write_ptd(const std::map<std::string, ir::TensorData>& tensors, std::ostream& out,
                uint64_t segment_alignment, uint64_t tensor_alignment) {
   const PtdLayout layout = layout_ptd(tensors, segment_alignment, tensor_alignment);
-  struct StreamSink {
-    std::ostream& os;
-    void write(const void* data, size_t size) {
-      os.write(static_cast<const char*>(data), static_cast<std::streamsize>(size));
-      PTEC_ENFORCE(os.good(), AccessFailed, "cannot write the .ptd: the output stream failed");
-    }
-    void zeros(uint64_t count) {
-      static const char kZeros[4096] = {};
-      while (count > 0) {
-        const size_t n = static_cast<size_t>(std::min<uint64_t>(count, sizeof(kZeros)));
-        write(kZeros, n);
-        count -= n;
-      }
-    }
-  } sink{out};
+  OstreamSink sink{out, ".ptd"};
   stream(layout, sink);
-  out.flush();
-  PTEC_ENFORCE(out.good(), AccessFailed, "cannot write the .ptd: the output stream failed");
+  sink.finish();
 }
 
 void write_ptd(const std::map<std::string, ir::TensorData>& tensors, const std::string& path,

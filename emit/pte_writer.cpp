@@ -1,4 +1,5 @@
 #include "emit/pte_writer.h"
+#include "emit/ostream_sink.h"
 
 #include <cstring>
 
@@ -96,24 +97,9 @@ PteLayout layout_pte(const EmittedProgram& program) {
 
 void write_pte(const EmittedProgram& program, std::ostream& out) {
   const PteLayout layout = layout_pte(program);
-  struct StreamSink {
-    std::ostream& os;
-    void write(const void* data, size_t size) {
-      os.write(static_cast<const char*>(data), static_cast<std::streamsize>(size));
-      PTEC_ENFORCE(os.good(), AccessFailed, "cannot write the .pte: the output stream failed");
-    }
-    void zeros(uint64_t count) {
-      static const char kZeros[4096] = {};
-      while (count > 0) {
-        const size_t n = static_cast<size_t>(std::min<uint64_t>(count, sizeof(kZeros)));
-        write(kZeros, n);
-        count -= n;
-      }
-    }
-  } sink{out};
+  OstreamSink sink{out, ".pte"};
   stream(program, layout, sink);
-  out.flush();
-  PTEC_ENFORCE(out.good(), AccessFailed, "cannot write the .pte: the output stream failed");
+  sink.finish();
 }
 
 void write_pte(const EmittedProgram& program, const std::string& path) {
