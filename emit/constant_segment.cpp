@@ -15,14 +15,16 @@ ConstantSegmentBuilder::ConstantSegmentBuilder(uint64_t alignment) : alignment_(
 
 uint32_t ConstantSegmentBuilder::add(const ir::BufferPtr& data) {
   PTEC_ENFORCE(data != nullptr, InvalidArgument, "a constant has no data");
+  // An empty constant has no bytes to place: it refers to the placeholder, as upstream's emitter
+  // does, so that a program whose constants are all empty has no constant segment.
+  if (data->size() == 0) return 0;
   const std::string_view bytes(reinterpret_cast<const char*>(data->data()), data->size());
   const size_t hash = std::hash<std::string_view>{}(bytes);
   auto [begin, end] = by_hash_.equal_range(hash);
   for (auto it = begin; it != end; ++it) {
     const ir::BufferPtr& existing = pieces_[it->second - 1].data;
-    if (existing == data ||
-        (existing->size() == data->size() &&
-         (data->size() == 0 || std::memcmp(existing->data(), data->data(), data->size()) == 0))) {
+    if (existing == data || (existing->size() == data->size() &&
+                             std::memcmp(existing->data(), data->data(), data->size()) == 0)) {
       return it->second;
     }
   }

@@ -19,7 +19,8 @@ class ConstantSegmentBuilder {
   /// `alignment`: constant_tensor_alignment, a power of two.
   explicit ConstantSegmentBuilder(uint64_t alignment);
 
-  /// The data_buffer_idx (>= 1) of `data`'s bytes, adding them when they are new.
+  /// The data_buffer_idx (>= 1) of `data`'s bytes, adding them when they are new; 0 (the
+  /// placeholder) for an empty buffer.
   uint32_t add(const ir::BufferPtr& data);
 
   /// `constant_segment.offsets`: {0 (placeholder), offset of constant 1, ...}.

@@ -161,6 +161,22 @@ TEST(Emit, IdenticalConstantsAreStoredOnce) {
   EXPECT_EQ(emitted.constant_bytes(), 32u);
 }
 
+TEST(Emit, EmptyConstantUsesThePlaceholderAndNoSegment) {
+  // forward() = a constant of shape [0]: nothing to store, so the tensor refers to the
+  // placeholder (a reference into a zero-byte segment could not be resolved at load time).
+  ir::ExportedProgram p;
+  ir::Node* e = ptec::testing::param(p, "empty", ptec::testing::float_tensor({0}, {}));
+  ptec::testing::output(p, {e});
+  const EmittedProgram emitted = emit_program(methods(program::to_edge(p)));
+  EXPECT_EQ(emitted.program->constant_segment->offsets, (std::vector<uint64_t>{0}));
+  EXPECT_EQ(emitted.constant_bytes(), 0u);
+  const auto& values = emitted.program->execution_plan[0]->values;
+  ASSERT_FALSE(values.empty());
+  EXPECT_EQ(values[0]->val.AsTensor()->data_buffer_idx, 0u);
+  ASSERT_EQ(emitted.program->segments.size(), 1u);
+  EXPECT_EQ(emitted.program->segments[0]->size, 0u);
+}
+
 TEST(Emit, MultiOutputOpHasATensorListReturnSlot) {
   ir::ExportedProgram p;
   ir::Node* x =
