@@ -117,7 +117,27 @@ bool fold_binary(ImportContext& ctx, const NodeView& node) {
   return true;
 }
 
-/// Sum / Max / Min over any number of inputs (broadcasting).
+/// Neg / Abs of an integral constant (shape arithmetic such as `Neg(axis)` in expanded
+/// functions), wrapping as the int kernels do. Floating constants are left to the kernels.
+bool fold_int_unary(ImportContext& ctx, const NodeView& node) {
+  const ConstTensor* a = ctx.constant(node, 0);
+  if (a == nullptr || !is_numeric(a->dtype) || is_floating_point(a->dtype) ||
+      a->dtype == DType::Bool) {
+    return false;
+  }
+  const bool neg = node.op_type() == "Neg";
+  std::vector<int64_t> out(static_cast<size_t>(a->numel()));
+  for (size_t k = 0; k < out.size(); ++k) {
+    const int64_t x = a->int_at(static_cast<int64_t>(k));
+    const uint64_t minus_x = uint64_t{0} - static_cast<uint64_t>(x);  // no signed overflow
+    out[k] = neg || x < 0 ? static_cast<int64_t>(minus_x) : x;
+  }
+  ctx.set_output(node, 0, ConstTensor::from_int64(a->dtype, a->sizes, out));
+  return true;
+}
+
+/// Sum / Max / Min over any number of inputs (broadcasting; before opset 8 the inputs have equal
+/// shapes, which broadcasting covers).
 void import_variadic(ImportContext& ctx, const NodeView& node) {
   const char* op = node.op_type() == "Sum"   ? "aten::add.Tensor"
                    : node.op_type() == "Max" ? "aten::maximum"
@@ -233,7 +253,7 @@ std::vector<OpEntry> elementwise_ops() {
       {"Sub", 6, 17, import_binary, fold_binary},
       {"Mul", 6, 17, import_binary, fold_binary},
       {"Div", 6, 17, import_binary, fold_binary},
-      {"Pow", 7, 17, import_binary, fold_binary},
+      {"Pow", 1, 17, import_binary, fold_binary},
       {"Equal", 7, 17, import_binary, fold_binary},
       {"Less", 7, 17, import_binary, fold_binary},
       {"Greater", 7, 17, import_binary, fold_binary},
@@ -242,11 +262,11 @@ std::vector<OpEntry> elementwise_ops() {
       {"And", 7, 17, import_binary, fold_binary},
       {"Or", 7, 17, import_binary, fold_binary},
       {"Xor", 7, 17, import_binary},
-      {"Sum", 8, 17, import_variadic},
-      {"Max", 8, 17, import_variadic, fold_variadic},
-      {"Min", 8, 17, import_variadic, fold_variadic},
+      {"Sum", 6, 17, import_variadic},
+      {"Max", 6, 17, import_variadic, fold_variadic},
+      {"Min", 6, 17, import_variadic, fold_variadic},
       {"Where", 9, 17, import_where, fold_where},
-      {"Mean", 8, 17, import_mean},
+      {"Mean", 6, 17, import_mean},
       {"Mod", 10, 17, import_mod},
       {"IsInf", 10, 17, import_isinf},
   };
@@ -255,7 +275,8 @@ std::vector<OpEntry> elementwise_ops() {
                     : u.onnx == "Round"                                      ? 11
                     : u.onnx == "Not"                                        ? 1
                                                                              : 6;
-    rows.push_back({u.onnx, min, 17, import_unary});
+    const bool foldable = u.onnx == "Neg" || u.onnx == "Abs";
+    rows.push_back({u.onnx, min, 17, import_unary, foldable ? fold_int_unary : nullptr});
   }
   return rows;
 }

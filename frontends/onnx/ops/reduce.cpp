@@ -22,8 +22,10 @@ void import_reduce(ImportContext& ctx, const NodeView& node) {
   const int64_t rank = ctx.input_rank(node, 0);
   const bool keepdims = node.attr_int("keepdims", 1) != 0;
   const std::string& op = node.op_type();
-  const bool axes_given =
-      node.has_input(1) || (node.has_attr("axes") && !node.attr_ints("axes", {}).empty());
+  // An empty axes input counts as absent (noop_with_empty_axes decides what it means).
+  const bool axes_given = node.has_input(1)
+                              ? !ctx.require_constant(node, 1, "axes").to_int64().empty()
+                              : !node.attr_ints("axes", {}).empty();
   const bool noop = !axes_given && node.attr_int("noop_with_empty_axes", 0) != 0;
   ir::Node* x = ctx.input(node, 0);
   // The element-wise part of the composite reductions.
