@@ -4,10 +4,11 @@
 //
 //   conformance_runner [--root DIR] [--folders node,simple,...] [--list FILE] [--jobs N]
 //                      [--timeout SECONDS] [--results FILE] [--log FILE] [--expect-pass]
-//                      [--quiet] [--one DIR]
+//                      [--min-pass FOLDER=N]... [--quiet] [--one DIR]
 //
 // Exit status: 0 when nothing crashed or timed out (and, with --expect-pass, every test that ran
-// passed); 1 otherwise; 2 for bad arguments.
+// passed, and with --min-pass, at least N tests of FOLDER passed); 1 otherwise; 2 for bad
+// arguments.
 
 #include <fcntl.h>
 #include <signal.h>
@@ -50,6 +51,7 @@ struct Options {
   std::string results_file;
   std::string log_file;
   bool expect_pass = false;
+  std::map<std::string, int> min_pass;  // --min-pass FOLDER=N: fail below N passes in FOLDER
   bool quiet = false;
   std::string one;
   std::string command;
@@ -338,7 +340,16 @@ int main_impl(int argc, char** argv) {
       opt.log_file = value();
     else if (a == "--expect-pass")
       opt.expect_pass = true;
-    else if (a == "--quiet")
+    else if (a == "--min-pass") {
+      const std::string v = value();
+      const size_t eq = v.find('=');
+      if (eq == std::string::npos || eq == 0) {
+        std::fprintf(stderr, "conformance_runner: --min-pass wants FOLDER=N, got '%s'\n",
+                     v.c_str());
+        return 2;
+      }
+      opt.min_pass[v.substr(0, eq)] = std::atoi(v.c_str() + eq + 1);
+    } else if (a == "--quiet")
       opt.quiet = true;
     else if (a == "--one")
       opt.one = value();
@@ -404,9 +415,18 @@ int main_impl(int argc, char** argv) {
   }
   if (!opt.results_file.empty()) write_results(opt, folder_order, per_folder, all, seconds);
 
+  bool below_minimum = false;
+  for (const auto& [folder, minimum] : opt.min_pass) {
+    const int passed = per_folder.count(folder) != 0 ? per_folder[folder].pass : 0;
+    if (passed < minimum) {
+      std::printf("\n%s: %d tests pass, fewer than the required %d\n", folder.c_str(), passed,
+                  minimum);
+      below_minimum = true;
+    }
+  }
   const bool broken = all.crash + all.timeout > 0;
   const bool not_passing = opt.expect_pass && all.fail > 0;
-  return broken || not_passing ? 1 : 0;
+  return broken || not_passing || below_minimum ? 1 : 0;
 }
 
 }  // namespace
