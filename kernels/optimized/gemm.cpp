@@ -1,0 +1,259 @@
+#include "kernels/optimized/gemm.h"
+
+#include <algorithm>
+#include <atomic>
+#include <cmath>
+#include <cstring>
+
+#include "kernels/optimized/gemm_microkernel.h"
+
+namespace ptec::kernels::optimized {
+namespace {
+
+// Cache blocking: a kc-deep slice of one B panel (kc x NR floats, 16 KiB for AVX2) stays in L1
+// while it meets every A panel of an mc-row block (mc x kc floats, ~240 KiB) kept in L2.
+constexpr int64_t kKc = 256;
+constexpr int64_t kMcPanels = 40;
+constexpr size_t kAlign = 64;
+
+struct KernelInfo {
+  int64_t mr;
+  int64_t nr;
+  detail::MicroKernel fn;
+};
+
+KernelInfo kernel_info(GemmIsa isa) {
+#if defined(PTEC_GEMM_HAVE_AVX2)
+  if (isa == GemmIsa::Avx2) {
+    return {detail::kAvx2Mr, detail::kAvx2Nr, detail::microkernel_avx2_6x16};
+  }
+#else
+  (void)isa;
+#endif
+  return {detail::kGenericMr, detail::kGenericNr, detail::microkernel_generic_4x8};
+}
+
+GemmIsa detect() {
+#if defined(PTEC_GEMM_HAVE_AVX2)
+  __builtin_cpu_init();
+  if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")) return GemmIsa::Avx2;
+#endif
+  return GemmIsa::Generic;
+}
+
+std::atomic<int> g_forced{-1};  // -1: use the detected ISA
+
+int64_t round_up(int64_t x, int64_t m) { return (x + m - 1) / m * m; }
+size_t align_up(size_t x) { return (x + kAlign - 1) / kAlign * kAlign; }
+
+// Element (i, p) of A / (p, j) of B in their unpacked layouts.
+inline float a_at(const float* a, int64_t lda, bool trans, int64_t i, int64_t p) {
+  return trans ? a[p * lda + i] : a[i * lda + p];
+}
+
+float activate(float v, const GemmEpilogue& e) {
+  switch (e.activation) {
+    case Activation::None: return v;
+    case Activation::Relu: return v > 0.0f ? v : 0.0f;
+    case Activation::Clamp: return std::min(std::max(v, e.clamp_min), e.clamp_max);
+    case Activation::Sigmoid: return 1.0f / (1.0f + std::exp(-v));
+    case Activation::Tanh: return std::tanh(v);
+    case Activation::HardSwish: return v * std::min(std::max(v + 3.0f, 0.0f), 6.0f) / 6.0f;
+    case Activation::Gelu: return 0.5f * v * (1.0f + std::erf(v * 0.70710678118654752f));
+    case Activation::Silu: return v / (1.0f + std::exp(-v));
+  }
+  return v;
+}
+
+bool has_epilogue(const GemmEpilogue& e) {
+  return e.bias != nullptr || e.residual != nullptr || e.activation != Activation::None;
+}
+
+// Bias, residual and activation over rows [i0, i0 + rows) and columns [j0, j0 + cols) of C.
+void apply_epilogue(const GemmEpilogue& e, float* c, int64_t ldc, int64_t i0, int64_t rows,
+                    int64_t j0, int64_t cols) {
+  for (int64_t r = 0; r < rows; ++r) {
+    float* row = c + (i0 + r) * ldc + j0;
+    if (e.bias != nullptr) {
+      if (e.bias_per_row) {
+        const float bv = e.bias[i0 + r];
+        for (int64_t j = 0; j < cols; ++j) row[j] += bv;
+      } else {
+        const float* bias = e.bias + j0;
+        for (int64_t j = 0; j < cols; ++j) row[j] += bias[j];
+      }
+    }
+    if (e.residual != nullptr) {
+      const float* res = e.residual + (i0 + r) * e.ldr + j0;
+      for (int64_t j = 0; j < cols; ++j) row[j] += res[j];
+    }
+    if (e.activation == Activation::Relu) {
+      for (int64_t j = 0; j < cols; ++j) row[j] = row[j] > 0.0f ? row[j] : 0.0f;
+    } else if (e.activation != Activation::None) {
+      for (int64_t j = 0; j < cols; ++j) row[j] = activate(row[j], e);
+    }
+  }
+}
+
+PackedMatrix pack_a_impl(int64_t m, int64_t k, const float* a, int64_t lda, bool trans, int64_t mr,
+                         float* out) {
+  for (int64_t i0 = 0; i0 < m; i0 += mr) {
+    float* panel = out + i0 * k;  // panels are k * mr floats, the i0 / mr-th starts at i0 * k
+    const int64_t rows = std::min(mr, m - i0);
+    for (int64_t p = 0; p < k; ++p) {
+      float* dst = panel + p * mr;
+      for (int64_t r = 0; r < rows; ++r) dst[r] = a_at(a, lda, trans, i0 + r, p);
+      for (int64_t r = rows; r < mr; ++r) dst[r] = 0.0f;
+    }
+  }
+  return PackedMatrix{out, m, k, mr};
+}
+
+PackedMatrix pack_b_impl(int64_t k, int64_t n, const float* b, int64_t ldb, bool trans, int64_t nr,
+                         float* out) {
+  for (int64_t j0 = 0; j0 < n; j0 += nr) {
+    float* panel = out + j0 * k;
+    const int64_t cols = std::min(nr, n - j0);
+    for (int64_t p = 0; p < k; ++p) {
+      float* dst = panel + p * nr;
+      if (!trans) {
+        std::memcpy(dst, b + p * ldb + j0, static_cast<size_t>(cols) * sizeof(float));
+      } else {
+        for (int64_t j = 0; j < cols; ++j) dst[j] = b[(j0 + j) * ldb + p];
+      }
+      for (int64_t j = cols; j < nr; ++j) dst[j] = 0.0f;
+    }
+  }
+  return PackedMatrix{out, k, n, nr};
+}
+
+}  // namespace
+
+GemmIsa detected_gemm_isa() {
+  static const GemmIsa isa = detect();
+  return isa;
+}
+
+GemmIsa active_gemm_isa() {
+  const int forced = g_forced.load(std::memory_order_relaxed);
+  return forced < 0 ? detected_gemm_isa() : static_cast<GemmIsa>(forced);
+}
+
+bool set_gemm_isa(GemmIsa isa) {
+  if (isa == GemmIsa::Avx2 && detected_gemm_isa() != GemmIsa::Avx2) return false;
+  g_forced.store(static_cast<int>(isa), std::memory_order_relaxed);
+  return true;
+}
+
+const char* to_string(GemmIsa isa) { return isa == GemmIsa::Avx2 ? "avx2" : "generic"; }
+
+GemmTile gemm_tile(GemmIsa isa) {
+  const KernelInfo info = kernel_info(isa);
+  return GemmTile{info.mr, info.nr};
+}
+
+size_t packed_a_bytes(int64_t m, int64_t k) {
+  const int64_t mr = kernel_info(active_gemm_isa()).mr;
+  return align_up(static_cast<size_t>(round_up(m, mr) * k) * sizeof(float));
+}
+
+size_t packed_b_bytes(int64_t k, int64_t n) {
+  const int64_t nr = kernel_info(active_gemm_isa()).nr;
+  return align_up(static_cast<size_t>(round_up(n, nr) * k) * sizeof(float));
+}
+
+PackedMatrix pack_a(int64_t m, int64_t k, const float* a, int64_t lda, bool trans_a, float* out) {
+  return pack_a_impl(m, k, a, lda, trans_a, kernel_info(active_gemm_isa()).mr, out);
+}
+
+PackedMatrix pack_b(int64_t k, int64_t n, const float* b, int64_t ldb, bool trans_b, float* out) {
+  return pack_b_impl(k, n, b, ldb, trans_b, kernel_info(active_gemm_isa()).nr, out);
+}
+
+size_t gemm_scratch_bytes(int64_t m, int64_t n, int64_t k, bool a_packed, bool b_packed) {
+  return (a_packed ? 0 : packed_a_bytes(m, k)) + (b_packed ? 0 : packed_b_bytes(k, n));
+}
+
+bool gemm(int64_t m, int64_t n, int64_t k, const GemmOperand& a, const GemmOperand& b, float* c,
+          int64_t ldc, const GemmEpilogue& epilogue, void* scratch) {
+  if (m < 0 || n < 0 || k < 0) return false;
+  const KernelInfo info = kernel_info(active_gemm_isa());
+  const int64_t mr = info.mr;
+  const int64_t nr = info.nr;
+  if (a.packed != nullptr &&
+      (a.packed->rows != m || a.packed->cols != k || a.packed->panel != mr)) {
+    return false;
+  }
+  if (b.packed != nullptr &&
+      (b.packed->rows != k || b.packed->cols != n || b.packed->panel != nr)) {
+    return false;
+  }
+  if (m == 0 || n == 0) return true;
+  if (k == 0) {  // empty sum: C = epilogue(0), or C unchanged (+ epilogue) when accumulating
+    for (int64_t i = 0; i < m && !epilogue.beta_one; ++i) {
+      std::fill(c + i * ldc, c + i * ldc + n, 0.0f);
+    }
+    apply_epilogue(epilogue, c, ldc, 0, m, 0, n);
+    return true;
+  }
+  const size_t need = gemm_scratch_bytes(m, n, k, a.packed != nullptr, b.packed != nullptr);
+  if (need > 0 && scratch == nullptr) return false;
+
+  auto* bytes = static_cast<unsigned char*>(scratch);
+  const float* ap = nullptr;
+  const float* bp = nullptr;
+  if (a.packed != nullptr) {
+    ap = a.packed->data;
+  } else {
+    auto* out = reinterpret_cast<float*>(bytes);
+    ap = pack_a_impl(m, k, a.data, a.ld, a.trans, mr, out).data;
+    bytes += packed_a_bytes(m, k);
+  }
+  if (b.packed != nullptr) {
+    bp = b.packed->data;
+  } else {
+    bp = pack_b_impl(k, n, b.data, b.ld, b.trans, nr, reinterpret_cast<float*>(bytes)).data;
+  }
+
+  const bool epi = has_epilogue(epilogue);
+  const int64_t mc = kMcPanels * mr;
+  alignas(64) float tile[8 * 32];  // an edge tile (mr x nr <= 8 x 32)
+  for (int64_t pc = 0; pc < k; pc += kKc) {
+    const int64_t kc = std::min(kKc, k - pc);
+    const bool accumulate = pc > 0 || epilogue.beta_one;
+    const bool last = pc + kc == k;
+    for (int64_t ic = 0; ic < m; ic += mc) {
+      const int64_t ic_end = std::min(m, ic + mc);
+      for (int64_t j0 = 0; j0 < n; j0 += nr) {
+        const int64_t cols = std::min(nr, n - j0);
+        const float* b_slice = bp + j0 * k + pc * nr;
+        for (int64_t i0 = ic; i0 < ic_end; i0 += mr) {
+          const int64_t rows = std::min(mr, m - i0);
+          const float* a_slice = ap + i0 * k + pc * mr;
+          float* c_tile = c + i0 * ldc + j0;
+          if (rows == mr && cols == nr) {
+            info.fn(kc, a_slice, b_slice, c_tile, ldc, accumulate);
+          } else {
+            // Partial tile: compute all mr x nr into `tile`, copy back the valid part.
+            if (accumulate) {
+              std::fill(tile, tile + mr * nr, 0.0f);
+              for (int64_t r = 0; r < rows; ++r) {
+                std::memcpy(tile + r * nr, c_tile + r * ldc,
+                            static_cast<size_t>(cols) * sizeof(float));
+              }
+            }
+            info.fn(kc, a_slice, b_slice, tile, nr, accumulate);
+            for (int64_t r = 0; r < rows; ++r) {
+              std::memcpy(c_tile + r * ldc, tile + r * nr,
+                          static_cast<size_t>(cols) * sizeof(float));
+            }
+          }
+          if (last && epi) apply_epilogue(epilogue, c, ldc, i0, rows, j0, cols);
+        }
+      }
+    }
+  }
+  return true;
+}
+
+}  // namespace ptec::kernels::optimized

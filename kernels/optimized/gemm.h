@@ -1,0 +1,100 @@
+#pragma once
+
+// ptec's fp32 GEMM: C = A * B (+ epilogue), with operands packed into panels that a
+// register-blocked microkernel streams (MR rows of A by NR columns of B per call).
+//
+//   A is M x K, B is K x N, C is M x N; each is given by a pointer, a leading dimension and (A and
+//   B) whether it is stored transposed. Either operand may instead be packed once ahead of time
+//   (weights: `pack_a` / `pack_b` into a caller-owned buffer), so that only activations are
+//   packed per call. Packing needs scratch memory the caller provides (`gemm_scratch_bytes`):
+//   the kernels never allocate.
+//
+// The microkernel is chosen at run time from what the CPU supports (AVX2 + FMA, else a portable
+// C++ kernel); `set_gemm_isa` forces one for tests and benchmarks. Packed buffers record the
+// panel geometry they were packed for, so a buffer packed for one microkernel is rejected by
+// another rather than misread.
+
+#include <cstddef>
+#include <cstdint>
+
+namespace ptec::kernels::optimized {
+
+/// Instruction sets with a GEMM microkernel.
+enum class GemmIsa : uint8_t { Generic, Avx2 };
+
+/// The best ISA this CPU runs (detected once).
+GemmIsa detected_gemm_isa();
+/// The ISA gemm() uses now: the detected one unless forced. Forcing an ISA the CPU lacks is
+/// refused (returns false).
+GemmIsa active_gemm_isa();
+bool set_gemm_isa(GemmIsa isa);
+const char* to_string(GemmIsa isa);
+
+/// Panel geometry of the active microkernel.
+struct GemmTile {
+  int64_t mr;  // rows of A per panel
+  int64_t nr;  // columns of B per panel
+};
+GemmTile gemm_tile(GemmIsa isa);
+
+/// Element-wise activation applied after bias and residual.
+enum class Activation : uint8_t { None, Relu, Clamp, Sigmoid, Tanh, HardSwish, Gelu, Silu };
+
+/// What happens to each C element after the product: c = act(c + bias + residual), where
+/// bias is indexed by row (bias_per_row, e.g. output channel of a convolution whose weights are
+/// A) or by column (a linear layer whose weights are B); residual is an M x N matrix with
+/// leading dimension `ldr`. `beta_one` accumulates into the existing C instead (c += A*B).
+struct GemmEpilogue {
+  const float* bias = nullptr;
+  bool bias_per_row = false;
+  const float* residual = nullptr;
+  int64_t ldr = 0;
+  Activation activation = Activation::None;
+  float clamp_min = 0.0f;  // Clamp bounds (Relu6: 0, 6)
+  float clamp_max = 0.0f;
+  bool beta_one = false;
+};
+
+/// A matrix packed into panels for `isa`'s microkernel. `data` points into caller memory of
+/// `packed_a_bytes` / `packed_b_bytes`, 64-byte aligned.
+struct PackedMatrix {
+  const float* data = nullptr;
+  int64_t rows = 0;   // M for A, K for B
+  int64_t cols = 0;   // K for A, N for B
+  int64_t panel = 0;  // mr (A) or nr (B) it was packed for
+};
+
+/// Bytes of a packed A (M x K) / B (K x N) for the active microkernel.
+size_t packed_a_bytes(int64_t m, int64_t k);
+size_t packed_b_bytes(int64_t k, int64_t n);
+
+/// Packs A (M x K; element (i, p) at a[i * lda + p], or a[p * lda + i] when trans_a) into `out`
+/// (packed_a_bytes, 64-byte aligned). Rows past M in the last panel are zero.
+PackedMatrix pack_a(int64_t m, int64_t k, const float* a, int64_t lda, bool trans_a, float* out);
+/// Packs B (K x N; element (p, j) at b[p * ldb + j], or b[j * ldb + p] when trans_b).
+PackedMatrix pack_b(int64_t k, int64_t n, const float* b, int64_t ldb, bool trans_b, float* out);
+
+/// An operand: either unpacked (pointer, leading dimension, transposed) or prepacked.
+struct GemmOperand {
+  const float* data = nullptr;
+  int64_t ld = 0;
+  bool trans = false;
+  const PackedMatrix* packed = nullptr;
+
+  static GemmOperand matrix(const float* data, int64_t ld, bool trans = false) {
+    return GemmOperand{data, ld, trans, nullptr};
+  }
+  static GemmOperand prepacked(const PackedMatrix& p) { return GemmOperand{nullptr, 0, false, &p}; }
+};
+
+/// Scratch bytes gemm() needs for the operands that are not prepacked.
+size_t gemm_scratch_bytes(int64_t m, int64_t n, int64_t k, bool a_packed, bool b_packed);
+
+/// C (M x N, leading dimension ldc) = A * B with `epilogue`. `scratch` holds
+/// gemm_scratch_bytes(...) bytes, 64-byte aligned (may be null when both operands are packed).
+/// Returns false (and writes nothing) when a prepacked operand does not match the shapes or the
+/// active microkernel, or scratch is missing.
+bool gemm(int64_t m, int64_t n, int64_t k, const GemmOperand& a, const GemmOperand& b, float* c,
+          int64_t ldc, const GemmEpilogue& epilogue, void* scratch);
+
+}  // namespace ptec::kernels::optimized

@@ -1,0 +1,29 @@
+#pragma once
+
+// The GEMM microkernels: C[MR x NR] (=|+=) A_panel * B_panel over kc steps, where the A panel
+// holds kc groups of MR values (one column of A per step) and the B panel kc groups of NR values
+// (one row of B per step). Internal to kernels/optimized.
+
+#include <cstdint>
+
+namespace ptec::kernels::optimized::detail {
+
+/// `accumulate`: add the product to C instead of overwriting it.
+using MicroKernel = void (*)(int64_t kc, const float* a, const float* b, float* c, int64_t ldc,
+                             bool accumulate);
+
+// Portable C++: 4 x 8 (vectorized by the compiler for the baseline ISA).
+inline constexpr int64_t kGenericMr = 4;
+inline constexpr int64_t kGenericNr = 8;
+void microkernel_generic_4x8(int64_t kc, const float* a, const float* b, float* c, int64_t ldc,
+                             bool accumulate);
+
+// AVX2 + FMA: 6 x 16 (twelve 8-wide accumulators). Only called when the CPU has AVX2 and FMA;
+// its translation unit is the only one built with -mavx2 -mfma and includes no inline library
+// code, so nothing compiled for AVX2 can be picked up by other code at link time.
+inline constexpr int64_t kAvx2Mr = 6;
+inline constexpr int64_t kAvx2Nr = 16;
+void microkernel_avx2_6x16(int64_t kc, const float* a, const float* b, float* c, int64_t ldc,
+                           bool accumulate);
+
+}  // namespace ptec::kernels::optimized::detail

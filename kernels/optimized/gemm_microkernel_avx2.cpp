@@ -1,0 +1,76 @@
+// AVX2 + FMA microkernel, 6 x 16. Built with -mavx2 -mfma (kernels/optimized/CMakeLists.txt);
+// keep includes to <immintrin.h> so that no inline library function is compiled for AVX2 here.
+
+#include <immintrin.h>
+
+#include "kernels/optimized/gemm_microkernel.h"
+
+namespace ptec::kernels::optimized::detail {
+
+void microkernel_avx2_6x16(int64_t kc, const float* a, const float* b, float* c, int64_t ldc,
+                           bool accumulate) {
+  __m256 c00 = _mm256_setzero_ps(), c01 = _mm256_setzero_ps();
+  __m256 c10 = _mm256_setzero_ps(), c11 = _mm256_setzero_ps();
+  __m256 c20 = _mm256_setzero_ps(), c21 = _mm256_setzero_ps();
+  __m256 c30 = _mm256_setzero_ps(), c31 = _mm256_setzero_ps();
+  __m256 c40 = _mm256_setzero_ps(), c41 = _mm256_setzero_ps();
+  __m256 c50 = _mm256_setzero_ps(), c51 = _mm256_setzero_ps();
+  for (int64_t p = 0; p < kc; ++p) {
+    const __m256 b0 = _mm256_load_ps(b);
+    const __m256 b1 = _mm256_load_ps(b + 8);
+    __m256 av = _mm256_broadcast_ss(a + 0);
+    c00 = _mm256_fmadd_ps(av, b0, c00);
+    c01 = _mm256_fmadd_ps(av, b1, c01);
+    av = _mm256_broadcast_ss(a + 1);
+    c10 = _mm256_fmadd_ps(av, b0, c10);
+    c11 = _mm256_fmadd_ps(av, b1, c11);
+    av = _mm256_broadcast_ss(a + 2);
+    c20 = _mm256_fmadd_ps(av, b0, c20);
+    c21 = _mm256_fmadd_ps(av, b1, c21);
+    av = _mm256_broadcast_ss(a + 3);
+    c30 = _mm256_fmadd_ps(av, b0, c30);
+    c31 = _mm256_fmadd_ps(av, b1, c31);
+    av = _mm256_broadcast_ss(a + 4);
+    c40 = _mm256_fmadd_ps(av, b0, c40);
+    c41 = _mm256_fmadd_ps(av, b1, c41);
+    av = _mm256_broadcast_ss(a + 5);
+    c50 = _mm256_fmadd_ps(av, b0, c50);
+    c51 = _mm256_fmadd_ps(av, b1, c51);
+    a += kAvx2Mr;
+    b += kAvx2Nr;
+  }
+  float* r0 = c;
+  float* r1 = c + ldc;
+  float* r2 = c + 2 * ldc;
+  float* r3 = c + 3 * ldc;
+  float* r4 = c + 4 * ldc;
+  float* r5 = c + 5 * ldc;
+  if (accumulate) {
+    c00 = _mm256_add_ps(c00, _mm256_loadu_ps(r0));
+    c01 = _mm256_add_ps(c01, _mm256_loadu_ps(r0 + 8));
+    c10 = _mm256_add_ps(c10, _mm256_loadu_ps(r1));
+    c11 = _mm256_add_ps(c11, _mm256_loadu_ps(r1 + 8));
+    c20 = _mm256_add_ps(c20, _mm256_loadu_ps(r2));
+    c21 = _mm256_add_ps(c21, _mm256_loadu_ps(r2 + 8));
+    c30 = _mm256_add_ps(c30, _mm256_loadu_ps(r3));
+    c31 = _mm256_add_ps(c31, _mm256_loadu_ps(r3 + 8));
+    c40 = _mm256_add_ps(c40, _mm256_loadu_ps(r4));
+    c41 = _mm256_add_ps(c41, _mm256_loadu_ps(r4 + 8));
+    c50 = _mm256_add_ps(c50, _mm256_loadu_ps(r5));
+    c51 = _mm256_add_ps(c51, _mm256_loadu_ps(r5 + 8));
+  }
+  _mm256_storeu_ps(r0, c00);
+  _mm256_storeu_ps(r0 + 8, c01);
+  _mm256_storeu_ps(r1, c10);
+  _mm256_storeu_ps(r1 + 8, c11);
+  _mm256_storeu_ps(r2, c20);
+  _mm256_storeu_ps(r2 + 8, c21);
+  _mm256_storeu_ps(r3, c30);
+  _mm256_storeu_ps(r3 + 8, c31);
+  _mm256_storeu_ps(r4, c40);
+  _mm256_storeu_ps(r4 + 8, c41);
+  _mm256_storeu_ps(r5, c50);
+  _mm256_storeu_ps(r5 + 8, c51);
+}
+
+}  // namespace ptec::kernels::optimized::detail

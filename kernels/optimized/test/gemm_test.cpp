@@ -1,0 +1,224 @@
+#include "kernels/optimized/gemm.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdlib>
+#include <random>
+#include <vector>
+
+namespace ptec::kernels::optimized {
+namespace {
+
+// 64-byte aligned float storage for packed operands and scratch.
+struct Aligned {
+  explicit Aligned(size_t bytes)
+      : ptr(static_cast<float*>(std::aligned_alloc(64, (bytes + 63) / 64 * 64 + 64))) {}
+  ~Aligned() { std::free(ptr); }
+  Aligned(const Aligned&) = delete;
+  Aligned& operator=(const Aligned&) = delete;
+  float* ptr;
+};
+
+std::vector<float> random_matrix(int64_t n, uint32_t seed) {
+  std::mt19937 rng(seed);
+  std::uniform_real_distribution<float> dist(-1.0f, 1.0f);
+  std::vector<float> v(static_cast<size_t>(n));
+  for (float& x : v) x = dist(rng);
+  return v;
+}
+
+// Reference in double: C = A * B with A (m x k) and B (k x n) in their stored layouts.
+std::vector<double> reference(int64_t m, int64_t n, int64_t k, const std::vector<float>& a,
+                              int64_t lda, bool ta, const std::vector<float>& b, int64_t ldb,
+                              bool tb) {
+  std::vector<double> c(static_cast<size_t>(m * n), 0.0);
+  for (int64_t i = 0; i < m; ++i) {
+    for (int64_t j = 0; j < n; ++j) {
+      double s = 0.0;
+      for (int64_t p = 0; p < k; ++p) {
+        const double av = ta ? a[p * lda + i] : a[i * lda + p];
+        const double bv = tb ? b[j * ldb + p] : b[p * ldb + j];
+        s += av * bv;
+      }
+      c[i * n + j] = s;
+    }
+  }
+  return c;
+}
+
+// Runs every case once per ISA this CPU has.
+class Gemm : public ::testing::TestWithParam<GemmIsa> {
+ protected:
+  void SetUp() override {
+    if (!set_gemm_isa(GetParam())) GTEST_SKIP() << "this CPU has no " << to_string(GetParam());
+  }
+  void TearDown() override { set_gemm_isa(detected_gemm_isa()); }
+};
+
+struct Shape {
+  int64_t m, n, k;
+};
+
+TEST_P(Gemm, MatchesDoubleReferenceForEveryLayoutAndEdgeShape) {
+  // Shapes straddle the tile sizes (4x8, 6x16) and the k block (256), including 1 and primes.
+  const Shape shapes[] = {{1, 1, 1},     {6, 16, 8},   {7, 17, 3},  {5, 9, 300},
+                          {13, 31, 257}, {64, 64, 64}, {3, 100, 1}, {97, 5, 513}};
+  for (const Shape& s : shapes) {
+    for (int ta = 0; ta < 2; ++ta) {
+      for (int tb = 0; tb < 2; ++tb) {
+        const int64_t lda = (ta ? s.m : s.k) + 3;  // padded leading dimensions
+        const int64_t ldb = (tb ? s.k : s.n) + 2;
+        const int64_t ldc = s.n + 5;
+        const auto a = random_matrix((ta ? s.k : s.m) * lda, 1);
+        const auto b = random_matrix((tb ? s.n : s.k) * ldb, 2);
+        std::vector<float> c(static_cast<size_t>(s.m * ldc), 42.0f);
+        Aligned scratch(gemm_scratch_bytes(s.m, s.n, s.k, false, false));
+        ASSERT_TRUE(gemm(s.m, s.n, s.k, GemmOperand::matrix(a.data(), lda, ta),
+                         GemmOperand::matrix(b.data(), ldb, tb), c.data(), ldc, {}, scratch.ptr));
+        const auto ref = reference(s.m, s.n, s.k, a, lda, ta, b, ldb, tb);
+        for (int64_t i = 0; i < s.m; ++i) {
+          for (int64_t j = 0; j < s.n; ++j) {
+            ASSERT_NEAR(c[i * ldc + j], ref[i * s.n + j], 1e-4 * std::sqrt(double(s.k)) + 1e-5)
+                << s.m << "x" << s.n << "x" << s.k << " ta=" << ta << " tb=" << tb << " at (" << i
+                << ", " << j << ")";
+          }
+          for (int64_t j = s.n; j < ldc; ++j) {
+            ASSERT_EQ(c[i * ldc + j], 42.0f) << "wrote past column n";
+          }
+        }
+      }
+    }
+  }
+}
+
+TEST_P(Gemm, PrepackedOperandsGiveTheSameResult) {
+  const int64_t m = 29, n = 45, k = 70;
+  const auto a = random_matrix(m * k, 3);
+  const auto b = random_matrix(k * n, 4);
+  Aligned pa(packed_a_bytes(m, k));
+  Aligned pb(packed_b_bytes(k, n));
+  const PackedMatrix packed_a = pack_a(m, k, a.data(), k, false, pa.ptr);
+  const PackedMatrix packed_b = pack_b(k, n, b.data(), n, false, pb.ptr);
+  EXPECT_EQ(gemm_scratch_bytes(m, n, k, true, true), 0u);
+  std::vector<float> c1(static_cast<size_t>(m * n)), c2(c1.size());
+  ASSERT_TRUE(gemm(m, n, k, GemmOperand::prepacked(packed_a), GemmOperand::prepacked(packed_b),
+                   c1.data(), n, {}, nullptr));
+  Aligned scratch(gemm_scratch_bytes(m, n, k, false, false));
+  ASSERT_TRUE(gemm(m, n, k, GemmOperand::matrix(a.data(), k), GemmOperand::matrix(b.data(), n),
+                   c2.data(), n, {}, scratch.ptr));
+  EXPECT_EQ(c1, c2);
+}
+
+TEST_P(Gemm, EpilogueAddsBiasResidualAndActivation) {
+  const int64_t m = 7, n = 19, k = 11;
+  const auto a = random_matrix(m * k, 5);
+  const auto b = random_matrix(k * n, 6);
+  const auto row_bias = random_matrix(m, 7);
+  const auto col_bias = random_matrix(n, 8);
+  const auto residual = random_matrix(m * n, 9);
+  const auto ref = reference(m, n, k, a, k, false, b, n, false);
+  Aligned scratch(gemm_scratch_bytes(m, n, k, false, false));
+  struct Case {
+    Activation act;
+    bool per_row;
+    bool with_residual;
+  };
+  for (const Case& cs :
+       {Case{Activation::None, true, false}, Case{Activation::Relu, false, true},
+        Case{Activation::Clamp, true, true}, Case{Activation::Sigmoid, false, false},
+        Case{Activation::HardSwish, true, false}, Case{Activation::Gelu, false, true},
+        Case{Activation::Silu, true, true}, Case{Activation::Tanh, false, false}}) {
+    GemmEpilogue e;
+    e.bias = cs.per_row ? row_bias.data() : col_bias.data();
+    e.bias_per_row = cs.per_row;
+    e.residual = cs.with_residual ? residual.data() : nullptr;
+    e.ldr = n;
+    e.activation = cs.act;
+    e.clamp_min = -0.25f;
+    e.clamp_max = 0.5f;
+    std::vector<float> c(static_cast<size_t>(m * n));
+    ASSERT_TRUE(gemm(m, n, k, GemmOperand::matrix(a.data(), k), GemmOperand::matrix(b.data(), n),
+                     c.data(), n, e, scratch.ptr));
+    for (int64_t i = 0; i < m; ++i) {
+      for (int64_t j = 0; j < n; ++j) {
+        double v = ref[i * n + j] + (cs.per_row ? row_bias[i] : col_bias[j]);
+        if (cs.with_residual) v += residual[i * n + j];
+        switch (cs.act) {
+          case Activation::None: break;
+          case Activation::Relu: v = std::max(v, 0.0); break;
+          case Activation::Clamp: v = std::min(std::max(v, -0.25), 0.5); break;
+          case Activation::Sigmoid: v = 1.0 / (1.0 + std::exp(-v)); break;
+          case Activation::Tanh: v = std::tanh(v); break;
+          case Activation::HardSwish: v = v * std::min(std::max(v + 3.0, 0.0), 6.0) / 6.0; break;
+          case Activation::Gelu: v = 0.5 * v * (1.0 + std::erf(v / std::sqrt(2.0))); break;
+          case Activation::Silu: v = v / (1.0 + std::exp(-v)); break;
+        }
+        ASSERT_NEAR(c[i * n + j], v, 1e-4)
+            << "activation " << int(cs.act) << " at " << i << "," << j;
+      }
+    }
+  }
+}
+
+TEST_P(Gemm, BetaOneAccumulatesIntoC) {
+  const int64_t m = 10, n = 20, k = 600;  // several k blocks
+  const auto a = random_matrix(m * k, 10);
+  const auto b = random_matrix(k * n, 11);
+  std::vector<float> c(static_cast<size_t>(m * n), 1.5f);
+  GemmEpilogue e;
+  e.beta_one = true;
+  Aligned scratch(gemm_scratch_bytes(m, n, k, false, false));
+  ASSERT_TRUE(gemm(m, n, k, GemmOperand::matrix(a.data(), k), GemmOperand::matrix(b.data(), n),
+                   c.data(), n, e, scratch.ptr));
+  const auto ref = reference(m, n, k, a, k, false, b, n, false);
+  for (size_t i = 0; i < c.size(); ++i) ASSERT_NEAR(c[i], ref[i] + 1.5, 1e-3);
+}
+
+TEST_P(Gemm, EmptyKGivesTheEpilogueOfZero) {
+  std::vector<float> c(6, 7.0f);
+  const float bias[2] = {1.0f, -2.0f};
+  GemmEpilogue e;
+  e.bias = bias;
+  e.bias_per_row = true;
+  e.activation = Activation::Relu;
+  ASSERT_TRUE(gemm(2, 3, 0, GemmOperand::matrix(nullptr, 0), GemmOperand::matrix(nullptr, 3),
+                   c.data(), 3, e, nullptr));
+  EXPECT_EQ(c, (std::vector<float>{1, 1, 1, 0, 0, 0}));
+}
+
+TEST_P(Gemm, RefusesMismatchedPackingAndMissingScratch) {
+  const int64_t m = 8, n = 8, k = 8;
+  const auto a = random_matrix(m * k, 12);
+  Aligned pa(packed_a_bytes(m, k));
+  PackedMatrix packed = pack_a(m, k, a.data(), k, false, pa.ptr);
+  std::vector<float> b(static_cast<size_t>(k * n), 1.0f), c(static_cast<size_t>(m * n));
+  Aligned scratch(gemm_scratch_bytes(m, n, k, true, false));
+  PackedMatrix wrong_shape = packed;
+  wrong_shape.cols = k + 1;
+  EXPECT_FALSE(gemm(m, n, k, GemmOperand::prepacked(wrong_shape), GemmOperand::matrix(b.data(), n),
+                    c.data(), n, {}, scratch.ptr));
+  PackedMatrix wrong_panel = packed;
+  wrong_panel.panel += 1;
+  EXPECT_FALSE(gemm(m, n, k, GemmOperand::prepacked(wrong_panel), GemmOperand::matrix(b.data(), n),
+                    c.data(), n, {}, scratch.ptr));
+  EXPECT_FALSE(gemm(m, n, k, GemmOperand::prepacked(packed), GemmOperand::matrix(b.data(), n),
+                    c.data(), n, {}, nullptr));
+  EXPECT_TRUE(gemm(m, n, k, GemmOperand::prepacked(packed), GemmOperand::matrix(b.data(), n),
+                   c.data(), n, {}, scratch.ptr));
+}
+
+INSTANTIATE_TEST_SUITE_P(Isa, Gemm, ::testing::Values(GemmIsa::Generic, GemmIsa::Avx2),
+                         [](const auto& p) { return std::string(to_string(p.param)); });
+
+TEST(GemmIsaSelection, GenericIsAlwaysAvailableAndTilesDiffer) {
+  EXPECT_TRUE(set_gemm_isa(GemmIsa::Generic));
+  EXPECT_EQ(active_gemm_isa(), GemmIsa::Generic);
+  EXPECT_EQ(gemm_tile(GemmIsa::Generic).mr, 4);
+  EXPECT_EQ(gemm_tile(GemmIsa::Generic).nr, 8);
+  set_gemm_isa(detected_gemm_isa());
+  EXPECT_EQ(active_gemm_isa(), detected_gemm_isa());
+}
+
+}  // namespace
+}  // namespace ptec::kernels::optimized
