@@ -10,7 +10,9 @@ PACKAGES=(
   libonnx-dev libprotobuf-dev protobuf-compiler
   libflatbuffers-dev flatbuffers-compiler
   libdnnl-dev libeigen3-dev libzip-dev nlohmann-json3-dev libcli11-dev libfmt-dev
-  libgtest-dev libgmock-dev libbenchmark-dev
+  libgtest-dev libgmock-dev libbenchmark-dev libpthreadpool-dev
+  # libzip's CMake package config checks that its tools exist.
+  zipcmp zipmerge ziptool
   # Tests: real-architecture model generation and ONNX's conformance data.
   python3-onnx python3-numpy python3-torch python3-torchvision libonnx-testdata
   zip unzip

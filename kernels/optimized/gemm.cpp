@@ -6,6 +6,7 @@
 #include <cstring>
 
 #include "kernels/optimized/gemm_microkernel.h"
+#include "kernels/optimized/threadpool.h"
 
 namespace ptec::kernels::optimized {
 namespace {
@@ -199,32 +200,56 @@ bool gemm(int64_t m, int64_t n, int64_t k, const GemmOperand& a, const GemmOpera
   const size_t need = gemm_scratch_bytes(m, n, k, a.packed != nullptr, b.packed != nullptr);
   if (need > 0 && scratch == nullptr) return false;
 
+  // Phase 1: pack the operands that are not prepacked, one item per panel.
   auto* bytes = static_cast<unsigned char*>(scratch);
-  const float* ap = nullptr;
-  const float* bp = nullptr;
-  if (a.packed != nullptr) {
-    ap = a.packed->data;
-  } else {
-    auto* out = reinterpret_cast<float*>(bytes);
-    ap = pack_a_impl(m, k, a.data, a.ld, a.trans, mr, out).data;
+  float* a_out = nullptr;
+  float* b_out = nullptr;
+  if (a.packed == nullptr) {
+    a_out = reinterpret_cast<float*>(bytes);
     bytes += packed_a_bytes(m, k);
   }
-  if (b.packed != nullptr) {
-    bp = b.packed->data;
-  } else {
-    bp = pack_b_impl(k, n, b.data, b.ld, b.trans, nr, reinterpret_cast<float*>(bytes)).data;
-  }
+  if (b.packed == nullptr) b_out = reinterpret_cast<float*>(bytes);
+  const int64_t a_panels = (m + mr - 1) / mr;
+  const int64_t n_panels = (n + nr - 1) / nr;
+  const int64_t pack_items = (a_out != nullptr ? a_panels : 0) + (b_out != nullptr ? n_panels : 0);
+  parallel_for(pack_items, [&](int64_t item) {
+    if (a_out != nullptr && item < a_panels) {
+      const int64_t i0 = item * mr;
+      const GemmOperand& op = a;
+      const int64_t rows = std::min(mr, m - i0);
+      const float* src = op.trans ? op.data + i0 : op.data + i0 * op.ld;
+      pack_a_impl(rows, k, src, op.ld, op.trans, mr, a_out + i0 * k);
+      return;
+    }
+    const int64_t j0 = (item - (a_out != nullptr ? a_panels : 0)) * nr;
+    const int64_t cols = std::min(nr, n - j0);
+    const float* src = b.trans ? b.data + j0 * b.ld : b.data + j0;
+    pack_b_impl(k, cols, src, b.ld, b.trans, nr, b_out + j0 * k);
+  });
+  const float* ap = a.packed != nullptr ? a.packed->data : a_out;
+  const float* bp = b.packed != nullptr ? b.packed->data : b_out;
 
+  // Phase 2: C in tiles of (an mc-row block) x (a group of B panels), one item each.
   const bool epi = has_epilogue(epilogue);
   const int64_t mc = kMcPanels * mr;
-  alignas(64) float tile[8 * 32];  // an edge tile (mr x nr <= 8 x 32)
-  for (int64_t pc = 0; pc < k; pc += kKc) {
-    const int64_t kc = std::min(kKc, k - pc);
-    const bool accumulate = pc > 0 || epilogue.beta_one;
-    const bool last = pc + kc == k;
-    for (int64_t ic = 0; ic < m; ic += mc) {
-      const int64_t ic_end = std::min(m, ic + mc);
-      for (int64_t j0 = 0; j0 < n; j0 += nr) {
+  const int64_t m_blocks = (m + mc - 1) / mc;
+  const int64_t threads = num_threads();
+  const int64_t wanted = threads > 1 ? 4 * threads : 1;  // a few items per thread for balance
+  const int64_t n_groups =
+      std::clamp<int64_t>((wanted + m_blocks - 1) / m_blocks, int64_t{1}, n_panels);
+  const int64_t group_panels = (n_panels + n_groups - 1) / n_groups;
+  const int64_t groups = (n_panels + group_panels - 1) / group_panels;
+  parallel_for(m_blocks * groups, [&](int64_t item) {
+    const int64_t ic = (item / groups) * mc;
+    const int64_t ic_end = std::min(m, ic + mc);
+    const int64_t jc = (item % groups) * group_panels * nr;
+    const int64_t jc_end = std::min(n, jc + group_panels * nr);
+    alignas(64) float tile[8 * 32];  // an edge tile (mr x nr <= 8 x 32)
+    for (int64_t pc = 0; pc < k; pc += kKc) {
+      const int64_t kc = std::min(kKc, k - pc);
+      const bool accumulate = pc > 0 || epilogue.beta_one;
+      const bool last = pc + kc == k;
+      for (int64_t j0 = jc; j0 < jc_end; j0 += nr) {
         const int64_t cols = std::min(nr, n - j0);
         const float* b_slice = bp + j0 * k + pc * nr;
         for (int64_t i0 = ic; i0 < ic_end; i0 += mr) {
@@ -252,7 +277,7 @@ bool gemm(int64_t m, int64_t n, int64_t k, const GemmOperand& a, const GemmOpera
         }
       }
     }
-  }
+  });
   return true;
 }
 

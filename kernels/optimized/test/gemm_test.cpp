@@ -1,4 +1,5 @@
 #include "kernels/optimized/gemm.h"
+#include "kernels/optimized/threadpool.h"
 
 #include <gtest/gtest.h>
 
@@ -173,6 +174,31 @@ TEST_P(Gemm, BetaOneAccumulatesIntoC) {
                    c.data(), n, e, scratch.ptr));
   const auto ref = reference(m, n, k, a, k, false, b, n, false);
   for (size_t i = 0; i < c.size(); ++i) ASSERT_NEAR(c[i], ref[i] + 1.5, 1e-3);
+}
+
+TEST_P(Gemm, ThreadsSplitTheWorkWithoutChangingTheResult) {
+  // Several m blocks (mc = 40 panels) and n panels, so that every thread gets items.
+  const int64_t m = 300, n = 70, k = 300;
+  const auto a = random_matrix(m * k, 13);
+  const auto b = random_matrix(k * n, 14);
+  const auto bias = random_matrix(n, 15);
+  GemmEpilogue e;
+  e.bias = bias.data();
+  e.activation = Activation::Relu;
+  Aligned scratch(gemm_scratch_bytes(m, n, k, false, false));
+  std::vector<float> one(static_cast<size_t>(m * n)), four(one.size());
+  set_num_threads(1);
+  ASSERT_TRUE(gemm(m, n, k, GemmOperand::matrix(a.data(), m, true),
+                   GemmOperand::matrix(b.data(), n), one.data(), n, e, scratch.ptr));
+  set_num_threads(4);
+  ASSERT_TRUE(gemm(m, n, k, GemmOperand::matrix(a.data(), m, true),
+                   GemmOperand::matrix(b.data(), n), four.data(), n, e, scratch.ptr));
+  set_num_threads(0);
+  EXPECT_EQ(one, four);  // each element is summed in the same order whatever the split
+  const auto ref = reference(m, n, k, a, m, true, b, n, false);
+  for (int64_t i = 0; i < m * n; ++i) {
+    ASSERT_NEAR(four[i], std::max(0.0, ref[i] + bias[i % n]), 1e-3);
+  }
 }
 
 TEST_P(Gemm, EmptyKGivesTheEpilogueOfZero) {
