@@ -1,0 +1,218 @@
+#include "kernels/optimized/conv2d.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+
+#include "kernels/optimized/threadpool.h"
+
+namespace ptec::kernels::optimized {
+namespace {
+
+constexpr size_t kAlign = 64;
+// Packed column chunks are kept near this size so that they stay in L2/L3 while every block of
+// weights meets them.
+constexpr int64_t kChunkBytes = int64_t{4} << 20;
+
+size_t align_up(size_t x) { return (x + kAlign - 1) / kAlign * kAlign; }
+
+// Output pixels per column chunk: a multiple of the microkernel's nr.
+int64_t chunk_pixels(const Conv2dShape& s) {
+  const int64_t nr = gemm_tile(active_gemm_isa()).nr;
+  const int64_t pixels = s.oh() * s.ow();
+  int64_t chunk = kChunkBytes / static_cast<int64_t>(sizeof(float)) / std::max<int64_t>(1, s.k());
+  chunk = std::max(nr, chunk / nr * nr);
+  return std::min(chunk, (pixels + nr - 1) / nr * nr);
+}
+
+// Gathers the columns of output pixels [q0, q0 + count) of image `in` (the group's Cg channels)
+// into packed-B panels: panel t holds, for each p = (c, ky, kx), the nr pixels' input values.
+void pack_columns_panel(const Conv2dShape& s, const float* in, int64_t q0, int64_t count,
+                        int64_t nr, float* dst) {
+  const int64_t ow = s.ow();
+  int64_t iy0[32], ix0[32];  // top-left input coordinate of each pixel (nr <= 32)
+  for (int64_t t = 0; t < nr; ++t) {
+    const int64_t q = q0 + std::min(t, count - 1);
+    iy0[t] = (q / ow) * s.sh - s.ph;
+    ix0[t] = (q % ow) * s.sw - s.pw;
+  }
+  const int64_t cg = s.c_per_group();
+  for (int64_t c = 0; c < cg; ++c) {
+    const float* plane = in + c * s.h * s.w;
+    for (int64_t ky = 0; ky < s.kh; ++ky) {
+      for (int64_t kx = 0; kx < s.kw; ++kx) {
+        for (int64_t t = 0; t < nr; ++t) {
+          const int64_t iy = iy0[t] + ky * s.dh;
+          const int64_t ix = ix0[t] + kx * s.dw;
+          const bool inside = t < count && iy >= 0 && iy < s.h && ix >= 0 && ix < s.w;
+          dst[t] = inside ? plane[iy * s.w + ix] : 0.0f;
+        }
+        dst += nr;
+      }
+    }
+  }
+}
+
+float activate(float v, const GemmEpilogue& e) {
+  switch (e.activation) {
+    case Activation::None: return v;
+    case Activation::Relu: return v > 0.0f ? v : 0.0f;
+    case Activation::Clamp: return std::min(std::max(v, e.clamp_min), e.clamp_max);
+    case Activation::Sigmoid: return 1.0f / (1.0f + std::exp(-v));
+    case Activation::Tanh: return std::tanh(v);
+    case Activation::HardSwish: return v * std::min(std::max(v + 3.0f, 0.0f), 6.0f) / 6.0f;
+    case Activation::Gelu: return 0.5f * v * (1.0f + std::erf(v * 0.70710678118654752f));
+    case Activation::Silu: return v / (1.0f + std::exp(-v));
+  }
+  return v;
+}
+
+// One output plane of a depthwise convolution: out = act(sum_taps w * in + bias + residual).
+__attribute__((target_clones("avx2", "default"))) void depthwise_plane(
+    const Conv2dShape& s, const float* in, const float* w, float bias, const float* residual,
+    const GemmEpilogue& e, float* out) {
+  const int64_t oh = s.oh(), ow = s.ow();
+  for (int64_t i = 0; i < oh * ow; ++i) out[i] = bias;
+  for (int64_t ky = 0; ky < s.kh; ++ky) {
+    for (int64_t kx = 0; kx < s.kw; ++kx) {
+      const float wv = w[ky * s.kw + kx];
+      // Output columns whose input column ox * sw - pw + kx * dw lies in [0, w).
+      const int64_t off = kx * s.dw - s.pw;
+      const int64_t x_lo = off >= 0 ? 0 : (-off + s.sw - 1) / s.sw;
+      const int64_t x_hi = std::min(ow, s.w - off <= 0 ? 0 : (s.w - off + s.sw - 1) / s.sw);
+      if (x_lo >= x_hi) continue;
+      for (int64_t oy = 0; oy < oh; ++oy) {
+        const int64_t iy = oy * s.sh - s.ph + ky * s.dh;
+        if (iy < 0 || iy >= s.h) continue;
+        const float* src = in + iy * s.w + off;
+        float* dst = out + oy * ow;
+        if (s.sw == 1) {
+          for (int64_t ox = x_lo; ox < x_hi; ++ox) dst[ox] += wv * src[ox];
+        } else {
+          for (int64_t ox = x_lo; ox < x_hi; ++ox) dst[ox] += wv * src[ox * s.sw];
+        }
+      }
+    }
+  }
+  if (residual != nullptr) {
+    for (int64_t i = 0; i < oh * ow; ++i) out[i] += residual[i];
+  }
+  if (e.activation == Activation::Relu) {
+    for (int64_t i = 0; i < oh * ow; ++i) out[i] = out[i] > 0.0f ? out[i] : 0.0f;
+  } else if (e.activation == Activation::Clamp) {
+    for (int64_t i = 0; i < oh * ow; ++i)
+      out[i] = std::min(std::max(out[i], e.clamp_min), e.clamp_max);
+  } else if (e.activation != Activation::None) {
+    for (int64_t i = 0; i < oh * ow; ++i) out[i] = activate(out[i], e);
+  }
+}
+
+}  // namespace
+
+bool Conv2dShape::valid() const {
+  if (n < 0 || c <= 0 || h <= 0 || w <= 0 || oc <= 0 || kh <= 0 || kw <= 0) return false;
+  if (sh <= 0 || sw <= 0 || ph < 0 || pw < 0 || dh <= 0 || dw <= 0 || groups <= 0) return false;
+  if (c % groups != 0 || oc % groups != 0) return false;
+  return oh() >= 1 && ow() >= 1;
+}
+
+size_t conv2d_packed_weights_bytes(const Conv2dShape& s) {
+  if (s.depthwise()) return 0;
+  return static_cast<size_t>(s.groups) * packed_a_bytes(s.oc_per_group(), s.k());
+}
+
+void conv2d_pack_weights(const Conv2dShape& s, const float* weights, float* out) {
+  if (s.depthwise()) return;
+  const int64_t ocg = s.oc_per_group(), k = s.k();
+  const size_t per_group = packed_a_bytes(ocg, k) / sizeof(float);
+  for (int64_t g = 0; g < s.groups; ++g) {
+    pack_a(ocg, k, weights + g * ocg * k, k, false, out + static_cast<size_t>(g) * per_group);
+  }
+}
+
+size_t conv2d_scratch_bytes(const Conv2dShape& s, bool weights_packed) {
+  if (s.depthwise()) return 0;
+  size_t bytes = weights_packed ? 0 : conv2d_packed_weights_bytes(s);
+  const int64_t ohw = s.oh() * s.ow();
+  if (s.pointwise()) {
+    bytes += gemm_scratch_bytes(s.oc_per_group(), ohw, s.k(), true, false);
+  } else {
+    bytes += align_up(static_cast<size_t>(chunk_pixels(s) * s.k()) * sizeof(float));
+  }
+  return bytes;
+}
+
+bool conv2d(const Conv2dShape& s, const float* input, const float* weights,
+            const float* packed_weights, const GemmEpilogue& epilogue, float* output,
+            void* scratch) {
+  if (!s.valid()) return false;
+  const int64_t oh = s.oh(), ow = s.ow(), ohw = oh * ow;
+  const int64_t in_image = s.c * s.h * s.w, out_image = s.oc * ohw;
+
+  if (s.depthwise()) {
+    const int64_t mult = s.oc / s.c;
+    const int64_t taps = s.kh * s.kw;
+    parallel_for(s.n * s.oc, [&](int64_t item) {
+      const int64_t b = item / s.oc, o = item % s.oc;
+      const float* res =
+          epilogue.residual != nullptr ? epilogue.residual + b * out_image + o * ohw : nullptr;
+      depthwise_plane(s, input + b * in_image + (o / mult) * s.h * s.w, weights + o * taps,
+                      epilogue.bias != nullptr ? epilogue.bias[o] : 0.0f, res, epilogue,
+                      output + b * out_image + o * ohw);
+    });
+    return true;
+  }
+
+  if (conv2d_scratch_bytes(s, packed_weights != nullptr) > 0 && scratch == nullptr) return false;
+  auto* bytes = static_cast<unsigned char*>(scratch);
+  const int64_t ocg = s.oc_per_group(), cg = s.c_per_group(), k = s.k();
+  if (packed_weights == nullptr) {
+    auto* out = reinterpret_cast<float*>(bytes);
+    conv2d_pack_weights(s, weights, out);
+    packed_weights = out;
+    bytes += conv2d_packed_weights_bytes(s);
+  }
+  const size_t per_group = packed_a_bytes(ocg, k) / sizeof(float);
+  const int64_t mr = gemm_tile(active_gemm_isa()).mr;
+  const int64_t nr = gemm_tile(active_gemm_isa()).nr;
+  const int64_t chunk = chunk_pixels(s);
+
+  for (int64_t b = 0; b < s.n; ++b) {
+    for (int64_t g = 0; g < s.groups; ++g) {
+      const PackedMatrix a{packed_weights + static_cast<size_t>(g) * per_group, ocg, k, mr};
+      const float* in = input + b * in_image + g * cg * s.h * s.w;
+      float* out = output + b * out_image + g * ocg * ohw;
+      GemmEpilogue e = epilogue;
+      e.bias_per_row = true;
+      if (e.bias != nullptr) e.bias = epilogue.bias + g * ocg;
+      if (e.residual != nullptr) e.residual = epilogue.residual + b * out_image + g * ocg * ohw;
+      e.ldr = ohw;
+      if (s.pointwise()) {
+        if (!gemm(ocg, ohw, k, GemmOperand::prepacked(a), GemmOperand::matrix(in, ohw), out, ohw, e,
+                  bytes)) {
+          return false;
+        }
+        continue;
+      }
+      auto* columns = reinterpret_cast<float*>(bytes);
+      for (int64_t q0 = 0; q0 < ohw; q0 += chunk) {
+        const int64_t count = std::min(chunk, ohw - q0);
+        const int64_t panels = (count + nr - 1) / nr;
+        parallel_for(panels, [&](int64_t t) {
+          pack_columns_panel(s, in, q0 + t * nr, std::min(nr, count - t * nr), nr,
+                             columns + t * nr * k);
+        });
+        const PackedMatrix bm{columns, k, count, nr};
+        GemmEpilogue ec = e;
+        if (ec.residual != nullptr) ec.residual += q0;
+        if (!gemm(ocg, count, k, GemmOperand::prepacked(a), GemmOperand::prepacked(bm), out + q0,
+                  ohw, ec, nullptr)) {
+          return false;
+        }
+      }
+    }
+  }
+  return true;
+}
+
+}  // namespace ptec::kernels::optimized

@@ -1,0 +1,60 @@
+#pragma once
+
+// fp32 2-D convolution in NCHW on top of the packed GEMM (kernels/optimized/gemm.h):
+//
+//   per image and group, output[OCg x OH*OW] = weights[OCg x Cg*KH*KW] * columns[Cg*KH*KW x OH*OW]
+//
+// The weights are the GEMM's A operand (packable once, ahead of time); the columns are gathered
+// from the input straight into the B panel layout (no separate im2col buffer), a chunk of output
+// pixels at a time so that the packed chunk stays in cache. A 1x1, stride-1, unpadded convolution
+// multiplies the input directly. Depthwise convolutions (one input channel per group) run a
+// direct kernel instead. Bias, residual add and activation are fused (GemmEpilogue; bias is per
+// output channel, residual has the output's shape).
+
+#include <cstddef>
+#include <cstdint>
+
+#include "kernels/optimized/gemm.h"
+
+namespace ptec::kernels::optimized {
+
+struct Conv2dShape {
+  int64_t n = 1, c = 0, h = 0, w = 0;  // input
+  int64_t oc = 0, kh = 1, kw = 1;      // output channels, kernel extent
+  int64_t sh = 1, sw = 1, ph = 0, pw = 0, dh = 1, dw = 1;
+  int64_t groups = 1;
+
+  int64_t oh() const { return (h + 2 * ph - dh * (kh - 1) - 1) / sh + 1; }
+  int64_t ow() const { return (w + 2 * pw - dw * (kw - 1) - 1) / sw + 1; }
+  int64_t c_per_group() const { return c / groups; }
+  int64_t oc_per_group() const { return oc / groups; }
+  /// The GEMM's K: input channels of a group times kernel taps.
+  int64_t k() const { return c_per_group() * kh * kw; }
+  /// True when the shape is a valid convolution (positive sizes, divisible groups, output >= 1).
+  bool valid() const;
+  /// One input channel per group (depthwise, any channel multiplier).
+  bool depthwise() const { return groups == c && groups > 1; }
+  bool pointwise() const { return kh == 1 && kw == 1 && sh == 1 && sw == 1 && ph == 0 && pw == 0; }
+};
+
+/// Weights packed for the active GEMM microkernel, one PackedMatrix per group (depthwise
+/// convolutions keep the plain [OC, 1, KH, KW] layout and need no packing).
+size_t conv2d_packed_weights_bytes(const Conv2dShape& s);
+/// Packs `weights` ([OC, C/groups, KH, KW]) into `out` (conv2d_packed_weights_bytes, 64-byte
+/// aligned) for the active GEMM microkernel; use them while the same microkernel is active.
+void conv2d_pack_weights(const Conv2dShape& s, const float* weights, float* out);
+
+/// Scratch conv2d() needs (64-byte aligned); `weights_packed` says whether the caller passes
+/// packed weights.
+size_t conv2d_scratch_bytes(const Conv2dShape& s, bool weights_packed);
+
+/// output[N, OC, OH, OW] = act(conv(input, weights) + bias + residual). `weights` is the plain
+/// [OC, C/groups, KH, KW] tensor, or (packed_weights != null) what conv2d_pack_weights wrote.
+/// epilogue.bias (per output channel), epilogue.residual (output-shaped, ldr ignored) and the
+/// activation are applied; bias_per_row is implied. Returns false on an invalid shape or
+/// missing scratch.
+bool conv2d(const Conv2dShape& s, const float* input, const float* weights,
+            const float* packed_weights, const GemmEpilogue& epilogue, float* output,
+            void* scratch);
+
+}  // namespace ptec::kernels::optimized

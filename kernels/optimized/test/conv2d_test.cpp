@@ -1,0 +1,174 @@
+#include "kernels/optimized/conv2d.h"
+
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <random>
+#include <sstream>
+#include <vector>
+
+#include "kernels/optimized/threadpool.h"
+
+namespace ptec::kernels::optimized {
+namespace {
+
+struct Aligned {
+  explicit Aligned(size_t bytes)
+      : ptr(static_cast<float*>(std::aligned_alloc(64, (bytes + 63) / 64 * 64 + 64))) {}
+  ~Aligned() { std::free(ptr); }
+  Aligned(const Aligned&) = delete;
+  Aligned& operator=(const Aligned&) = delete;
+  float* ptr;
+};
+
+std::vector<float> random_vector(int64_t n, uint32_t seed) {
+  std::mt19937 rng(seed);
+  std::uniform_real_distribution<float> dist(-1.0f, 1.0f);
+  std::vector<float> v(static_cast<size_t>(n));
+  for (float& x : v) x = dist(rng);
+  return v;
+}
+
+// Direct convolution in double.
+std::vector<double> reference(const Conv2dShape& s, const std::vector<float>& in,
+                              const std::vector<float>& w, const std::vector<float>& bias,
+                              const std::vector<float>& residual, bool relu) {
+  const int64_t oh = s.oh(), ow = s.ow(), cg = s.c_per_group(), ocg = s.oc_per_group();
+  std::vector<double> out(static_cast<size_t>(s.n * s.oc * oh * ow));
+  for (int64_t b = 0; b < s.n; ++b) {
+    for (int64_t o = 0; o < s.oc; ++o) {
+      const int64_t g = o / ocg;
+      for (int64_t y = 0; y < oh; ++y) {
+        for (int64_t x = 0; x < ow; ++x) {
+          double acc = bias.empty() ? 0.0 : bias[o];
+          for (int64_t c = 0; c < cg; ++c) {
+            for (int64_t ky = 0; ky < s.kh; ++ky) {
+              for (int64_t kx = 0; kx < s.kw; ++kx) {
+                const int64_t iy = y * s.sh - s.ph + ky * s.dh;
+                const int64_t ix = x * s.sw - s.pw + kx * s.dw;
+                if (iy < 0 || iy >= s.h || ix < 0 || ix >= s.w) continue;
+                acc += double(in[((b * s.c + g * cg + c) * s.h + iy) * s.w + ix]) *
+                       w[((o * cg + c) * s.kh + ky) * s.kw + kx];
+              }
+            }
+          }
+          const size_t at = static_cast<size_t>(((b * s.oc + o) * oh + y) * ow + x);
+          if (!residual.empty()) acc += residual[at];
+          out[at] = relu ? std::max(acc, 0.0) : acc;
+        }
+      }
+    }
+  }
+  return out;
+}
+
+Conv2dShape shape(int64_t n, int64_t c, int64_t h, int64_t w, int64_t oc, int64_t k, int64_t stride,
+                  int64_t pad, int64_t dilation = 1, int64_t groups = 1) {
+  Conv2dShape s;
+  s.n = n;
+  s.c = c;
+  s.h = h;
+  s.w = w;
+  s.oc = oc;
+  s.kh = s.kw = k;
+  s.sh = s.sw = stride;
+  s.ph = s.pw = pad;
+  s.dh = s.dw = dilation;
+  s.groups = groups;
+  return s;
+}
+
+std::string describe(const Conv2dShape& s) {
+  std::ostringstream o;
+  o << "n" << s.n << " c" << s.c << " " << s.h << "x" << s.w << " oc" << s.oc << " k" << s.kh << "x"
+    << s.kw << " s" << s.sh << "," << s.sw << " p" << s.ph << "," << s.pw << " d" << s.dh << " g"
+    << s.groups;
+  return o.str();
+}
+
+class Conv2d : public ::testing::TestWithParam<std::tuple<GemmIsa, int>> {
+ protected:
+  void SetUp() override {
+    if (!set_gemm_isa(std::get<0>(GetParam()))) GTEST_SKIP() << "ISA not available";
+    set_num_threads(std::get<1>(GetParam()));
+  }
+  void TearDown() override {
+    set_gemm_isa(detected_gemm_isa());
+    set_num_threads(0);
+  }
+};
+
+TEST_P(Conv2d, MatchesDirectReference) {
+  std::vector<Conv2dShape> shapes = {
+      shape(1, 3, 9, 9, 8, 3, 1, 1),        // 3x3 same padding
+      shape(2, 5, 7, 11, 7, 1, 1, 0),       // pointwise, batch 2, non-square, odd channels
+      shape(1, 4, 10, 10, 6, 3, 2, 1),      // stride 2
+      shape(1, 4, 9, 9, 5, 3, 1, 2, 2),     // dilation 2
+      shape(1, 6, 8, 8, 4, 3, 1, 1, 1, 2),  // 2 groups
+      shape(2, 8, 9, 7, 8, 3, 1, 1, 1, 8),  // depthwise
+      shape(1, 4, 6, 6, 8, 3, 2, 1, 1, 4),  // depthwise, channel multiplier 2, stride 2
+      shape(1, 2, 3, 3, 3, 2, 1, 4),        // padding larger than the kernel
+      shape(1, 3, 1, 1, 17, 1, 1, 0),       // 1x1 image
+      shape(1, 16, 20, 20, 33, 5, 1, 2),    // more pixels than one panel, odd oc
+      shape(1, 3, 15, 15, 4, 7, 2, 3),      // 7x7 stride 2 (stem)
+      shape(1, 6, 9, 9, 6, 3, 2, 0, 1, 6),  // depthwise without padding, stride 2
+  };
+  Conv2dShape asym = shape(1, 3, 8, 12, 4, 3, 1, 1);
+  asym.kw = 2;
+  asym.sw = 3;
+  asym.pw = 0;
+  shapes.push_back(asym);
+  for (const Conv2dShape& s : shapes) {
+    ASSERT_TRUE(s.valid()) << describe(s);
+    const auto in = random_vector(s.n * s.c * s.h * s.w, 1);
+    const auto w = random_vector(s.oc * s.c_per_group() * s.kh * s.kw, 2);
+    const auto bias = random_vector(s.oc, 3);
+    const int64_t out_numel = s.n * s.oc * s.oh() * s.ow();
+    const auto residual = random_vector(out_numel, 4);
+    for (int variant = 0; variant < 2; ++variant) {
+      const bool fused = variant == 1;  // bias + residual + relu, prepacked weights
+      GemmEpilogue e;
+      if (fused) {
+        e.bias = bias.data();
+        e.residual = residual.data();
+        e.activation = Activation::Relu;
+      }
+      Aligned packed(conv2d_packed_weights_bytes(s));
+      if (fused) conv2d_pack_weights(s, w.data(), packed.ptr);
+      Aligned scratch(conv2d_scratch_bytes(s, fused));
+      std::vector<float> out(static_cast<size_t>(out_numel), 99.0f);
+      ASSERT_TRUE(conv2d(s, in.data(), w.data(), fused && !s.depthwise() ? packed.ptr : nullptr, e,
+                         out.data(), scratch.ptr))
+          << describe(s);
+      const auto ref = reference(s, in, w, fused ? bias : std::vector<float>{},
+                                 fused ? residual : std::vector<float>{}, fused);
+      for (size_t i = 0; i < out.size(); ++i) {
+        ASSERT_NEAR(out[i], ref[i], 1e-4) << describe(s) << (fused ? " fused" : "") << " at " << i;
+      }
+    }
+  }
+}
+
+TEST_P(Conv2d, RefusesInvalidShapesAndMissingScratch) {
+  Conv2dShape s = shape(1, 6, 8, 8, 4, 3, 1, 1, 1, 4);  // 6 channels in 4 groups
+  EXPECT_FALSE(s.valid());
+  std::vector<float> buf(1024);
+  EXPECT_FALSE(conv2d(s, buf.data(), buf.data(), nullptr, {}, buf.data(), nullptr));
+  s = shape(1, 2, 2, 2, 2, 5, 1, 0);  // kernel larger than the padded input
+  EXPECT_FALSE(s.valid());
+  s = shape(1, 2, 8, 8, 2, 3, 1, 1);
+  ASSERT_TRUE(s.valid());
+  ASSERT_GT(conv2d_scratch_bytes(s, false), 0u);
+  EXPECT_FALSE(conv2d(s, buf.data(), buf.data(), nullptr, {}, buf.data(), nullptr));
+}
+
+INSTANTIATE_TEST_SUITE_P(IsaThreads, Conv2d,
+                         ::testing::Combine(::testing::Values(GemmIsa::Generic, GemmIsa::Avx2),
+                                            ::testing::Values(1, 2)),
+                         [](const auto& p) {
+                           return std::string(to_string(std::get<0>(p.param))) + "_" +
+                                  std::to_string(std::get<1>(p.param)) + "threads";
+                         });
+
+}  // namespace
+}  // namespace ptec::kernels::optimized
