@@ -17,6 +17,7 @@ void* MemoryAllocator::allocate(size_t size, size_t alignment) {
     return nullptr;
   }
   used_ += padding + size;
+  track_allocation(size);
   return reinterpret_cast<void*>(aligned);
 }
 

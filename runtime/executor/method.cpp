@@ -81,8 +81,8 @@ Method::~Method() {
 Error Method::init(const Program& program, const NamedDataMap* external_data) {
   name_ = plan_ != nullptr && plan_->name() != nullptr ? plan_->name()->c_str() : "";
   PTEC_CHECK_OR_RETURN_ERROR(plan_ != nullptr, InvalidProgram, "missing execution plan");
-  EventTracerEntry entry;
-  if (event_tracer_ != nullptr) entry = event_tracer_->start_profiling("Method::init");
+  // Ends on every return, so a failed init still closes its event.
+  EventTracerProfileScope init_event(event_tracer_, "Method::init");
   MemoryAllocator* allocator = memory_manager_->method_allocator;
   const NamedDataMap* pte_map = program.get_named_data_map();
   if (external_data != nullptr && pte_map != nullptr) {
@@ -101,7 +101,6 @@ Error Method::init(const Program& program, const NamedDataMap* external_data) {
   PTEC_TRY(init_delegates(program));
   PTEC_TRY(init_chains());
   PTEC_TRY(init_io());
-  if (event_tracer_ != nullptr) event_tracer_->end_profiling(entry);
   initialized_ = true;
   return Error::Ok;
 }
@@ -458,7 +457,15 @@ Error Method::init_chains() {
             PTEC_CHECK_OR_RETURN_ERROR(op_names[op] != nullptr, MemoryAllocationFailed,
                                        "method allocator exhausted");
             if (event_tracer_ != nullptr) {
-              event_names[op] = copy_string(allocator, "native_call_", op_names[op], "", "");
+              // "native_call_<op>.<overload>" without the namespace, as the upstream runtime
+              // names kernel events ("aten::add.out" -> "native_call_add.out").
+              const char* base = op_names[op];
+              for (const char* p = base; *p != '\0'; ++p) {
+                if (p[0] == ':' && p[1] == ':') base = p + 2;
+              }
+              event_names[op] = copy_string(allocator, "native_call_", base, "", "");
+              PTEC_CHECK_OR_RETURN_ERROR(event_names[op] != nullptr, MemoryAllocationFailed,
+                                         "method allocator exhausted");
             }
             op_fns[op] = get_op_function(op_names[op]);
             if (op_fns[op] == nullptr) {

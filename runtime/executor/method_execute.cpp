@@ -188,7 +188,9 @@ Error Method::execute_instruction(size_t chain_index, size_t& pc) {
       if (event_tracer_ != nullptr) {
         event_tracer_->end_profiling(call_event);
         event_tracer_->end_profiling(op_event);
-        if (event_tracer_->wants_intermediate_outputs() && instr.n_args > 0) {
+        if (event_tracer_->logs_intermediate_outputs() && instr.n_args > 0 &&
+            context.failure_state() == Error::Ok) {
+          // The last argument is the out value (a tensor, or the list of a multi-output op).
           (void)event_tracer_->log_evalue(*instr.args[instr.n_args - 1],
                                           LoggedEValueType::IntermediateOutput, chain_id,
                                           instruction_id);
@@ -208,10 +210,14 @@ Error Method::execute_instruction(size_t chain_index, size_t& pc) {
       EventTracerEntry event;
       if (event_tracer_ != nullptr) {
         event = event_tracer_->start_profiling("DELEGATE_CALL", chain_id, instruction_id);
+        event_tracer_->set_current_instruction(chain_id, instruction_id);
       }
       const Error err =
           d.backend->execute(context, d.handle, Span<EValue*>(instr.args, instr.n_args));
-      if (event_tracer_ != nullptr) event_tracer_->end_profiling(event);
+      if (event_tracer_ != nullptr) {
+        event_tracer_->set_current_instruction(kUnsetChainId, kUnsetInstructionId);
+        event_tracer_->end_profiling(event);
+      }
       if (memory_manager_->temp_allocator != nullptr) memory_manager_->temp_allocator->reset();
       if (err != Error::Ok) {
         PTEC_LOG(Error, "method '%s' chain %zu instruction %zu: delegate %s failed: %s", name_,
@@ -278,19 +284,24 @@ Error Method::execute() {
       return Error::InvalidState;
     }
   }
-  if (event_tracer_ != nullptr) event_tracer_->create_event_block("Execute");
-  size_t steps = 0;
-  for (size_t c = 0; c < n_chains_; ++c) {
-    size_t pc = 0;
-    while (pc < chains_[c].n_instructions) {
-      if (step_limit_ != 0 && ++steps > step_limit_) {
-        PTEC_LOG(Error, "method '%s': step limit of %zu instructions exceeded", name_, step_limit_);
-        return Error::InvalidState;
+  if (event_tracer_ != nullptr) event_tracer_->create_event_block("Execute", name_);
+  {
+    // Ends on every return, so a failed run still closes its event.
+    EventTracerProfileScope execute_event(event_tracer_, "Method::execute");
+    size_t steps = 0;
+    for (size_t c = 0; c < n_chains_; ++c) {
+      size_t pc = 0;
+      while (pc < chains_[c].n_instructions) {
+        if (step_limit_ != 0 && ++steps > step_limit_) {
+          PTEC_LOG(Error, "method '%s': step limit of %zu instructions exceeded", name_,
+                   step_limit_);
+          return Error::InvalidState;
+        }
+        PTEC_TRY(execute_instruction(c, pc));
       }
-      PTEC_TRY(execute_instruction(c, pc));
     }
   }
-  if (event_tracer_ != nullptr) {
+  if (event_tracer_ != nullptr && event_tracer_->logs_program_outputs()) {
     for (size_t i = 0; i < n_outputs_; ++i) {
       (void)event_tracer_->log_evalue(values_[output_indices_[i]], LoggedEValueType::ProgramOutput);
     }

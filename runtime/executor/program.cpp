@@ -229,7 +229,7 @@ Result<Method> Program::load_method(const char* method_name, MemoryManager* memo
   PTEC_CHECK_OR_RETURN_ERROR(
       memory_manager != nullptr && memory_manager->method_allocator != nullptr, InvalidArgument,
       "load_method('%s'): a MemoryManager with a method allocator is required", method_name);
-  if (event_tracer != nullptr) event_tracer->create_event_block("Default");
+  if (event_tracer != nullptr) event_tracer->create_event_block("Default", method_name);
   EventTracerEntry entry;
   if (event_tracer != nullptr) entry = event_tracer->start_profiling("Program::load_method");
   const fb::ExecutionPlan* plan =

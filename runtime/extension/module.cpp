@@ -25,7 +25,10 @@ class MallocMemoryAllocator final : public MemoryAllocator {
     if (alignment < alignof(void*)) alignment = alignof(void*);
     const size_t rounded = ((size == 0 ? 1 : size) + alignment - 1) & ~(alignment - 1);
     void* p = std::aligned_alloc(alignment, rounded);
-    if (p != nullptr) blocks_.push_back(p);
+    if (p != nullptr) {
+      blocks_.push_back(p);
+      track_allocation(size);
+    }
     return p;
   }
   void reset() override {
@@ -157,6 +160,11 @@ Error Module::load_method(const std::string& method_name) {
   holder->memory_manager.method_allocator = &holder->method_allocator;
   holder->memory_manager.planned_memory = holder->planned.get();
   holder->memory_manager.temp_allocator = &holder->temp_allocator;
+  if (event_tracer_ != nullptr) {
+    // Allocation events (ETDump): the method allocator during load, scratch memory per kernel.
+    holder->method_allocator.enable_profiling(event_tracer_, "method_allocator");
+    holder->temp_allocator.enable_profiling(event_tracer_, "temp_allocator");
+  }
   Result<Method> method = program_->load_method(method_name.c_str(), &holder->memory_manager,
                                                 event_tracer_, data_map_.get());
   if (!method.ok()) return method.error();

@@ -29,7 +29,8 @@ class Module final {
 
   /// Nothing is read until load() or the first call that needs the program. `data_path` names
   /// a .ptd with external tensors ("" for none). `event_tracer` (may be null) must outlive the
-  /// Module.
+  /// Module; it receives every method's events, including the allocations of the Module's
+  /// method and temp allocators.
   explicit Module(std::string path, std::string data_path = "", LoadMode mode = LoadMode::Mmap,
                   EventTracer* event_tracer = nullptr);
   /// Runs a program already in memory (`data` must outlive the Module and be 16-byte aligned).

@@ -290,8 +290,8 @@ TEST_F(MethodFixtureTest, PlannedMemoryTooSmallIsAnError) {
 // Records event names and logged outputs.
 class RecordingTracer final : public EventTracer {
  public:
-  void create_event_block(const char* name) override {
-    events.push_back(std::string("block:") + name);
+  void create_event_block(const char* name, const char* method_name) override {
+    events.push_back(std::string("block:") + name + "(" + method_name + ")");
   }
   EventTracerEntry start_profiling(const char* name, ChainID chain_id,
                                    InstructionID instruction_id) override {
@@ -312,6 +312,7 @@ TEST_F(MethodFixtureTest, EventTracerSeesLoadAndEveryInstruction) {
   ASSERT_EQ(program.error(), Error::Ok);
   TestMemory memory(program->method_meta("forward").get());
   RecordingTracer tracer;
+  tracer.set_event_tracer_debug_level(EventTracerDebugLogLevel::ProgramOutputs);
   Result<Method> method = program->load_method("forward", memory.manager(), &tracer);
   ASSERT_TRUE(method.ok());
   OwnedTensor x = OwnedTensor::full(DType::Float, {1}, 1.0);
@@ -319,9 +320,10 @@ TEST_F(MethodFixtureTest, EventTracerSeesLoadAndEveryInstruction) {
   ASSERT_EQ(method->set_input(x.evalue(), 1), Error::Ok);
   ASSERT_EQ(method->execute(), Error::Ok);
   EXPECT_EQ(tracer.events,
-            std::vector<std::string>({"block:Default", "Program::load_method@-1:-1",
-                                      "Method::init@-1:-1", "block:Execute", "OPERATOR_CALL@0:0",
-                                      "native_call_aten::add.out@0:0"}));
+            std::vector<std::string>({"block:Default(forward)", "Program::load_method@-1:-1",
+                                      "Method::init@-1:-1", "block:Execute(forward)",
+                                      "Method::execute@-1:-1", "OPERATOR_CALL@0:0",
+                                      "native_call_add.out@0:0"}));
   EXPECT_EQ(tracer.outputs, 1);
 }
 
