@@ -35,7 +35,7 @@ std::vector<float> random_vector(int64_t n) {
   return v;
 }
 
-// args: M, N, K, isa (0 generic, 1 avx2), a prepacked (weights) 0/1
+// args: M, N, K, isa (0 generic, 1 avx2, 2 avx512), a prepacked (weights) 0/1
 void BM_Gemm(benchmark::State& state) {
   const int64_t m = state.range(0), n = state.range(1), k = state.range(2);
   const auto isa = static_cast<GemmIsa>(state.range(3));
@@ -73,7 +73,7 @@ void Shapes(benchmark::internal::Benchmark* b) {
       {512, 512, 512},  {128, 256, 256},  // transformer d=256 projection, seq 128
   };
   for (const auto& s : shapes) {
-    for (int64_t isa : {0, 1}) b->Args({s[0], s[1], s[2], isa, 1});
+    for (int64_t isa : {0, 1, 2}) b->Args({s[0], s[1], s[2], isa, 1});
   }
 }
 

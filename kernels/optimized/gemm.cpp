@@ -11,9 +11,9 @@
 namespace ptec::kernels::optimized {
 namespace {
 
-// Cache blocking: a kc-deep slice of one B panel (kc x NR floats, 16 KiB for AVX2) stays in L1
-// while it meets every A panel of an mc-row block (mc x kc floats, ~240 KiB) kept in L2.
-constexpr int64_t kKc = 256;
+// Cache blocking: a kc-deep slice of one B panel (kc x nr floats, 16 KiB) stays in L1 while it
+// meets every A panel of an mc-row block (40 panels x kc, 128-240 KiB) kept in L2.
+constexpr int64_t kSliceBytes = 16 << 10;
 constexpr int64_t kMcPanels = 40;
 constexpr size_t kAlign = 64;
 
@@ -25,6 +25,9 @@ struct KernelInfo {
 
 KernelInfo kernel_info(GemmIsa isa) {
 #if defined(PTEC_GEMM_HAVE_AVX2)
+  if (isa == GemmIsa::Avx512) {
+    return {detail::kAvx512Mr, detail::kAvx512Nr, detail::microkernel_avx512_8x32};
+  }
   if (isa == GemmIsa::Avx2) {
     return {detail::kAvx2Mr, detail::kAvx2Nr, detail::microkernel_avx2_6x16};
   }
@@ -37,6 +40,7 @@ KernelInfo kernel_info(GemmIsa isa) {
 GemmIsa detect() {
 #if defined(PTEC_GEMM_HAVE_AVX2)
   __builtin_cpu_init();
+  if (__builtin_cpu_supports("avx512f")) return GemmIsa::Avx512;
   if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")) return GemmIsa::Avx2;
 #endif
   return GemmIsa::Generic;
@@ -141,12 +145,20 @@ GemmIsa active_gemm_isa() {
 }
 
 bool set_gemm_isa(GemmIsa isa) {
-  if (isa == GemmIsa::Avx2 && detected_gemm_isa() != GemmIsa::Avx2) return false;
+  // Each ISA's CPUs also run the ones before it (AVX-512F CPUs have AVX2 and FMA).
+  if (static_cast<int>(isa) > static_cast<int>(detected_gemm_isa())) return false;
   g_forced.store(static_cast<int>(isa), std::memory_order_relaxed);
   return true;
 }
 
-const char* to_string(GemmIsa isa) { return isa == GemmIsa::Avx2 ? "avx2" : "generic"; }
+const char* to_string(GemmIsa isa) {
+  switch (isa) {
+    case GemmIsa::Generic: return "generic";
+    case GemmIsa::Avx2: return "avx2";
+    case GemmIsa::Avx512: return "avx512";
+  }
+  return "unknown";
+}
 
 GemmTile gemm_tile(GemmIsa isa) {
   const KernelInfo info = kernel_info(isa);
@@ -231,6 +243,7 @@ bool gemm(int64_t m, int64_t n, int64_t k, const GemmOperand& a, const GemmOpera
 
   // Phase 2: C in tiles of (an mc-row block) x (a group of B panels), one item each.
   const bool epi = has_epilogue(epilogue);
+  const int64_t kKc = kSliceBytes / static_cast<int64_t>(sizeof(float)) / nr;
   const int64_t mc = kMcPanels * mr;
   const int64_t m_blocks = (m + mc - 1) / mc;
   const int64_t threads = num_threads();

@@ -9,10 +9,10 @@
 //   packed per call. Packing needs scratch memory the caller provides (`gemm_scratch_bytes`):
 //   the kernels never allocate.
 //
-// The microkernel is chosen at run time from what the CPU supports (AVX2 + FMA, else a portable
-// C++ kernel); `set_gemm_isa` forces one for tests and benchmarks. Packed buffers record the
-// panel geometry they were packed for, so a buffer packed for one microkernel is rejected by
-// another rather than misread.
+// The microkernel is chosen at run time from what the CPU supports (AVX-512F, else AVX2 + FMA,
+// else a portable C++ kernel); `set_gemm_isa` forces one for tests and benchmarks. Packed buffers
+// record the panel geometry they were packed for, so a buffer packed for one microkernel is
+// rejected by another rather than misread.
 
 #include <cstddef>
 #include <cstdint>
@@ -20,7 +20,7 @@
 namespace ptec::kernels::optimized {
 
 /// Instruction sets with a GEMM microkernel.
-enum class GemmIsa : uint8_t { Generic, Avx2 };
+enum class GemmIsa : uint8_t { Generic, Avx2, Avx512 };
 
 /// The best ISA this CPU runs (detected once).
 GemmIsa detected_gemm_isa();

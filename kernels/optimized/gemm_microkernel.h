@@ -26,4 +26,10 @@ inline constexpr int64_t kAvx2Nr = 16;
 void microkernel_avx2_6x16(int64_t kc, const float* a, const float* b, float* c, int64_t ldc,
                            bool accumulate);
 
+// AVX-512F: 8 x 32 (sixteen 16-wide accumulators), same rules as the AVX2 kernel.
+inline constexpr int64_t kAvx512Mr = 8;
+inline constexpr int64_t kAvx512Nr = 32;
+void microkernel_avx512_8x32(int64_t kc, const float* a, const float* b, float* c, int64_t ldc,
+                             bool accumulate);
+
 }  // namespace ptec::kernels::optimized::detail

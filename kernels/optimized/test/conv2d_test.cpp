@@ -163,7 +163,8 @@ TEST_P(Conv2d, RefusesInvalidShapesAndMissingScratch) {
 }
 
 INSTANTIATE_TEST_SUITE_P(IsaThreads, Conv2d,
-                         ::testing::Combine(::testing::Values(GemmIsa::Generic, GemmIsa::Avx2),
+                         ::testing::Combine(::testing::Values(GemmIsa::Generic, GemmIsa::Avx2,
+                                                              GemmIsa::Avx512),
                                             ::testing::Values(1, 2)),
                          [](const auto& p) {
                            return std::string(to_string(std::get<0>(p.param))) + "_" +

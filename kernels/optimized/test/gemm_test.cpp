@@ -62,9 +62,10 @@ struct Shape {
 };
 
 TEST_P(Gemm, MatchesDoubleReferenceForEveryLayoutAndEdgeShape) {
-  // Shapes straddle the tile sizes (4x8, 6x16) and the k block (256), including 1 and primes.
-  const Shape shapes[] = {{1, 1, 1},     {6, 16, 8},   {7, 17, 3},  {5, 9, 300},
-                          {13, 31, 257}, {64, 64, 64}, {3, 100, 1}, {97, 5, 513}};
+  // Shapes straddle the tile sizes (4x8, 6x16, 8x32) and the k blocks (512, 256, 128), including
+  // 1 and primes.
+  const Shape shapes[] = {{1, 1, 1},    {6, 16, 8},  {7, 17, 3},   {5, 9, 300}, {13, 31, 257},
+                          {64, 64, 64}, {3, 100, 1}, {97, 5, 513}, {9, 33, 129}};
   for (const Shape& s : shapes) {
     for (int ta = 0; ta < 2; ++ta) {
       for (int tb = 0; tb < 2; ++tb) {
@@ -234,7 +235,8 @@ TEST_P(Gemm, RefusesMismatchedPackingAndMissingScratch) {
                    c.data(), n, {}, scratch.ptr));
 }
 
-INSTANTIATE_TEST_SUITE_P(Isa, Gemm, ::testing::Values(GemmIsa::Generic, GemmIsa::Avx2),
+INSTANTIATE_TEST_SUITE_P(Isa, Gemm,
+                         ::testing::Values(GemmIsa::Generic, GemmIsa::Avx2, GemmIsa::Avx512),
                          [](const auto& p) { return std::string(to_string(p.param)); });
 
 TEST(GemmIsaSelection, GenericIsAlwaysAvailableAndTilesDiffer) {
