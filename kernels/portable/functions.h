@@ -258,6 +258,32 @@ Tensor& index_select_out(KernelRuntimeContext& ctx, const Tensor& self, int64_t 
 /// gather.out(Tensor self, int dim, Tensor index, *, bool sparse_grad=False, Tensor(a!) out)
 Tensor& gather_out(KernelRuntimeContext& ctx, const Tensor& self, int64_t dim, const Tensor& index,
                    bool sparse_grad, Tensor& out);
+/// scatter.src_out(Tensor self, int dim, Tensor index, Tensor src, *, Tensor(a!) out)
+Tensor& scatter_src_out(KernelRuntimeContext& ctx, const Tensor& self, int64_t dim,
+                        const Tensor& index, const Tensor& src, Tensor& out);
+/// scatter.value_out(Tensor self, int dim, Tensor index, Scalar value, *, Tensor(a!) out)
+Tensor& scatter_value_out(KernelRuntimeContext& ctx, const Tensor& self, int64_t dim,
+                          const Tensor& index, const Scalar& value, Tensor& out);
+/// scatter_add.out(Tensor self, int dim, Tensor index, Tensor src, *, Tensor(a!) out)
+Tensor& scatter_add_out(KernelRuntimeContext& ctx, const Tensor& self, int64_t dim,
+                        const Tensor& index, const Tensor& src, Tensor& out);
+/// scatter_reduce.two_out(Tensor self, int dim, Tensor index, Tensor src, str reduce, *,
+/// bool include_self=True, Tensor(a!) out)
+Tensor& scatter_reduce_two_out(KernelRuntimeContext& ctx, const Tensor& self, int64_t dim,
+                               const Tensor& index, const Tensor& src, std::string_view reduce,
+                               bool include_self, Tensor& out);
+/// index.Tensor_out(Tensor self, Tensor?[] indices, *, Tensor(a!) out)
+Tensor& index_tensor_out(KernelRuntimeContext& ctx, const Tensor& self,
+                         Span<const OptTensor> indices, Tensor& out);
+/// index_put.out(Tensor self, Tensor?[] indices, Tensor values, bool accumulate=False, *,
+/// Tensor(a!) out)
+Tensor& index_put_out(KernelRuntimeContext& ctx, const Tensor& self, Span<const OptTensor> indices,
+                      const Tensor& values, bool accumulate, Tensor& out);
+/// topk.values(Tensor self, int k, int dim=-1, bool largest=True, bool sorted=True, *,
+/// Tensor(a!) values, Tensor(b!) indices)
+std::tuple<Tensor&, Tensor&> topk_values(KernelRuntimeContext& ctx, const Tensor& self, int64_t k,
+                                         int64_t dim, bool largest, bool sorted, Tensor& values,
+                                         Tensor& indices);
 
 // ---- Element-wise math, logic and rounding (conformance coverage) ----
 /// sin.out / cos.out / tan.out / asin.out / acos.out / atan.out / sinh.out / cosh.out
@@ -270,6 +296,9 @@ Tensor& acos_out(KernelRuntimeContext& ctx, const Tensor& self, Tensor& out);
 Tensor& atan_out(KernelRuntimeContext& ctx, const Tensor& self, Tensor& out);
 Tensor& sinh_out(KernelRuntimeContext& ctx, const Tensor& self, Tensor& out);
 Tensor& cosh_out(KernelRuntimeContext& ctx, const Tensor& self, Tensor& out);
+Tensor& asinh_out(KernelRuntimeContext& ctx, const Tensor& self, Tensor& out);
+Tensor& acosh_out(KernelRuntimeContext& ctx, const Tensor& self, Tensor& out);
+Tensor& atanh_out(KernelRuntimeContext& ctx, const Tensor& self, Tensor& out);
 /// floor.out / ceil.out / round.out / trunc.out / sign.out (Tensor self, *, Tensor(a!) out)
 Tensor& floor_out(KernelRuntimeContext& ctx, const Tensor& self, Tensor& out);
 Tensor& ceil_out(KernelRuntimeContext& ctx, const Tensor& self, Tensor& out);

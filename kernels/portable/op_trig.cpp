@@ -1,5 +1,6 @@
-// sin/cos/tan/asin/acos/atan/sinh/cosh.out: trigonometric and hyperbolic functions; integral and
-// bool inputs compute in Float (ATen's default float dtype), floating ones in their own dtype.
+// sin/cos/tan/asin/acos/atan/sinh/cosh/asinh/acosh/atanh.out: trigonometric and hyperbolic
+// functions; integral and bool inputs compute in Float (ATen's default float dtype), floating ones
+// in their own dtype.
 
 #include <cmath>
 
@@ -21,6 +22,9 @@ PTEC_DEFINE_FLOAT_UNARY(acos, acos)
 PTEC_DEFINE_FLOAT_UNARY(atan, atan)
 PTEC_DEFINE_FLOAT_UNARY(sinh, sinh)
 PTEC_DEFINE_FLOAT_UNARY(cosh, cosh)
+PTEC_DEFINE_FLOAT_UNARY(asinh, asinh)
+PTEC_DEFINE_FLOAT_UNARY(acosh, acosh)
+PTEC_DEFINE_FLOAT_UNARY(atanh, atanh)
 
 #undef PTEC_DEFINE_FLOAT_UNARY
 

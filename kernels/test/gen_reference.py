@@ -12,7 +12,8 @@ File format (little-endian): "PTKT", u32 version=1, u32 case count, then per cas
   str = u32 length + bytes; tensor = i8 dtype, u8 rank, i32 sizes[rank], raw element bytes.
 Kinds: 0 None, 1 Int(i64), 2 Double(f64), 3 Bool(u8), 4 String(str), 5 Tensor, 6 IntList(u32 n,
 i64[n]), 7 DoubleList(u32 n, f64[n]), 8 BoolList(u32 n, u8[n]), 9 TensorList(u32 n, tensors),
-10 out Tensor (expected), 11 out TensorList (expected).
+10 out Tensor (expected), 11 out TensorList (expected), 12 Tensor?[] (u32 n, n x (u8 present,
+tensor if present)).
 """
 
 import os
@@ -56,6 +57,13 @@ class Doubles:
         self.v = [float(x) for x in v]
 
 
+class OptTensors:
+    """A Tensor?[] argument (index.Tensor, index_put): tensors or None."""
+
+    def __init__(self, ts):
+        self.ts = list(ts)
+
+
 def _str(s):
     b = s.encode()
     return struct.pack("<I", len(b)) + b
@@ -89,6 +97,10 @@ def _arg(a):
         return struct.pack("<BI", 8, len(a.v)) + b"".join(struct.pack("<B", x) for x in a.v)
     if isinstance(a, Doubles):
         return struct.pack("<BI", 7, len(a.v)) + b"".join(struct.pack("<d", x) for x in a.v)
+    if isinstance(a, OptTensors):
+        return struct.pack("<BI", 12, len(a.ts)) + b"".join(
+            struct.pack("<B", 0) if t is None else struct.pack("<B", 1) + _tensor(t)
+            for t in a.ts)
     if isinstance(a, (list, tuple)):
         if all(isinstance(x, torch.Tensor) for x in a) and len(a) > 0:
             return struct.pack("<BI", 9, len(a)) + b"".join(_tensor(t) for t in a)
@@ -790,12 +802,172 @@ def coverage(c):
               [img, pad, Out(torch.nn.functional.pad(img, pad, mode="replicate"))])
 
 
+# ---------------------------------------------------------------- scatter, advanced indexing, topk
+def scatter(c):
+    """scatter / scatter_add / scatter_reduce / index.Tensor / index_put / topk and the inverse
+    hyperbolic functions (ONNX ScatterElements, ScatterND, GatherND, TopK, Acosh/Asinh/Atanh)."""
+    all_dtypes = [F, D, torch.uint8, torch.int8, torch.int16, torch.int32, torch.int64, torch.bool]
+    t = rnd(4, 5, 3)
+
+    def perm_index(ishape, dim):
+        """Distinct indices along `dim` (scatter with repeated indices is order dependent)."""
+        d = dim % 3
+        size = t.shape[d]
+        rows = [torch.randperm(size)[:ishape[d]] for _ in range(
+            max(1, ishape[0] * ishape[1] * ishape[2] // max(ishape[d], 1)))]
+        p = torch.stack(rows).reshape([ishape[i] for i in range(3) if i != d] + [ishape[d]])
+        return p.movedim(-1, d).contiguous()
+
+    for dim, ishape in [(0, (2, 5, 3)), (1, (4, 2, 3)), (2, (3, 4, 2)), (-1, (1, 1, 1)),
+                        (-3, (4, 2, 2))]:
+        idx = perm_index(ishape, dim)
+        src = rnd(*[max(n, m) for n, m in zip(ishape, (4, 5, 3))])
+        ds = str(dim).replace("-", "m")
+        c.add(f"scatter_src_{ds}_{sname(idx)}", "aten::scatter.src_out",
+              [t, dim, idx, src, Out(torch.scatter(t, dim, idx, src))])
+        c.add(f"scatter_value_{ds}_{sname(idx)}", "aten::scatter.value_out",
+              [t, dim, idx, 2.5, Out(torch.scatter(t, dim, idx, 2.5))])
+    for dim, ishape in [(0, (2, 5, 3)), (1, (4, 2, 3)), (2, (3, 4, 6)), (-1, (1, 1, 1)),
+                        (-3, (4, 2, 2)), (1, (0, 2, 3))]:
+        idx = torch.randint(0, t.shape[dim], ishape)
+        src = rnd(*[max(n, m) for n, m in zip(ishape, (4, 5, 3))])
+        ds = str(dim).replace("-", "m")
+        c.add(f"scatter_add_{ds}_{sname(idx)}", "aten::scatter_add.out",
+              [t, dim, idx, src, Out(torch.scatter_add(t, dim, idx, src))])
+        for red in ["sum", "prod", "mean", "amax", "amin"]:
+            for inc in [True, False]:
+                y = torch.scatter_reduce(t, dim, idx, src, red, include_self=inc)
+                c.add(f"scatter_reduce_{red}_{inc}_{ds}_{sname(idx)}",
+                      "aten::scatter_reduce.two_out", [t, dim, idx, src, red, inc, Out(y)],
+                      1e-5, 1e-5)
+    for dt in all_dtypes:
+        x = rnd(3, 4, dtype=dt)
+        idx = torch.tensor([[2, 0, 1, 2], [1, 1, 0, 0]])
+        src = rnd(2, 4, dtype=dt)
+        c.add(f"scatter_add_{dname(dt)}", "aten::scatter_add.out",
+              [x, 0, idx, src, Out(torch.scatter_add(x, 0, idx, src))])
+        c.add(f"scatter_value_{dname(dt)}", "aten::scatter.value_out",
+              [x, 1, idx[:, :2].contiguous(), 1, Out(torch.scatter(x, 1, idx[:, :2], 1))])
+        pidx = torch.tensor([[2, 0, 1, 1], [0, 1, 0, 2]])
+        c.add(f"scatter_src_{dname(dt)}", "aten::scatter.src_out",
+              [x, 0, pidx, src, Out(torch.scatter(x, 0, pidx, src))])
+        reds = ["sum", "prod", "amax", "amin"] + (["mean"] if dt != torch.bool else [])
+        for red in reds:
+            y = torch.scatter_reduce(x, 0, idx, src, red)
+            c.add(f"scatter_reduce_{red}_{dname(dt)}", "aten::scatter_reduce.two_out",
+                  [x, 0, idx, src, red, True, Out(y)])
+    xs = torch.tensor(3.0)
+    c.add("scatter_src_zero_dim", "aten::scatter.src_out",
+          [xs, 0, torch.tensor(0), torch.tensor(7.0),
+           Out(torch.scatter(xs, 0, torch.tensor(0), torch.tensor(7.0)))])
+    xn = torch.tensor([[1.0, float("nan"), 3.0], [4.0, 5.0, 6.0]])
+    sn = torch.tensor([[float("nan"), 2.0, 9.0], [0.5, 8.0, float("nan")]])
+    ni = torch.tensor([[0, 0, 1], [0, 1, 1]])
+    for red in ["amax", "amin"]:
+        c.add(f"scatter_reduce_{red}_nan", "aten::scatter_reduce.two_out",
+              [xn, 0, ni, sn, red, True, Out(torch.scatter_reduce(xn, 0, ni, sn, red))])
+    # ints that wrap around (ATen computes in the element type)
+    big = torch.tensor([2**62, -2**62, 5], dtype=torch.int64)
+    bi = torch.tensor([0, 0, 1])
+    c.add("scatter_reduce_prod_int64_wraps", "aten::scatter_reduce.two_out",
+          [big, 0, bi, big, "prod", True, Out(torch.scatter_reduce(big, 0, bi, big, "prod"))])
+    im = torch.tensor([-7, 3, 8], dtype=torch.int32)
+    c.add("scatter_reduce_mean_int_floor", "aten::scatter_reduce.two_out",
+          [im, 0, torch.tensor([0, 0, 1]), torch.tensor([2, 0, 1], dtype=torch.int32), "mean",
+           True, Out(torch.scatter_reduce(im, 0, torch.tensor([0, 0, 1]),
+                                          torch.tensor([2, 0, 1], dtype=torch.int32), "mean"))])
+
+    # advanced indexing
+    x = rnd(4, 5, 6)
+    L = torch.tensor
+    index_cases = [
+        ("first", [L([0, 3, -1])]),
+        ("two_adjacent", [L([[0], [3]]), L([1, -5, 4])]),
+        ("middle", [None, L([[4, 0], [2, 2]])]),
+        ("last_int32", [None, None, L([5, 0, -6], dtype=torch.int32)]),
+        ("non_adjacent", [L([1, 2]), None, L([0, 5])]),
+        ("all_three", [L([3]), L([[0, 1], [2, 3]]), L([5, 4])]),
+        ("scalar_index", [L(2), None, L(1)]),
+        ("empty", [L([], dtype=torch.int64)]),
+    ]
+    for name, ind in index_cases:
+        # torch 1.13 rejects int32 indices, which current ATen accepts: compute with int64.
+        ind64 = [None if i is None else i.long() for i in ind]
+        y = torch.ops.aten.index.Tensor(x, ind64)
+        c.add(f"index_{name}", "aten::index.Tensor_out", [x, OptTensors(ind), Out(y)])
+        v = rnd(*y.shape)
+        for acc in [False, True]:
+            if not acc and name in ("two_adjacent",):
+                continue  # repeated positions: the write order is unspecified
+            z = torch.ops.aten.index_put(x, ind64, v, acc)
+            c.add(f"index_put_{name}_{acc}", "aten::index_put.out",
+                  [x, OptTensors(ind), v, acc, Out(z)])
+        vb = rnd(*y.shape[-1:]) if y.dim() > 0 else rnd()
+        z = torch.ops.aten.index_put(x, ind64, vb, True)
+        c.add(f"index_put_{name}_broadcast", "aten::index_put.out",
+              [x, OptTensors(ind), vb, True, Out(z)])
+    for dt in all_dtypes:
+        xd = rnd(3, 4, dtype=dt)
+        ind = [L([2, 0]), L([1, 3])]
+        c.add(f"index_{dname(dt)}", "aten::index.Tensor_out",
+              [xd, OptTensors(ind), Out(torch.ops.aten.index.Tensor(xd, ind))])
+        ind = [L([2, 0, 2])]
+        v = rnd(3, 4, dtype=dt)
+        c.add(f"index_put_acc_{dname(dt)}", "aten::index_put.out",
+              [xd, OptTensors(ind), v, True, Out(torch.ops.aten.index_put(xd, ind, v, True))])
+        ind = [L([[0, 1], [2, 0]]), L([[1, 1], [0, 3]])]
+        v = rnd(2, 2, dtype=dt)
+        c.add(f"index_put_set_{dname(dt)}", "aten::index_put.out",
+              [xd, OptTensors(ind), v, False, Out(torch.ops.aten.index_put(xd, ind, v, False))])
+
+    # topk: expected from a stable sort, so that equal values keep the lower index first
+    def topk_ref(x, k, dim, largest):
+        v, i = torch.sort(x, dim=dim, descending=largest, stable=True)
+        return v.narrow(dim, 0, k).contiguous(), i.narrow(dim, 0, k).contiguous()
+
+    tk = rnd(3, 7, 4)
+    for k, dim, largest in [(3, 1, True), (2, -1, False), (7, 1, True), (0, 0, True),
+                            (1, 0, False), (4, -1, True)]:
+        v, i = topk_ref(tk, k, dim, largest)
+        ds = str(dim).replace("-", "m")
+        c.add(f"topk_{k}_{ds}_{largest}", "aten::topk.values",
+              [tk, k, dim, largest, True, Out(v), Out(i)])
+    ties = torch.tensor([[1.0, 3.0, 3.0, 0.0, 3.0, 1.0], [2.0, 2.0, 2.0, 2.0, 1.0, 5.0]])
+    for largest in [True, False]:
+        v, i = topk_ref(ties, 4, 1, largest)
+        c.add(f"topk_ties_{largest}", "aten::topk.values",
+              [ties, 4, 1, largest, True, Out(v), Out(i)])
+    nan = torch.tensor([1.0, float("nan"), -2.0, 7.0, float("nan"), 0.0])
+    for largest in [True, False]:
+        v, i = topk_ref(nan, 6, 0, largest)
+        c.add(f"topk_nan_{largest}", "aten::topk.values", [nan, 6, 0, largest, True, Out(v), Out(i)])
+    for dt in [D, torch.uint8, torch.int8, torch.int16, torch.int32, torch.int64]:
+        xd = rnd(5, 6, dtype=dt)
+        v, i = topk_ref(xd, 3, 1, True)
+        c.add(f"topk_{dname(dt)}", "aten::topk.values", [xd, 3, 1, True, True, Out(v), Out(i)])
+    z = torch.tensor(4.0)
+    c.add("topk_zero_dim", "aten::topk.values",
+          [z, 1, -1, True, True, Out(torch.tensor(4.0)), Out(torch.tensor(0))])
+
+    # inverse hyperbolic functions
+    for name, fn, inputs in [
+        ("asinh", torch.asinh, [rnd(3, 4) * 3, rnd(3, 4, dtype=torch.int32), rnd(5, dtype=D)]),
+        ("acosh", torch.acosh, [torch.rand(3, 4) * 5 + 1, torch.tensor([0.5, 1.0, 2.0]),
+                                torch.tensor([1, 2, 3], dtype=torch.int64)]),
+        ("atanh", torch.atanh, [torch.rand(3, 4) * 1.8 - 0.9, torch.tensor([-1.0, 1.0, 2.0]),
+                                rnd(4, dtype=torch.bool)]),
+    ]:
+        for t in inputs:
+            c.add(f"{name}_{dname(t.dtype)}_{sname(t)}", f"aten::{name}.out", [t, Out(fn(t))])
+
+
 if __name__ == "__main__":
     out_dir = os.path.join(os.path.dirname(os.path.abspath(__file__)), "data")
     os.makedirs(out_dir, exist_ok=True)
     families = {"elementwise": elementwise, "activation": activation, "reduction": reduction,
                 "conv_pool": conv_pool, "linalg": linalg, "shape": shape, "math": math,
-                "norm": norm, "index": index, "coverage": coverage}
+                "norm": norm, "index": index, "coverage": coverage,
+                "scatter": scatter}
     only = sys.argv[1:]
     total = 0
     for name, fn in families.items():

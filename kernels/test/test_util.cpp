@@ -121,6 +121,22 @@ ArgStack& ArgStack::tensors(const std::vector<Tensor*>& v) {
          *this;
 }
 
+ArgStack& ArgStack::opt_tensors(const std::vector<Tensor*>& v) {
+  auto& wrapped = wrapped_.emplace_back();
+  for (Tensor* x : v) {
+    if (x == nullptr) {
+      values_.emplace_back();
+    } else {
+      values_.emplace_back(x);
+    }
+    wrapped.push_back(&values_.back());
+  }
+  auto& unboxed = opt_tensor_storage_.emplace_back(v.size() + 1);
+  return push(EValue(runtime::BoxedEvalueList<std::optional<Tensor>>(wrapped.data(), unboxed.data(),
+                                                                     v.size()))),
+         *this;
+}
+
 Error ArgStack::call(const char* op, int ret, const std::vector<int>& ret_list) {
   runtime::OpFunction fn = runtime::get_op_function(op);
   if (fn == nullptr) return Error::OperatorMissing;
@@ -305,6 +321,14 @@ std::vector<RefCase> load_ref_cases(const std::string& file) {
           for (uint32_t q = 0; q < m; ++q) arg.tensors.push_back(r.tensor());
           break;
         }
+        case RefArg::OptTensorListIn: {
+          const auto m = r.get<uint32_t>();
+          for (uint32_t q = 0; q < m && r.ok(); ++q) {
+            arg.present.push_back(r.get<uint8_t>() != 0);
+            if (arg.present.back()) arg.tensors.push_back(r.tensor());
+          }
+          break;
+        }
         default: return load_error(path + ": unknown argument kind in case " + c.name);
       }
       c.args.push_back(std::move(arg));
@@ -353,6 +377,15 @@ std::string run_ref_case(const RefCase& c) {
         std::vector<Tensor*> ts;
         for (const auto& t : arg.tensors) ts.push_back(&make_in(t)->tensor());
         stack.tensors(ts);
+        break;
+      }
+      case RefArg::OptTensorListIn: {
+        std::vector<Tensor*> ts;
+        size_t next = 0;
+        for (bool p : arg.present) {
+          ts.push_back(p ? &make_in(arg.tensors[next++])->tensor() : nullptr);
+        }
+        stack.opt_tensors(ts);
         break;
       }
       case RefArg::TensorOut: {

@@ -7,6 +7,7 @@
 #include <cstring>
 #include <deque>
 #include <memory>
+#include <optional>
 #include <ostream>
 #include <string>
 #include <string_view>
@@ -89,6 +90,8 @@ class ArgStack {
   ArgStack& doubles(const std::vector<double>& v);
   ArgStack& bools(const std::vector<bool>& v);
   ArgStack& tensors(const std::vector<Tensor*>& v);
+  /// A Tensor?[] (OptionalTensorList); nullptr entries are None.
+  ArgStack& opt_tensors(const std::vector<Tensor*>& v);
 
   /// Runs `op` with the return slot `ret` (index of an earlier argument, or -1 for a TensorList
   /// of `ret_list` argument indices, or -2 for None). Returns the context's failure state, or
@@ -108,6 +111,7 @@ class ArgStack {
   std::deque<std::vector<double>> double_storage_;
   std::deque<std::unique_ptr<bool[]>> bool_storage_;
   std::deque<std::vector<Tensor>> tensor_storage_;
+  std::deque<std::vector<std::optional<Tensor>>> opt_tensor_storage_;
   std::vector<EValue*> stack_;
 };
 
@@ -126,6 +130,7 @@ struct RefArg {
     TensorListIn,
     TensorOut,
     TensorListOut,
+    OptTensorListIn,
   };
   struct TensorData {
     DType dtype = DType::Float;
@@ -140,6 +145,7 @@ struct RefArg {
   std::vector<double> doubles;
   std::vector<bool> bools;
   std::vector<TensorData> tensors;  // one for TensorIn / TensorOut
+  std::vector<bool> present;        // OptTensorListIn: which entries are tensors (in `tensors`)
 };
 
 /// One reference case written by gen_reference.py.

@@ -1,0 +1,145 @@
+// Scatter, advanced indexing (index.Tensor, index_put), topk and the inverse hyperbolic
+// functions: reference cases plus error paths.
+
+#include <gtest/gtest.h>
+
+#include "kernels/test/test_util.h"
+
+namespace ptec::kernels::test {
+namespace {
+
+PTEC_REF_SUITE(Scatter, "scatter.bin");
+
+constexpr DType f32 = DType::Float;
+constexpr DType i64 = DType::Long;
+
+Tensor& dyn(std::deque<OwnedTensor>& pool, DType dtype, std::vector<SizesType> sizes) {
+  return make_zeros(pool, dtype, std::move(sizes), ShapeDynamism::DynamicBound, 256);
+}
+
+Tensor& longs(std::deque<OwnedTensor>& pool, std::vector<SizesType> sizes,
+              const std::vector<int64_t>& v) {
+  return make_tensor(pool, i64, std::move(sizes), v)->tensor();
+}
+
+TEST(ScatterErrors, IndexOutOfBounds) {
+  std::deque<OwnedTensor> pool;
+  ArgStack s;
+  s.t(make_zeros(pool, f32, {2, 3})).i(1).t(longs(pool, {1, 2}, {0, 3}));
+  s.t(make_zeros(pool, f32, {2, 3})).t(dyn(pool, f32, {1, 1}));
+  EXPECT_TRUE(fails_with(s, "aten::scatter.src_out", Error::InvalidArgument,
+                         "index 3 is out of bounds for dimension 1 with size 3"));
+  ArgStack neg;
+  neg.t(make_zeros(pool, f32, {2, 3})).i(0).t(longs(pool, {1, 1}, {-1}));
+  neg.t(make_zeros(pool, f32, {2, 3})).t(dyn(pool, f32, {1, 1}));
+  EXPECT_TRUE(fails_with(neg, "aten::scatter_add.out", Error::InvalidArgument, "index -1"));
+}
+
+TEST(ScatterErrors, IndexMustBeInt64) {
+  std::deque<OwnedTensor> pool;
+  ArgStack s;
+  s.t(make_zeros(pool, f32, {2, 3})).i(0);
+  s.t(make_tensor(pool, DType::Int, {1, 1}, std::vector<int32_t>{0})->tensor()).d(1.0);
+  s.t(dyn(pool, f32, {1, 1}));
+  EXPECT_TRUE(fails_with(s, "aten::scatter.value_out", Error::InvalidArgument,
+                         "expected dtype int64 for index"));
+}
+
+TEST(ScatterErrors, ShapeAndDtypeChecks) {
+  std::deque<OwnedTensor> pool;
+  ArgStack rank;
+  rank.t(make_zeros(pool, f32, {2, 3})).i(0).t(longs(pool, {2}, {0, 1}));
+  rank.t(make_zeros(pool, f32, {2, 3})).t(dyn(pool, f32, {1, 1}));
+  EXPECT_TRUE(fails_with(rank, "aten::scatter.src_out", Error::InvalidArgument,
+                         "same number of dimensions as self"));
+  ArgStack big;
+  big.t(make_zeros(pool, f32, {2, 3})).i(0).t(longs(pool, {1, 4}, {0, 0, 0, 0}));
+  big.t(make_zeros(pool, f32, {2, 4})).t(dyn(pool, f32, {1, 1}));
+  EXPECT_TRUE(fails_with(big, "aten::scatter_add.out", Error::InvalidArgument,
+                         "exceeds self size 3 at dim 1"));
+  ArgStack small_src;
+  small_src.t(make_zeros(pool, f32, {2, 3})).i(0).t(longs(pool, {2, 2}, {0, 0, 0, 0}));
+  small_src.t(make_zeros(pool, f32, {1, 3})).t(dyn(pool, f32, {1, 1}));
+  EXPECT_TRUE(fails_with(small_src, "aten::scatter.src_out", Error::InvalidArgument,
+                         "exceeds src size 1 at dim 0"));
+  ArgStack dtype;
+  dtype.t(make_zeros(pool, f32, {2, 3})).i(0).t(longs(pool, {1, 1}, {0}));
+  dtype.t(make_zeros(pool, DType::Double, {2, 3})).t(dyn(pool, f32, {1, 1}));
+  EXPECT_TRUE(fails_with(dtype, "aten::scatter_add.out", Error::InvalidArgument,
+                         "self.dtype to be equal to src.dtype"));
+}
+
+TEST(ScatterErrors, UnknownReduce) {
+  std::deque<OwnedTensor> pool;
+  ArgStack s;
+  s.t(make_zeros(pool, f32, {2, 3})).i(0).t(longs(pool, {1, 1}, {0}));
+  s.t(make_zeros(pool, f32, {2, 3})).str("max").b(true).t(dyn(pool, f32, {1, 1}));
+  EXPECT_TRUE(fails_with(s, "aten::scatter_reduce.two_out", Error::InvalidArgument,
+                         "reduce argument must be either sum, prod, mean, amax or amin"));
+}
+
+TEST(IndexErrors, OutOfBoundsAndTooMany) {
+  std::deque<OwnedTensor> pool;
+  ArgStack s;
+  s.t(make_zeros(pool, f32, {2, 3})).opt_tensors({nullptr, &longs(pool, {2}, {1, -4})});
+  s.t(dyn(pool, f32, {1, 1}));
+  EXPECT_TRUE(
+      fails_with(s, "aten::index.Tensor_out", Error::InvalidArgument, "index -4 is out of bounds"));
+  ArgStack many;
+  Tensor& i0 = longs(pool, {1}, {0});
+  many.t(make_zeros(pool, f32, {2})).opt_tensors({&i0, &i0});
+  many.t(dyn(pool, f32, {1}));
+  EXPECT_TRUE(
+      fails_with(many, "aten::index.Tensor_out", Error::InvalidArgument, "too many indices"));
+  ArgStack none;
+  none.t(make_zeros(pool, f32, {2})).opt_tensors({nullptr});
+  none.t(dyn(pool, f32, {1}));
+  EXPECT_TRUE(fails_with(none, "aten::index.Tensor_out", Error::InvalidArgument,
+                         "at least one index tensor"));
+}
+
+TEST(IndexErrors, BroadcastAndMasks) {
+  std::deque<OwnedTensor> pool;
+  ArgStack s;
+  s.t(make_zeros(pool, f32, {4, 4}))
+      .opt_tensors({&longs(pool, {2}, {0, 1}), &longs(pool, {3}, {0, 1, 2})});
+  s.t(dyn(pool, f32, {1}));
+  EXPECT_TRUE(fails_with(s, "aten::index.Tensor_out", Error::InvalidArgument,
+                         "could not be broadcast together"));
+  ArgStack mask;
+  mask.t(make_zeros(pool, f32, {2}))
+      .opt_tensors({&make_tensor(pool, DType::Bool, {2}, std::vector<uint8_t>{1, 0})->tensor()});
+  mask.t(dyn(pool, f32, {1}));
+  EXPECT_TRUE(fails_with(mask, "aten::index.Tensor_out", Error::NotSupported, "boolean mask"));
+}
+
+TEST(IndexPutErrors, ValuesMustBroadcastAndMatchDtype) {
+  std::deque<OwnedTensor> pool;
+  ArgStack s;
+  s.t(make_zeros(pool, f32, {4, 3})).opt_tensors({&longs(pool, {2}, {0, 1})});
+  s.t(make_zeros(pool, f32, {2, 2})).b(false).t(dyn(pool, f32, {1, 1}));
+  EXPECT_TRUE(fails_with(s, "aten::index_put.out", Error::InvalidArgument, "shape mismatch"));
+  ArgStack dtype;
+  dtype.t(make_zeros(pool, f32, {4, 3})).opt_tensors({&longs(pool, {2}, {0, 1})});
+  dtype.t(make_zeros(pool, i64, {2, 3})).b(true).t(dyn(pool, f32, {1, 1}));
+  EXPECT_TRUE(
+      fails_with(dtype, "aten::index_put.out", Error::InvalidArgument, "must have the same dtype"));
+}
+
+TEST(TopkErrors, KOutOfRangeAndIndicesDtype) {
+  ensure_kernels_registered();
+  std::deque<OwnedTensor> pool;
+  ArgStack s;
+  s.t(make_zeros(pool, f32, {2, 3})).i(4).i(-1).b(true).b(true);
+  s.t(dyn(pool, f32, {1, 1})).t(dyn(pool, i64, {1, 1}));
+  EXPECT_TRUE(s.call("aten::topk.values", -1, {5, 6}) == Error::InvalidArgument);
+  ArgStack idx;
+  idx.t(make_zeros(pool, f32, {2, 3})).i(2).i(-1).b(true).b(true);
+  idx.t(dyn(pool, f32, {1, 1})).t(dyn(pool, DType::Int, {1, 1}));
+  LogCapture log;
+  EXPECT_EQ(idx.call("aten::topk.values", -1, {5, 6}), Error::InvalidArgument);
+  EXPECT_NE(log.text().find("indices"), std::string::npos) << log.text();
+}
+
+}  // namespace
+}  // namespace ptec::kernels::test
