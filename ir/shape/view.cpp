@@ -1,6 +1,6 @@
 // Shape functions of view/shape ops (all *_copy in the core ATen set): view, permute,
 // transpose, squeeze/unsqueeze, expand, repeat, cat/stack/split/unbind, slice/select/narrow, and
-// the indexing ops index_select, index.Tensor, gather, embedding.
+// the indexing ops index_select, index.Tensor, gather, embedding, scatter*, index_put, topk.
 
 #include <algorithm>
 #include <map>
@@ -481,6 +481,85 @@ std::vector<TensorSpec> embedding(const OpSchema& op, const ArgumentList& args) 
   Shape out = indices.shape;
   out.push_back(weight.shape[1]);
   return {make_spec(weight.dtype, std::move(out))};
+}
+
+namespace {
+
+// scatter / scatter_add / scatter_reduce: an int64 index of self's rank (ATen allows any index
+// when it is empty, which a static shape shows).
+void check_scatter_index(const OpSchema& op, const TensorSpec& self, const TensorSpec& index) {
+  if (index.dtype != DType::Long) {
+    fail(op, "index", "expected an int64 tensor, got {}", index.to_string());
+  }
+  const bool empty = index.is_static() && index.numel_upper_bound() == 0;
+  if (!empty && std::max<size_t>(index.rank(), 1) != std::max<size_t>(self.rank(), 1)) {
+    fail(op, "index", "{} must have the rank of self {}", index.to_string(), self.to_string());
+  }
+}
+
+}  // namespace
+
+std::vector<TensorSpec> scatter_src(const OpSchema& op, const ArgumentList& args) {
+  const TensorSpec& self = tensor(op, args, "self");
+  const TensorSpec& index = tensor(op, args, "index");
+  const TensorSpec& src = tensor(op, args, "src");
+  normalize_dim(op, "dim", int_value(op, args, "dim"), self.rank());
+  check_scatter_index(op, self, index);
+  if (src.dtype != self.dtype) {
+    fail(op, "src", "{} must have the dtype of self {}", src.to_string(), self.to_string());
+  }
+  return {make_spec(self.dtype, self.shape)};
+}
+
+std::vector<TensorSpec> scatter_value(const OpSchema& op, const ArgumentList& args) {
+  const TensorSpec& self = tensor(op, args, "self");
+  normalize_dim(op, "dim", int_value(op, args, "dim"), self.rank());
+  check_scatter_index(op, self, tensor(op, args, "index"));
+  return {make_spec(self.dtype, self.shape)};
+}
+
+std::vector<TensorSpec> scatter_reduce(const OpSchema& op, const ArgumentList& args) {
+  const Argument& reduce = arg(op, args, "reduce");
+  static const std::vector<std::string> kReduce = {"sum", "prod", "mean", "amax", "amin"};
+  if (!reduce.is_string() ||
+      std::find(kReduce.begin(), kReduce.end(), reduce.as_string()) == kReduce.end()) {
+    fail(op, "reduce", "must be one of sum, prod, mean, amax, amin");
+  }
+  return scatter_src(op, args);
+}
+
+std::vector<TensorSpec> index_put(const OpSchema& op, const ArgumentList& args) {
+  const TensorSpec& self = tensor(op, args, "self");
+  const TensorSpec& values = tensor(op, args, "values");
+  // The indexing result's shape (index.Tensor's rules) must take the values by broadcasting.
+  ArgumentList index_args{arg(op, args, "self"), arg(op, args, "indices")};
+  const TensorSpec indexed = index_tensor(op, index_args).front();
+  if (values.dtype != self.dtype) {
+    fail(op, "values", "{} must have the dtype of self {}", values.to_string(), self.to_string());
+  }
+  if (broadcast(op, "values", values.shape, "indexing result", indexed.shape) != indexed.shape) {
+    fail(op, "values", "{} cannot be broadcast to the indexing result {}", values.to_string(),
+         shape_string(indexed.shape));
+  }
+  return {make_spec(self.dtype, self.shape)};
+}
+
+std::vector<TensorSpec> topk(const OpSchema& op, const ArgumentList& args) {
+  const TensorSpec& self = tensor(op, args, "self");
+  const int64_t k = int_value(op, args, "k");
+  const int64_t dim = normalize_dim(op, "dim", int_value(op, args, "dim"), self.rank());
+  if (self.dtype == DType::Bool) fail(op, "self", "Bool is not supported");
+  Shape shape = self.shape;
+  if (self.rank() == 0) {
+    if (k < 0 || k > 1) fail(op, "k", "{} is out of range for a 0-dim tensor", k);
+  } else {
+    const SymInt& n = shape[static_cast<size_t>(dim)];
+    if (k < 0 || k > n.upper_bound() || (n.is_static() && k > n.value())) {
+      fail(op, "k", "{} is out of range for dim {} of {}", k, dim, self.to_string());
+    }
+    shape[static_cast<size_t>(dim)] = SymInt(k);
+  }
+  return {make_spec(self.dtype, shape), make_spec(DType::Long, shape)};
 }
 
 }  // namespace ptec::ir::shape

@@ -244,6 +244,40 @@ TEST_F(ShapeFnTest, ViewsAndShapeOps) {
             TensorSpec(DType::Float, std::vector<int64_t>{5, 2, 3, 7}));
 }
 
+TEST_F(ShapeFnTest, ScatterIndexPutTopk) {
+  const SymInt b = sym("b");
+  Node* x = t(DType::Float, {b, 5});
+  Node* idx = t(DType::Long, {2, 3});
+  EXPECT_EQ(one("aten::scatter.src", {x, int64_t{1}, idx, t(DType::Float, {2, 3})}),
+            TensorSpec(DType::Float, Shape{b, 5}));
+  EXPECT_EQ(one("aten::scatter.value", {x, int64_t{-1}, idx, 2.5}),
+            TensorSpec(DType::Float, Shape{b, 5}));
+  EXPECT_EQ(one("aten::scatter_reduce.two",
+                {x, int64_t{0}, idx, t(DType::Float, {2, 3}), std::string("amax")}),
+            TensorSpec(DType::Float, Shape{b, 5}));
+  EXPECT_THAT(error("aten::scatter_add", {x, int64_t{0}, t(DType::Int, {2, 3}), x}),
+              HasSubstr("argument 'index': expected an int64 tensor"));
+  EXPECT_THAT(error("aten::scatter.src", {x, int64_t{0}, t(DType::Long, {3}), x}),
+              HasSubstr("must have the rank of self"));
+  EXPECT_THAT(error("aten::scatter.src", {x, int64_t{0}, idx, t(DType::Double, {2, 3})}),
+              HasSubstr("argument 'src'"));
+  EXPECT_THAT(error("aten::scatter_reduce.two",
+                    {x, int64_t{0}, idx, t(DType::Float, {2, 3}), std::string("max")}),
+              HasSubstr("argument 'reduce'"));
+  Node* y = t(DType::Float, {4, 5, 6});
+  EXPECT_EQ(one("aten::index_put", {y, ArgumentList{t(DType::Long, {2, 1}), t(DType::Long, {3})},
+                                    t(DType::Float, {6})}),
+            TensorSpec(DType::Float, std::vector<int64_t>{4, 5, 6}));
+  EXPECT_THAT(
+      error("aten::index_put", {y, ArgumentList{t(DType::Long, {2})}, t(DType::Float, {3, 5, 6})}),
+      HasSubstr("'values' [3, 5, 6] and 'indexing result' [2, 5, 6] do not broadcast"));
+  const auto tk = run("aten::topk", {x, int64_t{3}, int64_t{-1}});
+  ASSERT_EQ(tk.size(), 2u);
+  EXPECT_EQ(tk[0], TensorSpec(DType::Float, Shape{b, 3}));
+  EXPECT_EQ(tk[1], TensorSpec(DType::Long, Shape{b, 3}));
+  EXPECT_THAT(error("aten::topk", {x, int64_t{6}}), HasSubstr("argument 'k'"));
+}
+
 TEST_F(ShapeFnTest, MatmulAndNorms) {
   const SymInt b = sym("b");
   EXPECT_EQ(
