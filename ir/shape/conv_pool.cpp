@@ -42,14 +42,17 @@ struct PoolParams {
   bool ceil_mode = false;
 };
 
-std::vector<TensorSpec> pool2d(const OpSchema& op, const ArgumentList& args, const PoolParams& p) {
+// A pool over the last `spatial` (2 or 3) dims of a tensor of rank spatial + 1 or spatial + 2.
+std::vector<TensorSpec> pool_nd(const OpSchema& op, const ArgumentList& args, const PoolParams& p,
+                                size_t spatial) {
   const TensorSpec& self = tensor(op, args, "self");
-  if (self.rank() != 3 && self.rank() != 4) {
-    fail(op, "self", "expected a 3-d or 4-d tensor, got {}", self.to_string());
+  if (self.rank() != spatial + 1 && self.rank() != spatial + 2) {
+    fail(op, "self", "expected a {}-d or {}-d tensor, got {}", spatial + 1, spatial + 2,
+         self.to_string());
   }
-  Shape out(self.shape.begin(), self.shape.end() - 2);
-  for (size_t i = 0; i < 2; ++i) {
-    const size_t dim = self.rank() - 2 + i;
+  Shape out(self.shape.begin(), self.shape.end() - static_cast<ptrdiff_t>(spatial));
+  for (size_t i = 0; i < spatial; ++i) {
+    const size_t dim = self.rank() - spatial + i;
     if (p.kernel[i] <= 0) fail(op, "kernel_size", "must be positive, got {}", p.kernel[i]);
     if (p.stride[i] <= 0) fail(op, "stride", "must be positive, got {}", p.stride[i]);
     if (p.padding[i] < 0 || p.padding[i] * 2 > p.kernel[i]) {
@@ -67,15 +70,17 @@ std::vector<TensorSpec> pool2d(const OpSchema& op, const ArgumentList& args, con
   return {make_spec(self.dtype, std::move(out))};
 }
 
-PoolParams pool_params(const OpSchema& op, const ArgumentList& args, bool has_dilation) {
+PoolParams pool_params(const OpSchema& op, const ArgumentList& args, bool has_dilation,
+                       size_t spatial = 2) {
   PoolParams p;
-  p.kernel = expand_param(op, "kernel_size", int_list(op, args, "kernel_size"), 2, {});
+  const std::vector<int64_t> zeros(spatial, 0), ones(spatial, 1);
+  p.kernel = expand_param(op, "kernel_size", int_list(op, args, "kernel_size"), spatial, {});
   if (p.kernel.empty()) fail(op, "kernel_size", "must not be empty");
-  p.stride = expand_param(op, "stride", int_list(op, args, "stride"), 2, p.kernel);
-  p.padding = expand_param(op, "padding", int_list(op, args, "padding"), 2, {0, 0});
+  p.stride = expand_param(op, "stride", int_list(op, args, "stride"), spatial, p.kernel);
+  p.padding = expand_param(op, "padding", int_list(op, args, "padding"), spatial, zeros);
   p.dilation = has_dilation
-                   ? expand_param(op, "dilation", int_list(op, args, "dilation"), 2, {1, 1})
-                   : std::vector<int64_t>{1, 1};
+                   ? expand_param(op, "dilation", int_list(op, args, "dilation"), spatial, ones)
+                   : ones;
   p.ceil_mode = bool_value(op, args, "ceil_mode");
   return p;
 }
@@ -151,6 +156,12 @@ std::vector<TensorSpec> convolution(const OpSchema& op, const ArgumentList& args
       size = (in + 2 * padding[i] - dilation[i] * (k - 1) - 1) / stride[i] + 1;
       if (in + 2 * padding[i] < dilation[i] * (k - 1) + 1) size = 0;
     } else {
+      if (output_padding[i] < 0 ||
+          (output_padding[i] >= stride[i] && output_padding[i] >= dilation[i])) {
+        fail(op, "output_padding",
+             "{} must be >= 0 and smaller than either stride {} or dilation {}", output_padding[i],
+             stride[i], dilation[i]);
+      }
       size = (in - 1) * stride[i] - 2 * padding[i] + dilation[i] * (k - 1) + output_padding[i] + 1;
     }
     if (size <= 0) {
@@ -163,7 +174,14 @@ std::vector<TensorSpec> convolution(const OpSchema& op, const ArgumentList& args
 }
 
 std::vector<TensorSpec> max_pool2d_with_indices(const OpSchema& op, const ArgumentList& args) {
-  std::vector<TensorSpec> out = pool2d(op, args, pool_params(op, args, /*has_dilation=*/true));
+  std::vector<TensorSpec> out = pool_nd(op, args, pool_params(op, args, /*has_dilation=*/true), 2);
+  out.push_back(make_spec(DType::Long, out[0].shape));
+  return out;
+}
+
+std::vector<TensorSpec> max_pool3d_with_indices(const OpSchema& op, const ArgumentList& args) {
+  std::vector<TensorSpec> out =
+      pool_nd(op, args, pool_params(op, args, /*has_dilation=*/true, 3), 3);
   out.push_back(make_spec(DType::Long, out[0].shape));
   return out;
 }
@@ -173,7 +191,15 @@ std::vector<TensorSpec> avg_pool2d(const OpSchema& op, const ArgumentList& args)
   if (auto divisor = optional_int(op, args, "divisor_override"); divisor && *divisor == 0) {
     fail(op, "divisor_override", "must not be 0");
   }
-  return pool2d(op, args, pool_params(op, args, /*has_dilation=*/false));
+  return pool_nd(op, args, pool_params(op, args, /*has_dilation=*/false), 2);
+}
+
+std::vector<TensorSpec> avg_pool3d(const OpSchema& op, const ArgumentList& args) {
+  require_float(op, "self", tensor(op, args, "self"));
+  if (auto divisor = optional_int(op, args, "divisor_override"); divisor && *divisor == 0) {
+    fail(op, "divisor_override", "must not be 0");
+  }
+  return pool_nd(op, args, pool_params(op, args, /*has_dilation=*/false, 3), 3);
 }
 
 std::vector<TensorSpec> adaptive_avg_pool2d(const OpSchema& op, const ArgumentList& args) {

@@ -162,6 +162,20 @@ std::tuple<Tensor&, Tensor&> max_pool2d_with_indices_out(KernelRuntimeContext& c
 Tensor& avg_pool2d_out(KernelRuntimeContext& ctx, const Tensor& self, IntList kernel_size,
                        IntList stride, IntList padding, bool ceil_mode, bool count_include_pad,
                        std::optional<int64_t> divisor_override, Tensor& out);
+/// max_pool3d_with_indices.out(Tensor self, int[3] kernel_size, int[3] stride=[],
+/// int[3] padding=0, int[3] dilation=1, bool ceil_mode=False, *, Tensor(a!) out,
+/// Tensor(b!) indices)
+std::tuple<Tensor&, Tensor&> max_pool3d_with_indices_out(KernelRuntimeContext& ctx,
+                                                         const Tensor& self, IntList kernel_size,
+                                                         IntList stride, IntList padding,
+                                                         IntList dilation, bool ceil_mode,
+                                                         Tensor& out, Tensor& indices);
+/// avg_pool3d.out(Tensor self, int[3] kernel_size, int[3] stride=[], int[3] padding=0,
+/// bool ceil_mode=False, bool count_include_pad=True, int? divisor_override=None, *,
+/// Tensor(a!) out)
+Tensor& avg_pool3d_out(KernelRuntimeContext& ctx, const Tensor& self, IntList kernel_size,
+                       IntList stride, IntList padding, bool ceil_mode, bool count_include_pad,
+                       std::optional<int64_t> divisor_override, Tensor& out);
 /// _adaptive_avg_pool2d.out(Tensor self, SymInt[2] output_size, *, Tensor(a!) out)
 Tensor& adaptive_avg_pool2d_out(KernelRuntimeContext& ctx, const Tensor& self, IntList output_size,
                                 Tensor& out);

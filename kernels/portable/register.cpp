@@ -66,6 +66,8 @@ const runtime::Kernel kPortableKernels[] = {
                 native_batch_norm_no_training_out),
     PTEC_KERNEL("aten::max_pool2d_with_indices.out", max_pool2d_with_indices_out),
     PTEC_KERNEL("aten::avg_pool2d.out", avg_pool2d_out),
+    PTEC_KERNEL("aten::max_pool3d_with_indices.out", max_pool3d_with_indices_out),
+    PTEC_KERNEL("aten::avg_pool3d.out", avg_pool3d_out),
     PTEC_KERNEL("aten::_adaptive_avg_pool2d.out", adaptive_avg_pool2d_out),
     PTEC_KERNEL("aten::native_layer_norm.out", native_layer_norm_out),
     PTEC_KERNEL("aten::native_group_norm.out", native_group_norm_out),

@@ -9,16 +9,17 @@ namespace {
 
 PTEC_REF_SUITE(ConvPool, "conv_pool.bin");
 PTEC_REF_SUITE(Norm, "norm.bin");
+PTEC_REF_SUITE(ConvPoolNd, "conv_pool_nd.bin");
 
 constexpr DType f32 = DType::Float;
 
 // convolution.out with the given input/weight shapes and int-list parameters.
 ArgStack conv(std::deque<OwnedTensor>& pool, std::vector<SizesType> in, std::vector<SizesType> w,
               std::vector<int64_t> stride, std::vector<int64_t> pad, int64_t groups,
-              bool transposed = false) {
+              bool transposed = false, std::vector<int64_t> output_padding = {0}) {
   ArgStack s;
   s.t(make_zeros(pool, f32, std::move(in))).t(make_zeros(pool, f32, std::move(w))).none();
-  s.ints(stride).ints(pad).ints({1}).b(transposed).ints({0}).i(groups);
+  s.ints(stride).ints(pad).ints({1}).b(transposed).ints(output_padding).i(groups);
   s.t(make_zeros(pool, f32, {1, 1, 1, 1}, ShapeDynamism::DynamicBound, 4096));
   return s;
 }
@@ -45,14 +46,66 @@ TEST(ConvPoolErrors, ConvBadStrideAndRank) {
   std::deque<OwnedTensor> pool;
   ArgStack zero_stride = conv(pool, {1, 1, 4, 4}, {1, 1, 3, 3}, {0}, {0}, 1);
   EXPECT_TRUE(fails_with(zero_stride, "aten::convolution.out", Error::InvalidArgument, "stride"));
-  ArgStack bad_rank = conv(pool, {1, 1, 4, 4, 4}, {1, 1, 3, 3, 3}, {1}, {0}, 1);
-  EXPECT_TRUE(fails_with(bad_rank, "aten::convolution.out", Error::InvalidArgument, "3-D"));
+  ArgStack bad_rank = conv(pool, {1, 1, 4, 4, 4, 4}, {1, 1, 3, 3, 3, 3}, {1}, {0}, 1);
+  EXPECT_TRUE(fails_with(bad_rank, "aten::convolution.out", Error::InvalidArgument, "5-D"));
+  ArgStack kernel_3d = conv(pool, {1, 1, 4, 4, 2}, {1, 1, 3, 3, 3}, {1}, {0}, 1);
+  EXPECT_TRUE(
+      fails_with(kernel_3d, "aten::convolution.out", Error::InvalidArgument, "larger than"));
 }
 
-TEST(ConvPoolErrors, TransposedConvolutionIsRejected) {
+TEST(ConvPoolErrors, TransposedConvWeightChannels) {
   std::deque<OwnedTensor> pool;
-  ArgStack s = conv(pool, {1, 1, 4, 4}, {1, 1, 3, 3}, {1}, {0}, 1, /*transposed=*/true);
-  EXPECT_TRUE(fails_with(s, "aten::convolution.out", Error::NotImplemented, "transposed"));
+  // A transposed weight is [C_in, C_out / groups, k...]: dim 0 must match the input channels.
+  ArgStack s = conv(pool, {1, 2, 4, 4}, {3, 2, 3, 3}, {1}, {0}, 1, /*transposed=*/true);
+  EXPECT_TRUE(fails_with(s, "aten::convolution.out", Error::InvalidArgument,
+                         "transposed weight has 3 input channels"));
+  ArgStack groups = conv(pool, {1, 3, 4, 4}, {3, 2, 3, 3}, {1}, {0}, 2, /*transposed=*/true);
+  EXPECT_TRUE(fails_with(groups, "aten::convolution.out", Error::InvalidArgument, "groups 2"));
+}
+
+TEST(ConvPoolErrors, TransposedConvOutputPadding) {
+  std::deque<OwnedTensor> pool;
+  ArgStack too_big = conv(pool, {1, 1, 4, 4}, {1, 1, 3, 3}, {2}, {0}, 1, /*transposed=*/true, {2});
+  EXPECT_TRUE(fails_with(too_big, "aten::convolution.out", Error::InvalidArgument,
+                         "output padding must be smaller"));
+  ArgStack negative =
+      conv(pool, {1, 1, 4, 4}, {1, 1, 3, 3}, {2}, {0}, 1, /*transposed=*/true, {-1});
+  EXPECT_TRUE(fails_with(negative, "aten::convolution.out", Error::InvalidArgument,
+                         "output_padding must be >= 0"));
+  ArgStack padded_away = conv(pool, {1, 1, 1, 1}, {1, 1, 1, 1}, {1}, {1}, 1, /*transposed=*/true);
+  EXPECT_TRUE(
+      fails_with(padded_away, "aten::convolution.out", Error::InvalidArgument, "too small"));
+}
+
+TEST(ConvPoolErrors, Pool3dArguments) {
+  std::deque<OwnedTensor> pool;
+  // max_pool3d_with_indices.out: a 4-D (C, D, H, W) or 5-D input; lists of 1 or 3 values.
+  ArgStack rank;
+  rank.t(make_zeros(pool, f32, {1, 4, 4})).ints({2}).ints({}).ints({0}).ints({1}).b(false);
+  rank.t(make_zeros(pool, f32, {1, 1, 1, 1}, ShapeDynamism::DynamicBound, 256));
+  rank.t(make_zeros(pool, DType::Long, {1, 1, 1, 1}, ShapeDynamism::DynamicBound, 256));
+  EXPECT_TRUE(
+      fails_with(rank, "aten::max_pool3d_with_indices.out", Error::InvalidArgument, "4-D or 5-D"));
+  ArgStack two;
+  two.t(make_zeros(pool, f32, {1, 1, 4, 4, 4})).ints({2, 2}).ints({}).ints({0}).ints({1});
+  two.b(false).t(make_zeros(pool, f32, {1, 1, 1, 1, 1}, ShapeDynamism::DynamicBound, 256));
+  two.t(make_zeros(pool, DType::Long, {1, 1, 1, 1, 1}, ShapeDynamism::DynamicBound, 256));
+  EXPECT_TRUE(fails_with(two, "aten::max_pool3d_with_indices.out", Error::InvalidArgument,
+                         "1 or 3 values"));
+  // avg_pool3d.out: padding at most half the kernel, a non-zero divisor, a big enough input.
+  ArgStack pad;
+  pad.t(make_zeros(pool, f32, {1, 1, 4, 4, 4})).ints({2}).ints({}).ints({0, 2, 0}).b(false);
+  pad.b(true).none().t(make_zeros(pool, f32, {1, 1, 1, 1, 1}, ShapeDynamism::DynamicBound, 256));
+  EXPECT_TRUE(fails_with(pad, "aten::avg_pool3d.out", Error::InvalidArgument,
+                         "pad should be at most half"));
+  ArgStack div;
+  div.t(make_zeros(pool, f32, {1, 1, 4, 4, 4})).ints({2}).ints({}).ints({0}).b(false).b(true);
+  div.i(0).t(make_zeros(pool, f32, {1, 1, 2, 2, 2}, ShapeDynamism::DynamicBound, 256));
+  EXPECT_TRUE(fails_with(div, "aten::avg_pool3d.out", Error::InvalidArgument, "divisor"));
+  ArgStack small;
+  small.t(make_zeros(pool, f32, {1, 1, 4, 1, 4})).ints({2}).ints({}).ints({0}).b(false).b(true);
+  small.none().t(make_zeros(pool, f32, {1, 1, 1, 1, 1}, ShapeDynamism::DynamicBound, 256));
+  EXPECT_TRUE(fails_with(small, "aten::avg_pool3d.out", Error::InvalidArgument, "too small"));
 }
 
 TEST(ConvPoolErrors, BatchNormChannelMismatch) {

@@ -422,6 +422,111 @@ def conv_pool(c):
               "aten::_adaptive_avg_pool2d.out", [x, osize, Out(y)])
 
 
+# ---------------------------------------------------------------- transposed / 3-D conv, 3-D pool
+def conv_pool_nd(c):
+    # Transposed convolution: (name, input shape, weight shape [C_in, C_out/g, k...], stride,
+    # padding, dilation, output_padding, groups, bias)
+    tconvs = [
+        ("t1d", (2, 3, 7), (3, 2, 3), [1], [0], [1], [0], 1, True),
+        ("t1d_stride_pad_op", (1, 4, 6), (4, 3, 4), [3], [1], [1], [2], 1, True),
+        ("t1d_groups_dil", (2, 4, 5), (4, 2, 3), [2], [2], [2], [1], 2, False),
+        ("t2d", (1, 3, 5, 4), (3, 2, 3, 3), [1, 1], [0, 0], [1, 1], [0, 0], 1, True),
+        ("t2d_stride", (2, 2, 4, 5), (2, 3, 3, 2), [2, 3], [1, 0], [1, 1], [1, 2], 1, True),
+        ("t2d_groups_dil_op", (1, 6, 4, 4), (6, 2, 3, 3), [2, 2], [1, 2], [2, 3], [1, 0], 3, True),
+        ("t2d_depthwise", (1, 4, 5, 5), (4, 1, 3, 3), [1, 2], [1, 1], [1, 1], [0, 1], 4, False),
+        ("t2d_1x1_stride", (1, 3, 3, 3), (3, 2, 1, 1), [2, 2], [0, 0], [1, 1], [1, 1], 1, True),
+        ("t2d_pad_all", (1, 2, 4, 4), (2, 1, 3, 3), [1, 1], [1, 1], [1, 1], [0, 0], 1, True),
+        ("t2d_zero_batch", (0, 2, 3, 3), (2, 2, 3, 3), [1, 1], [0, 0], [1, 1], [0, 0], 1, True),
+        ("t3d", (1, 2, 3, 4, 3), (2, 3, 2, 3, 2), [1, 1, 1], [0, 0, 0], [1, 1, 1], [0, 0, 0], 1,
+         True),
+        ("t3d_all", (2, 4, 3, 3, 4), (4, 1, 3, 2, 3), [2, 1, 3], [1, 0, 2], [1, 2, 1],
+         [1, 0, 2], 2, True),
+        ("t3d_scalar_params", (1, 2, 2, 3, 3), (2, 2, 2, 2, 2), [2], [1], [1], [1], 1, False),
+    ]
+    for name, ishape, wshape, stride, pad, dil, opad, groups, has_bias in tconvs:
+        x, w = rnd(*ishape), rnd(*wshape)
+        b = rnd(wshape[1] * groups) if has_bias else None
+        y = torch.ops.aten.convolution(x, w, b, stride, pad, dil, True, opad, groups)
+        c.add(f"conv_{name}", "aten::convolution.out",
+              [x, w, b, stride, pad, dil, True, opad, groups, Out(y)], ACC_RTOL, ACC_ATOL)
+    x, w, b = rnd(1, 2, 3, 4, dtype=D), rnd(2, 3, 3, 2, dtype=D), rnd(3, dtype=D)
+    y = torch.ops.aten.convolution(x, w, b, [2, 1], [1, 0], [1, 2], True, [1, 0], 1)
+    c.add("conv_t2d_f64", "aten::convolution.out",
+          [x, w, b, [2, 1], [1, 0], [1, 2], True, [1, 0], 1, Out(y)], 1e-10, 1e-12)
+
+    # 3-D convolution: (name, input shape, weight shape, stride, padding, dilation, groups, bias)
+    convs = [
+        ("c3d", (1, 2, 4, 5, 6), (3, 2, 3, 3, 3), [1, 1, 1], [0, 0, 0], [1, 1, 1], 1, True),
+        ("c3d_stride_pad", (2, 3, 5, 6, 7), (4, 3, 3, 2, 3), [2, 1, 3], [1, 0, 2], [1, 1, 1], 1,
+         True),
+        ("c3d_groups_dil", (1, 4, 6, 6, 6), (6, 2, 2, 3, 2), [1, 2, 1], [1, 1, 0], [2, 1, 3], 2,
+         False),
+        ("c3d_depthwise", (1, 3, 4, 4, 4), (3, 1, 3, 3, 3), [1], [1], [1], 3, True),
+        ("c3d_zero_batch", (0, 2, 3, 3, 3), (2, 2, 2, 2, 2), [1], [0], [1], 1, True),
+    ]
+    for name, ishape, wshape, stride, pad, dil, groups, has_bias in convs:
+        x, w = rnd(*ishape), rnd(*wshape)
+        b = rnd(wshape[0]) if has_bias else None
+        y = torch.ops.aten.convolution(x, w, b, stride, pad, dil, False, [0, 0, 0], groups)
+        c.add(f"conv_{name}", "aten::convolution.out",
+              [x, w, b, stride, pad, dil, False, [0, 0, 0], groups, Out(y)], ACC_RTOL, ACC_ATOL)
+    x, w = rnd(1, 1, 3, 3, 3, dtype=D), rnd(2, 1, 2, 2, 2, dtype=D)
+    y = torch.ops.aten.convolution(x, w, None, [1], [1], [1], False, [0], 1)
+    c.add("conv_c3d_f64", "aten::convolution.out",
+          [x, w, None, [1], [1], [1], False, [0], 1, Out(y)], 1e-10, 1e-12)
+
+    # max pool 3-D: (name, shape, kernel, stride, padding, dilation, ceil)
+    pools = [
+        ("k2s2", (1, 2, 4, 4, 4), [2, 2, 2], [2, 2, 2], [0, 0, 0], [1, 1, 1], False),
+        ("k3s2p1", (2, 3, 5, 7, 6), [3, 3, 3], [2, 2, 2], [1, 1, 1], [1, 1, 1], False),
+        ("ceil", (1, 1, 5, 5, 5), [2, 2, 2], [2, 2, 2], [0, 0, 0], [1, 1, 1], True),
+        ("ceil_pad", (1, 2, 6, 5, 4), [3, 3, 2], [2, 2, 2], [1, 1, 1], [1, 1, 1], True),
+        ("dilation", (1, 1, 7, 7, 7), [3, 2, 2], [1, 2, 1], [1, 1, 0], [2, 3, 1], False),
+        ("default_stride", (1, 1, 6, 6, 6), [3], [], [1], [1], False),
+        ("cdhw", (3, 4, 5, 5), [2, 2, 2], [1, 1, 1], [1, 1, 1], [1, 1, 1], False),
+    ]
+    for name, shape, k, s, p, d, ceil in pools:
+        x = rnd(*shape)
+        v, i = torch.ops.aten.max_pool3d_with_indices(x, k, s, p, d, ceil)
+        c.add(f"max_pool3d_{name}", "aten::max_pool3d_with_indices.out",
+              [x, k, s, p, d, ceil, Out(v), Out(i)])
+    x = rnd(1, 1, 3, 4, 4, dtype=D)
+    x[0, 0, 1, 1, 1] = float("nan")
+    v, i = torch.ops.aten.max_pool3d_with_indices(x, [2, 2, 2], [1, 1, 1], [0, 0, 0], [1, 1, 1],
+                                                  False)
+    c.add("max_pool3d_f64_nan", "aten::max_pool3d_with_indices.out",
+          [x, [2, 2, 2], [1, 1, 1], [0, 0, 0], [1, 1, 1], False, Out(v), Out(i)])
+    # Integral inputs (torch 1.13's CPU kernel is floating-only; the values are exact in f64 and
+    # ties keep the first maximum either way).
+    x = rnd(1, 2, 3, 4, 5, dtype=torch.int64)
+    v, i = torch.ops.aten.max_pool3d_with_indices(x.double(), [2, 2, 2], [1, 2, 2], [1, 1, 1],
+                                                  [1, 1, 1], False)
+    c.add("max_pool3d_int64", "aten::max_pool3d_with_indices.out",
+          [x, [2, 2, 2], [1, 2, 2], [1, 1, 1], [1, 1, 1], False, Out(v.long()), Out(i)])
+
+    # avg pool 3-D: (name, shape, kernel, stride, padding, ceil, count_include_pad, divisor)
+    avgs = [
+        ("k2s2", (1, 2, 4, 4, 4), [2, 2, 2], [2, 2, 2], [0, 0, 0], False, True, None),
+        ("k3s2p1", (2, 3, 5, 7, 6), [3, 3, 3], [2, 2, 2], [1, 1, 1], False, True, None),
+        ("k3s2p1_nopad", (2, 3, 5, 7, 6), [3, 3, 3], [2, 2, 2], [1, 1, 1], False, False, None),
+        ("ceil", (1, 1, 5, 5, 5), [2, 2, 2], [2, 2, 2], [0, 0, 0], True, True, None),
+        ("ceil_pad", (1, 2, 6, 5, 4), [3, 3, 2], [2, 2, 2], [1, 1, 1], True, True, None),
+        ("ceil_pad_nopad", (1, 2, 6, 5, 4), [3, 3, 2], [2, 2, 2], [1, 1, 1], True, False, None),
+        ("divisor", (1, 1, 4, 5, 5), [2, 2, 3], [1, 1, 2], [1, 1, 1], False, True, 5),
+        ("divisor_ceil_nopad", (1, 1, 4, 5, 5), [2, 3, 2], [2, 2, 2], [1, 1, 1], True, False, 3),
+        ("default_stride", (1, 1, 6, 6, 6), [3], [], [0], False, True, None),
+        ("cdhw", (3, 4, 5, 5), [2, 2, 2], [1, 1, 1], [1, 1, 1], False, True, None),
+    ]
+    for name, shape, k, s, p, ceil, cip, div in avgs:
+        x = rnd(*shape)
+        y = torch.ops.aten.avg_pool3d(x, k, s, p, ceil, cip, div)
+        c.add(f"avg_pool3d_{name}", "aten::avg_pool3d.out", [x, k, s, p, ceil, cip, div, Out(y)])
+    x = rnd(1, 1, 3, 3, 3, dtype=D)
+    y = torch.ops.aten.avg_pool3d(x, [2, 2, 2], [1, 1, 1], [1, 1, 1], False, False, None)
+    c.add("avg_pool3d_f64", "aten::avg_pool3d.out",
+          [x, [2, 2, 2], [1, 1, 1], [1, 1, 1], False, False, None, Out(y)])
+
+
 # ---------------------------------------------------------------- linear algebra
 def linalg(c):
     for n, k, m in [(3, 4, 5), (1, 1, 1), (7, 16, 3), (2, 0, 3), (0, 3, 2)]:
@@ -965,7 +1070,7 @@ if __name__ == "__main__":
     out_dir = os.path.join(os.path.dirname(os.path.abspath(__file__)), "data")
     os.makedirs(out_dir, exist_ok=True)
     families = {"elementwise": elementwise, "activation": activation, "reduction": reduction,
-                "conv_pool": conv_pool, "linalg": linalg, "shape": shape, "math": math,
+                "conv_pool": conv_pool, "conv_pool_nd": conv_pool_nd, "linalg": linalg, "shape": shape, "math": math,
                 "norm": norm, "index": index, "coverage": coverage,
                 "scatter": scatter}
     only = sys.argv[1:]
