@@ -15,6 +15,10 @@ int int_rank(DType t) {
   }
 }
 
+bool is_barebones_unsigned(DType t) {
+  return t == DType::UInt16 || t == DType::UInt32 || t == DType::UInt64;
+}
+
 int float_rank(DType t) {
   switch (t) {
     case DType::Half:
@@ -31,6 +35,15 @@ DType promote_types(DType a, DType b) {
   if (a == b) return a;
   PTEC_ENFORCE(!is_quantized(a) && !is_quantized(b), InvalidArgument,
                "cannot promote quantized dtypes {} and {}", to_string(a), to_string(b));
+  if (is_barebones_unsigned(a) || is_barebones_unsigned(b)) {
+    // c10: uint16/32/64 promote only with a floating type (which wins).
+    if (is_floating_point(a)) return a;
+    if (is_floating_point(b)) return b;
+    raise(Error::InvalidArgument,
+          "promotion of {} and {} is not supported (uint16, uint32 and uint64 combine only with "
+          "their own dtype or a floating dtype)",
+          to_string(a), to_string(b));
+  }
   if (a == DType::Bool) return b;
   if (b == DType::Bool) return a;
   const bool af = is_floating_point(a);

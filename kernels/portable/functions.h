@@ -356,6 +356,18 @@ Tensor& argmax_out(KernelRuntimeContext& ctx, const Tensor& self, const std::opt
 Tensor& argmin_out(KernelRuntimeContext& ctx, const Tensor& self, const std::optional<int64_t>& dim,
                    bool keepdim, Tensor& out);
 /// amin.out(Tensor self, int[1] dim=[], bool keepdim=False, *, Tensor(a!) out)
+/// bitwise_left_shift.Tensor_out(Tensor self, Tensor other, *, Tensor(a!) out)
+Tensor& bitwise_left_shift_tensor_out(KernelRuntimeContext& ctx, const Tensor& self,
+                                      const Tensor& other, Tensor& out);
+/// bitwise_left_shift.Tensor_Scalar_out(Tensor self, Scalar other, *, Tensor(a!) out)
+Tensor& bitwise_left_shift_scalar_out(KernelRuntimeContext& ctx, const Tensor& self,
+                                      const Scalar& other, Tensor& out);
+/// bitwise_right_shift.Tensor_out(Tensor self, Tensor other, *, Tensor(a!) out)
+Tensor& bitwise_right_shift_tensor_out(KernelRuntimeContext& ctx, const Tensor& self,
+                                       const Tensor& other, Tensor& out);
+/// bitwise_right_shift.Tensor_Scalar_out(Tensor self, Scalar other, *, Tensor(a!) out)
+Tensor& bitwise_right_shift_scalar_out(KernelRuntimeContext& ctx, const Tensor& self,
+                                       const Scalar& other, Tensor& out);
 Tensor& amin_out(KernelRuntimeContext& ctx, const Tensor& self, IntList dim, bool keepdim,
                  Tensor& out);
 /// prod.int_out(Tensor self, int dim, bool keepdim=False, *, ScalarType? dtype=None,

@@ -9,9 +9,9 @@ Tensor& add_out(KernelRuntimeContext& ctx, const Tensor& self, const Tensor& oth
                 const Scalar& alpha, Tensor& out) {
   constexpr const char* kOp = "add.out";
   const DType common = result_type(self, other);
-  if (!binary_op_prologue(ctx, kOp, self, other, out, common)) return out;
+  if (!binary_op_prologue(ctx, kOp, self, other, out, common, kReducedFloat)) return out;
   if (!check_alpha(ctx, kOp, common, alpha)) return out;
-  dispatch_real_bool(common, [&](auto tag) {
+  dispatch_real_bool(compute_dtype(common), [&](auto tag) {
     using CT = decltype(tag);
     const CT a = scalar_to<CT>(alpha);
     apply_binary<CT>(ctx, kOp, self, other, out,
@@ -24,9 +24,9 @@ Tensor& add_scalar_out(KernelRuntimeContext& ctx, const Tensor& self, const Scal
                        const Scalar& alpha, Tensor& out) {
   constexpr const char* kOp = "add.Scalar_out";
   const DType common = result_type(self, other);
-  if (!unary_op_prologue(ctx, kOp, self, out, common)) return out;
+  if (!unary_op_prologue(ctx, kOp, self, out, common, kReducedFloat)) return out;
   if (!check_alpha(ctx, kOp, common, alpha)) return out;
-  dispatch_real_bool(common, [&](auto tag) {
+  dispatch_real_bool(compute_dtype(common), [&](auto tag) {
     using CT = decltype(tag);
     const CT b = static_cast<CT>(scalar_to<CT>(alpha) * scalar_to<CT>(other));
     apply_unary<CT>(ctx, kOp, self, out, [b](CT x) { return static_cast<CT>(x + b); });

@@ -18,17 +18,20 @@ Tensor& cat_out(KernelRuntimeContext& ctx, TensorList tensors, int64_t dim, Tens
   constexpr const char* kOp = "cat.out";
   PTEC_KERNEL_CHECK_MSG(ctx, !tensors.empty(), InvalidArgument, out,
                         "%s: expects a non-empty list of tensors", kOp);
-  PTEC_KERNEL_CHECK_MSG(ctx, is_supported_dtype(out.dtype()), InvalidArgument, out,
+  constexpr unsigned kSupport = kReducedFloat | kBarebonesUnsigned;
+  PTEC_KERNEL_CHECK_MSG(ctx, is_accepted_dtype(out.dtype(), kSupport), InvalidArgument, out,
                         "%s: unsupported out dtype %s", kOp, to_string(out.dtype()));
   const Tensor* ref = nullptr;
   DType common = tensors[0].dtype();
   for (const Tensor& t : tensors) {
     if (!check_contiguous(ctx, kOp, {&t})) return out;
-    PTEC_KERNEL_CHECK_MSG(ctx, is_supported_dtype(t.dtype()), InvalidArgument, out,
+    PTEC_KERNEL_CHECK_MSG(ctx, is_accepted_dtype(t.dtype(), kSupport), InvalidArgument, out,
                           "%s: unsupported dtype %s", kOp, to_string(t.dtype()));
     common = promote_types(common, t.dtype());
     if (ref == nullptr && !is_skipped(t)) ref = &t;
   }
+  PTEC_KERNEL_CHECK_MSG(ctx, common != kNoPromotion, InvalidArgument, out,
+                        "%s: type promotion of the inputs' dtypes is not supported", kOp);
   PTEC_KERNEL_CHECK_MSG(ctx, can_cast(common, out.dtype()), InvalidArgument, out,
                         "%s: result type %s can't be cast to the out dtype %s", kOp,
                         to_string(common), to_string(out.dtype()));
@@ -59,7 +62,7 @@ Tensor& cat_out(KernelRuntimeContext& ctx, TensorList tensors, int64_t dim, Tens
   if (!resize_out(ctx, kOp, out, shape.span())) return out;
   if (!check_contiguous(ctx, kOp, {&out})) return out;
   const DimSplit o = split_at(out, d);
-  dispatch_real_bool(out.dtype(), [&](auto tag) {
+  dispatch_storage(out.dtype(), [&](auto tag) {
     using OT = decltype(tag);
     OT* dst = out.mutable_data_ptr<OT>();
     int64_t offset = 0;  // position along dim

@@ -47,9 +47,11 @@ Tensor& to_copy_out(KernelRuntimeContext& ctx, const Tensor& self, std::optional
   PTEC_KERNEL_CHECK_MSG(ctx, !dtype || *dtype == out.dtype(), InvalidArgument, out,
                         "%s: dtype %s does not match the out dtype %s", kOp,
                         dtype ? to_string(*dtype) : "", to_string(out.dtype()));
-  // Any conversion is allowed: pass the out dtype as the "common" type.
-  if (!unary_op_prologue(ctx, kOp, self, out, out.dtype())) return out;
-  dispatch_real_bool(out.dtype(), [&](auto tag) {
+  // Any conversion among the storage dtypes is allowed: pass the out dtype as the "common" type.
+  if (!unary_op_prologue(ctx, kOp, self, out, out.dtype(), kReducedFloat | kBarebonesUnsigned)) {
+    return out;
+  }
+  dispatch_storage(out.dtype(), [&](auto tag) {
     using CT = decltype(tag);
     apply_unary<CT>(ctx, kOp, self, out, [](CT x) { return x; });
   });

@@ -26,8 +26,11 @@ Tensor& compare_tensor(KernelRuntimeContext& ctx, const char* op, Cmp c, const T
                        const Tensor& other, Tensor& out) {
   const DType common = result_type(self, other);
   // Any out dtype can hold a bool.
-  if (!binary_op_prologue(ctx, op, self, other, out, DType::Bool)) return out;
-  dispatch_real_bool(common, [&](auto tag) {
+  if (!binary_op_prologue(ctx, op, self, other, out, DType::Bool, kReducedFloat)) return out;
+  PTEC_KERNEL_CHECK_MSG(ctx, common != kNoPromotion, InvalidArgument, out,
+                        "%s: type promotion of %s and %s is not supported", op,
+                        to_string(self.dtype()), to_string(other.dtype()));
+  dispatch_real_bool(compute_dtype(common), [&](auto tag) {
     using CT = decltype(tag);
     apply_binary<CT>(ctx, op, self, other, out, [c](CT a, CT b) { return compare(c, a, b); });
   });
@@ -37,8 +40,8 @@ Tensor& compare_tensor(KernelRuntimeContext& ctx, const char* op, Cmp c, const T
 Tensor& compare_scalar(KernelRuntimeContext& ctx, const char* op, Cmp c, const Tensor& self,
                        const Scalar& other, Tensor& out) {
   const DType common = result_type(self, other);
-  if (!unary_op_prologue(ctx, op, self, out, DType::Bool)) return out;
-  dispatch_real_bool(common, [&](auto tag) {
+  if (!unary_op_prologue(ctx, op, self, out, DType::Bool, kReducedFloat)) return out;
+  dispatch_real_bool(compute_dtype(common), [&](auto tag) {
     using CT = decltype(tag);
     const CT b = scalar_to<CT>(other);
     apply_unary<CT>(ctx, op, self, out, [c, b](CT a) { return compare(c, a, b); });

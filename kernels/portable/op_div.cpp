@@ -19,8 +19,8 @@ DType true_div_type(DType common) { return is_floating_point(common) ? common : 
 Tensor& div_out(KernelRuntimeContext& ctx, const Tensor& self, const Tensor& other, Tensor& out) {
   constexpr const char* kOp = "div.out";
   const DType common = true_div_type(result_type(self, other));
-  if (!binary_op_prologue(ctx, kOp, self, other, out, common)) return out;
-  dispatch_float(common, [&](auto tag) {
+  if (!binary_op_prologue(ctx, kOp, self, other, out, common, kReducedFloat)) return out;
+  dispatch_float(compute_dtype(common), [&](auto tag) {
     using CT = decltype(tag);
     apply_binary<CT>(ctx, kOp, self, other, out, [](CT x, CT y) { return x / y; });
   });
@@ -31,8 +31,8 @@ Tensor& div_scalar_out(KernelRuntimeContext& ctx, const Tensor& self, const Scal
                        Tensor& out) {
   constexpr const char* kOp = "div.Scalar_out";
   const DType common = true_div_type(result_type(self, other));
-  if (!unary_op_prologue(ctx, kOp, self, out, common)) return out;
-  dispatch_float(common, [&](auto tag) {
+  if (!unary_op_prologue(ctx, kOp, self, out, common, kReducedFloat)) return out;
+  dispatch_float(compute_dtype(common), [&](auto tag) {
     using CT = decltype(tag);
     const CT s = scalar_to<CT>(other);
     apply_unary<CT>(ctx, kOp, self, out, [s](CT x) { return x / s; });
@@ -56,9 +56,9 @@ Tensor& div_out_mode(KernelRuntimeContext& ctx, const Tensor& self, const Tensor
   const DType common = result_type(self, other);
   PTEC_KERNEL_CHECK_MSG(ctx, common != DType::Bool, InvalidArgument, out,
                         "%s: bool inputs are not supported", kOp);
-  if (!binary_op_prologue(ctx, kOp, self, other, out, common)) return out;
+  if (!binary_op_prologue(ctx, kOp, self, other, out, common, kReducedFloat)) return out;
   bool divided_by_zero = false;
-  dispatch_real(common, [&](auto tag) {
+  dispatch_real(compute_dtype(common), [&](auto tag) {
     using CT = decltype(tag);
     apply_binary<CT>(ctx, kOp, self, other, out, [&](CT x, CT y) -> CT {
       if constexpr (std::is_floating_point_v<CT>) {

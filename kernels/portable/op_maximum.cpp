@@ -10,15 +10,17 @@ template <bool kMax>
 Tensor& extremum(KernelRuntimeContext& ctx, const char* op, const Tensor& self, const Tensor& other,
                  Tensor& out) {
   const DType common = result_type(self, other);
-  if (!binary_op_prologue(ctx, op, self, other, out, common)) return out;
-  dispatch_real_bool(common, [&](auto tag) {
+  if (!binary_op_prologue(ctx, op, self, other, out, common, kReducedFloat | kBarebonesUnsigned))
+    return out;
+  auto run = [&](auto tag) {
     using CT = decltype(tag);
     apply_binary<CT>(ctx, op, self, other, out, [](CT a, CT b) {
       if (is_nan(a)) return a;
       if (is_nan(b)) return b;
       return kMax ? (a > b ? a : b) : (a < b ? a : b);
     });
-  });
+  };
+  if (!dispatch_real_bool(compute_dtype(common), run)) dispatch_unsigned(common, run);
   return out;
 }
 

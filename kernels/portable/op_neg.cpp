@@ -13,8 +13,8 @@ Tensor& same_dtype_op(KernelRuntimeContext& ctx, const char* op, const Tensor& s
                       Fn fn) {
   PTEC_KERNEL_CHECK_MSG(ctx, self.dtype() != DType::Bool, InvalidArgument, out,
                         "%s: bool inputs are not supported", op);
-  if (!unary_op_prologue(ctx, op, self, out, self.dtype())) return out;
-  dispatch_real(self.dtype(), [&](auto tag) {
+  if (!unary_op_prologue(ctx, op, self, out, self.dtype(), kReducedFloat)) return out;
+  dispatch_real(compute_dtype(self.dtype()), [&](auto tag) {
     using CT = decltype(tag);
     apply_unary<CT>(ctx, op, self, out, [&](CT x) { return static_cast<CT>(fn(x)); });
   });

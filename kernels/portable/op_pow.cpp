@@ -17,10 +17,12 @@ T power(T base, T exp) {
   } else if constexpr (std::is_same_v<T, bool>) {
     return base || !exp;
   } else {
-    if (exp < 0) {  // only reachable for Tensor_Tensor; ATen: 1 -> 1, -1 -> +-1, else 0
-      if (base == 1) return 1;
-      if (base == -1) return (exp % 2 == 0) ? 1 : static_cast<T>(-1);
-      return 0;
+    if constexpr (std::is_signed_v<T>) {
+      if (exp < 0) {  // only reachable for Tensor_Tensor; ATen: 1 -> 1, -1 -> +-1, else 0
+        if (base == 1) return 1;
+        if (base == -1) return (exp % 2 == 0) ? 1 : static_cast<T>(-1);
+        return 0;
+      }
     }
     T result = 1;
     while (exp > 0) {
@@ -40,12 +42,15 @@ Tensor& pow_tensor_scalar_out(KernelRuntimeContext& ctx, const Tensor& self, con
   const DType common = result_type(self, exponent);
   PTEC_KERNEL_CHECK_MSG(ctx, is_floating_point(common) || exponent.to_int() >= 0, InvalidArgument,
                         out, "%s: integers to negative integer powers are not allowed", kOp);
-  if (!unary_op_prologue(ctx, kOp, self, out, common)) return out;
-  dispatch_real_bool(common, [&](auto tag) {
+  if (!unary_op_prologue(ctx, kOp, self, out, common, kReducedFloat | kBarebonesUnsigned)) {
+    return out;
+  }
+  auto run = [&](auto tag) {
     using CT = decltype(tag);
     const CT e = scalar_to<CT>(exponent);
     apply_unary<CT>(ctx, kOp, self, out, [e](CT x) { return power(x, e); });
-  });
+  };
+  if (!dispatch_real_bool(compute_dtype(common), run)) dispatch_unsigned(common, run);
   return out;
 }
 
@@ -53,11 +58,15 @@ Tensor& pow_tensor_tensor_out(KernelRuntimeContext& ctx, const Tensor& self, con
                               Tensor& out) {
   constexpr const char* kOp = "pow.Tensor_Tensor_out";
   const DType common = result_type(self, exponent);
-  if (!binary_op_prologue(ctx, kOp, self, exponent, out, common)) return out;
-  dispatch_real_bool(common, [&](auto tag) {
+  if (!binary_op_prologue(ctx, kOp, self, exponent, out, common,
+                          kReducedFloat | kBarebonesUnsigned)) {
+    return out;
+  }
+  auto run = [&](auto tag) {
     using CT = decltype(tag);
     apply_binary<CT>(ctx, kOp, self, exponent, out, [](CT x, CT e) { return power(x, e); });
-  });
+  };
+  if (!dispatch_real_bool(compute_dtype(common), run)) dispatch_unsigned(common, run);
   return out;
 }
 

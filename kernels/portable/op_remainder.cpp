@@ -35,13 +35,15 @@ Tensor& mod_tensor(KernelRuntimeContext& ctx, const char* op, bool python, const
   const DType common = result_type(self, other);
   PTEC_KERNEL_CHECK_MSG(ctx, common != DType::Bool, InvalidArgument, out,
                         "%s: bool inputs are not supported", op);
-  if (!binary_op_prologue(ctx, op, self, other, out, common)) return out;
+  if (!binary_op_prologue(ctx, op, self, other, out, common, kReducedFloat | kBarebonesUnsigned))
+    return out;
   bool by_zero = false;
-  dispatch_real(common, [&](auto tag) {
+  auto run = [&](auto tag) {
     using CT = decltype(tag);
     apply_binary<CT>(ctx, op, self, other, out,
                      [&](CT x, CT y) { return mod_value(x, y, python, by_zero); });
-  });
+  };
+  if (!dispatch_real(compute_dtype(common), run)) dispatch_unsigned(common, run);
   PTEC_KERNEL_CHECK_MSG(ctx, !by_zero, InvalidArgument, out, "%s: integer division by zero", op);
   return out;
 }
@@ -51,13 +53,15 @@ Tensor& mod_scalar(KernelRuntimeContext& ctx, const char* op, bool python, const
   const DType common = result_type(self, other);
   PTEC_KERNEL_CHECK_MSG(ctx, common != DType::Bool, InvalidArgument, out,
                         "%s: bool inputs are not supported", op);
-  if (!unary_op_prologue(ctx, op, self, out, common)) return out;
+  if (!unary_op_prologue(ctx, op, self, out, common, kReducedFloat | kBarebonesUnsigned))
+    return out;
   bool by_zero = false;
-  dispatch_real(common, [&](auto tag) {
+  auto run = [&](auto tag) {
     using CT = decltype(tag);
     const CT y = scalar_to<CT>(other);
     apply_unary<CT>(ctx, op, self, out, [&](CT x) { return mod_value(x, y, python, by_zero); });
-  });
+  };
+  if (!dispatch_real(compute_dtype(common), run)) dispatch_unsigned(common, run);
   PTEC_KERNEL_CHECK_MSG(ctx, !by_zero, InvalidArgument, out, "%s: integer division by zero", op);
   return out;
 }

@@ -18,9 +18,9 @@ Tensor& sub_scalar_impl(KernelRuntimeContext& ctx, const char* op, const Tensor&
                         const Scalar& other, const Scalar& alpha, bool reverse, Tensor& out) {
   const DType common = result_type(self, other);
   if (!check_not_bool(ctx, op, self.dtype() == DType::Bool || other.is_boolean())) return out;
-  if (!unary_op_prologue(ctx, op, self, out, common)) return out;
+  if (!unary_op_prologue(ctx, op, self, out, common, kReducedFloat)) return out;
   if (!check_alpha(ctx, op, common, alpha)) return out;
-  dispatch_real(common, [&](auto tag) {
+  dispatch_real(compute_dtype(common), [&](auto tag) {
     using CT = decltype(tag);
     const CT a = scalar_to<CT>(alpha);
     const CT s = scalar_to<CT>(other);
@@ -43,9 +43,9 @@ Tensor& sub_out(KernelRuntimeContext& ctx, const Tensor& self, const Tensor& oth
   if (!check_not_bool(ctx, kOp, self.dtype() == DType::Bool || other.dtype() == DType::Bool)) {
     return out;
   }
-  if (!binary_op_prologue(ctx, kOp, self, other, out, common)) return out;
+  if (!binary_op_prologue(ctx, kOp, self, other, out, common, kReducedFloat)) return out;
   if (!check_alpha(ctx, kOp, common, alpha)) return out;
-  dispatch_real(common, [&](auto tag) {
+  dispatch_real(compute_dtype(common), [&](auto tag) {
     using CT = decltype(tag);
     const CT a = scalar_to<CT>(alpha);
     apply_binary<CT>(ctx, kOp, self, other, out,

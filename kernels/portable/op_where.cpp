@@ -14,16 +14,18 @@ Tensor& where_self_out(KernelRuntimeContext& ctx, const Tensor& condition, const
                         to_string(condition.dtype()));
   const DType common = result_type(self, other);
   PTEC_KERNEL_CHECK_MSG(ctx,
-                        is_supported_dtype(self.dtype()) && is_supported_dtype(other.dtype()) &&
-                            is_supported_dtype(out.dtype()),
-                        InvalidArgument, out, "%s: unsupported dtype", kOp);
-  PTEC_KERNEL_CHECK_MSG(ctx, can_cast(common, out.dtype()), InvalidArgument, out,
-                        "%s: result type %s can't be cast to the out dtype %s", kOp,
-                        to_string(common), to_string(out.dtype()));
+                        is_accepted_dtype(self.dtype(), kReducedFloat) &&
+                            is_accepted_dtype(other.dtype(), kReducedFloat) &&
+                            is_accepted_dtype(out.dtype(), kReducedFloat),
+                        InvalidArgument, out, "%s: unsupported dtype (%s, %s -> %s)", kOp,
+                        to_string(self.dtype()), to_string(other.dtype()), to_string(out.dtype()));
+  if (!check_common_dtype(ctx, kOp, self.dtype(), other.dtype(), out, common, kReducedFloat)) {
+    return out;
+  }
   Shape shape;
   if (!broadcast_shape(ctx, kOp, {&condition, &self, &other}, &shape)) return out;
   if (!resize_out(ctx, kOp, out, shape.span())) return out;
-  dispatch_real_bool(common, [&](auto tag) {
+  dispatch_real_bool(compute_dtype(common), [&](auto tag) {
     using CT = decltype(tag);
     apply_elementwise<CT, 3>(ctx, kOp, {&condition, &self, &other}, out,
                              [](CT c, CT x, CT y) { return c != CT{0} ? x : y; });

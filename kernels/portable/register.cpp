@@ -137,6 +137,10 @@ const runtime::Kernel kPortableKernels[] = {
     PTEC_KERNEL("aten::remainder.Scalar_out", remainder_scalar_out),
     PTEC_KERNEL("aten::fmod.Tensor_out", fmod_tensor_out),
     PTEC_KERNEL("aten::fmod.Scalar_out", fmod_scalar_out),
+    PTEC_KERNEL("aten::bitwise_left_shift.Tensor_out", bitwise_left_shift_tensor_out),
+    PTEC_KERNEL("aten::bitwise_left_shift.Tensor_Scalar_out", bitwise_left_shift_scalar_out),
+    PTEC_KERNEL("aten::bitwise_right_shift.Tensor_out", bitwise_right_shift_tensor_out),
+    PTEC_KERNEL("aten::bitwise_right_shift.Tensor_Scalar_out", bitwise_right_shift_scalar_out),
     // Conformance coverage: reductions, scans, shape ops.
     PTEC_KERNEL("aten::argmax.out", argmax_out),
     PTEC_KERNEL("aten::argmin.out", argmin_out),

@@ -9,6 +9,8 @@
 #include <sstream>
 
 #include "kernels/portable/register.h"
+#include "runtime/core/bfloat16.h"
+#include "runtime/core/half.h"
 #include "runtime/core/memory_allocator.h"
 #include "runtime/kernel/kernel_runtime_context.h"
 #include "runtime/kernel/operator_registry.h"
@@ -229,6 +231,11 @@ double element_as_double(const RefArg::TensorData& t, const void* data, size_t i
     case DType::Long: return static_cast<double>(static_cast<const int64_t*>(data)[i]);
     case DType::Float: return static_cast<const float*>(data)[i];
     case DType::Double: return static_cast<const double*>(data)[i];
+    case DType::Half: return static_cast<const runtime::Half*>(data)[i];
+    case DType::BFloat16: return static_cast<const runtime::BFloat16*>(data)[i];
+    case DType::UInt16: return static_cast<const uint16_t*>(data)[i];
+    case DType::UInt32: return static_cast<const uint32_t*>(data)[i];
+    case DType::UInt64: return static_cast<double>(static_cast<const uint64_t*>(data)[i]);
     default: return NAN;
   }
 }

@@ -108,15 +108,25 @@ Result<runtime::DelegateHandle*> NestedProgramRuntime::init(
   return static_cast<runtime::DelegateHandle*>(handle.release());
 }
 
-Error NestedProgramRuntime::execute(runtime::BackendExecutionContext&,
+Error NestedProgramRuntime::execute(runtime::BackendExecutionContext& context,
                                     runtime::DelegateHandle* opaque,
                                     Span<runtime::EValue*> args) const {
   auto* handle = static_cast<Handle*>(opaque);
   if (args.size() < handle->num_inputs) return Error::InvalidArgument;
   std::vector<runtime::EValue> inputs;
   for (size_t i = 0; i < handle->num_inputs; ++i) inputs.push_back(*args[i]);
+  // The whole nested program is delegate debug id 0 (preprocess maps 0 to every node's handle).
+  runtime::EventTracer* tracer = context.event_tracer();
+  runtime::EventTracerEntry event;
+  if (tracer != nullptr) event = tracer->start_profiling_delegate(nullptr, 0);
   auto outputs = handle->module->execute("forward", inputs);
+  if (tracer != nullptr) tracer->end_profiling_delegate(event);
   if (!outputs.ok()) return outputs.error();
+  if (tracer != nullptr && tracer->logs_intermediate_outputs()) {
+    for (const runtime::EValue& v : *outputs) {
+      if (v.is_tensor()) (void)tracer->log_intermediate_output_delegate(nullptr, 0, v.to_tensor());
+    }
+  }
   if (outputs->size() != args.size() - handle->num_inputs) return Error::InvalidProgram;
   for (size_t i = 0; i < outputs->size(); ++i) {
     runtime::EValue* out = args[handle->num_inputs + i];

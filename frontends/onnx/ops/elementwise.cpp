@@ -183,6 +183,25 @@ void import_mod(ImportContext& ctx, const NodeView& node) {
   ctx.set_output(node, 0, ctx.call(op, {ctx.input(node, 0), ctx.input(node, 1)}));
 }
 
+/// BitShift (unsigned integer tensors of one dtype): bitwise_left_shift / bitwise_right_shift.
+void import_bitshift(ImportContext& ctx, const NodeView& node) {
+  const std::string direction = node.attr_string("direction", "");
+  if (direction != "LEFT" && direction != "RIGHT") {
+    node.fail(Error::InvalidArgument, "direction must be \"LEFT\" or \"RIGHT\", got \"{}\"",
+              direction);
+  }
+  const DType x = ctx.input_dtype(node, 0);
+  const DType y = ctx.input_dtype(node, 1);
+  if (x != y || !is_integral(x, /*include_bool=*/false)) {
+    node.fail(Error::InvalidArgument,
+              "inputs must be unsigned integer tensors of one dtype, got {} and {}", to_string(x),
+              to_string(y));
+  }
+  const char* op =
+      direction == "LEFT" ? "aten::bitwise_left_shift.Tensor" : "aten::bitwise_right_shift.Tensor";
+  ctx.set_output(node, 0, ctx.call(op, {ctx.input(node, 0), ctx.input(node, 1)}));
+}
+
 /// IsInf: isinf, or a comparison with the one infinity that detect_positive/negative select.
 void import_isinf(ImportContext& ctx, const NodeView& node) {
   const bool pos = node.attr_int("detect_positive", 1) != 0;
@@ -270,6 +289,7 @@ std::vector<OpEntry> elementwise_ops() {
       {"Mod", 10, 17, import_mod},
       {"IsInf", 10, 17, import_isinf},
   };
+      {"BitShift", 11, 17, import_bitshift},
   for (const UnaryInfo& u : kUnary) {
     const int min = u.onnx == "Erf" || u.onnx == "Sign" || u.onnx == "IsNaN" ? 9
                     : u.onnx == "Round"                                      ? 11

@@ -7,6 +7,7 @@ namespace {
 
 // ATen's combine_categories(higher, lower) for real types.
 DType combine_categories(DType higher, DType lower) {
+  if (higher == kNoPromotion || lower == kNoPromotion) return kNoPromotion;
   if (is_floating_point(higher)) return higher;
   if (higher == DType::Bool || is_floating_point(lower)) return promote_types(higher, lower);
   return higher;
@@ -23,35 +24,65 @@ int table_index(DType t) {
     case DType::Float: return 5;
     case DType::Double: return 6;
     case DType::Bool: return 7;
+    case DType::Half: return 8;
+    case DType::BFloat16: return 9;
     default: return -1;
   }
 }
 
 }  // namespace
 
-bool is_supported_dtype(DType t) { return table_index(t) >= 0; }
+bool is_supported_dtype(DType t) { return table_index(t) >= 0 && table_index(t) < 8; }
+
+bool is_barebones_unsigned(DType t) {
+  return t == DType::UInt16 || t == DType::UInt32 || t == DType::UInt64;
+}
+
+bool is_reduced_float(DType t) { return t == DType::Half || t == DType::BFloat16; }
+
+DType compute_dtype(DType t) { return is_reduced_float(t) ? DType::Float : t; }
+
+bool is_accepted_dtype(DType t, unsigned support) {
+  if (is_supported_dtype(t)) return true;
+  if (is_reduced_float(t)) return (support & kReducedFloat) != 0;
+  if (is_barebones_unsigned(t)) return (support & kBarebonesUnsigned) != 0;
+  return false;
+}
 
 DType promote_types(DType a, DType b) {
   constexpr DType u1 = DType::Byte, i1 = DType::Char, i2 = DType::Short, i4 = DType::Int,
-                  i8 = DType::Long, f4 = DType::Float, f8 = DType::Double, b1 = DType::Bool;
-  // c10's promoteTypes table restricted to the real types and Bool.
-  static constexpr DType kTable[8][8] = {
-      /*        u1  i1  i2  i4  i8  f4  f8  b1 */
-      /* u1 */ {u1, i2, i2, i4, i8, f4, f8, u1},
-      /* i1 */ {i2, i1, i2, i4, i8, f4, f8, i1},
-      /* i2 */ {i2, i2, i2, i4, i8, f4, f8, i2},
-      /* i4 */ {i4, i4, i4, i4, i8, f4, f8, i4},
-      /* i8 */ {i8, i8, i8, i8, i8, f4, f8, i8},
-      /* f4 */ {f4, f4, f4, f4, f4, f4, f8, f4},
-      /* f8 */ {f8, f8, f8, f8, f8, f8, f8, f8},
-      /* b1 */ {u1, i1, i2, i4, i8, f4, f8, b1},
+                  i8 = DType::Long, f4 = DType::Float, f8 = DType::Double, b1 = DType::Bool,
+                  f2 = DType::Half, bf = DType::BFloat16;
+  // c10's promoteTypes table restricted to the real types, Bool, Half and BFloat16.
+  static constexpr DType kTable[10][10] = {
+      /*        u1  i1  i2  i4  i8  f4  f8  b1  f2  bf */
+      /* u1 */ {u1, i2, i2, i4, i8, f4, f8, u1, f2, bf},
+      /* i1 */ {i2, i1, i2, i4, i8, f4, f8, i1, f2, bf},
+      /* i2 */ {i2, i2, i2, i4, i8, f4, f8, i2, f2, bf},
+      /* i4 */ {i4, i4, i4, i4, i8, f4, f8, i4, f2, bf},
+      /* i8 */ {i8, i8, i8, i8, i8, f4, f8, i8, f2, bf},
+      /* f4 */ {f4, f4, f4, f4, f4, f4, f8, f4, f4, f4},
+      /* f8 */ {f8, f8, f8, f8, f8, f8, f8, f8, f8, f8},
+      /* b1 */ {u1, i1, i2, i4, i8, f4, f8, b1, f2, bf},
+      /* f2 */ {f2, f2, f2, f2, f2, f4, f8, f2, f2, f4},
+      /* bf */ {bf, bf, bf, bf, bf, f4, f8, bf, f4, bf},
   };
+  if (a == b) return a;
+  if (a == kNoPromotion || b == kNoPromotion) return kNoPromotion;
+  if (is_barebones_unsigned(a) || is_barebones_unsigned(b)) {
+    // c10: "Promotion for uint16, uint32, uint64 types is not supported", except that a
+    // floating type wins.
+    if (is_floating_point(a)) return a;
+    if (is_floating_point(b)) return b;
+    return kNoPromotion;
+  }
   const int ia = table_index(a), ib = table_index(b);
-  if (ia < 0 || ib < 0) return a == b ? a : DType::Float;
+  if (ia < 0 || ib < 0) return kNoPromotion;
   return kTable[ia][ib];
 }
 
 bool can_cast(DType from, DType to) {
+  if (from == kNoPromotion) return false;
   if (is_floating_point(from) && is_integral(to, /*include_bool=*/false)) return false;
   if (from != DType::Bool && to == DType::Bool) return false;
   return true;

@@ -5,7 +5,13 @@
 // Dispatch: `dispatch_<set>(dtype, [&](auto tag) { using T = decltype(tag); ... })` calls the
 // lambda with a value of the C++ type for `dtype` and returns false when `dtype` is not in the
 // set. Sets: float (Float, Double), int (Byte, Char, Short, Int, Long), real (int + float),
-// real_bool (real + Bool). Half and BFloat16 are not supported by the portable kernels.
+// real_bool (real + Bool), unsigned (UInt16, UInt32, UInt64: ATen's "barebones" unsigned types,
+// which only kernels that opt in compute in), storage (real_bool + Half, BFloat16 and the
+// barebones unsigned types: every dtype a buffer can be loaded from or stored to).
+//
+// Half and BFloat16 compute in Float (compute_dtype), as ExecuTorch's portable kernels and ATen's
+// CPU kernels do: elements are loaded as float and rounded back when stored. A kernel that accepts
+// them passes DTypeSupport flags to its prologue and dispatches on compute_dtype(common).
 
 #include <cmath>
 #include <cstdint>
@@ -13,10 +19,15 @@
 #include <type_traits>
 
 #include "core/dtype.h"
+#include "runtime/core/bfloat16.h"
+#include "runtime/core/half.h"
 #include "runtime/core/scalar.h"
 #include "runtime/core/tensor.h"
 
 namespace ptec::kernels {
+
+using runtime::BFloat16;
+using runtime::Half;
 
 /// The DType of C++ type T.
 template <typename T>
@@ -29,6 +40,11 @@ constexpr DType dtype_of() {
   if constexpr (std::is_same_v<T, int64_t>) return DType::Long;
   if constexpr (std::is_same_v<T, float>) return DType::Float;
   if constexpr (std::is_same_v<T, double>) return DType::Double;
+  if constexpr (std::is_same_v<T, Half>) return DType::Half;
+  if constexpr (std::is_same_v<T, BFloat16>) return DType::BFloat16;
+  if constexpr (std::is_same_v<T, uint16_t>) return DType::UInt16;
+  if constexpr (std::is_same_v<T, uint32_t>) return DType::UInt32;
+  if constexpr (std::is_same_v<T, uint64_t>) return DType::UInt64;
 }
 
 template <typename F>
@@ -66,10 +82,50 @@ bool dispatch_real_bool(DType t, F&& f) {
   return dispatch_real(t, f);
 }
 
-/// True for the dtypes the portable kernels compute in (real_bool).
-bool is_supported_dtype(DType t);
+template <typename F>
+bool dispatch_unsigned(DType t, F&& f) {
+  switch (t) {
+    case DType::UInt16: f(uint16_t{}); return true;
+    case DType::UInt32: f(uint32_t{}); return true;
+    case DType::UInt64: f(uint64_t{}); return true;
+    default: return false;
+  }
+}
 
-/// ATen's promoteTypes over Bool, Byte, Char, Short, Int, Long, Float, Double.
+template <typename F>
+bool dispatch_storage(DType t, F&& f) {
+  switch (t) {
+    case DType::Half: f(Half{}); return true;
+    case DType::BFloat16: f(BFloat16{}); return true;
+    default: return dispatch_real_bool(t, f) || dispatch_unsigned(t, f);
+  }
+}
+
+/// True for the dtypes every portable kernel computes in (real_bool).
+bool is_supported_dtype(DType t);
+/// UInt16, UInt32, UInt64 (ATen's isBarebonesUnsignedType).
+bool is_barebones_unsigned(DType t);
+/// Half or BFloat16.
+bool is_reduced_float(DType t);
+/// The dtype a computation whose result dtype is `t` runs in: Float for Half and BFloat16.
+DType compute_dtype(DType t);
+
+/// Dtypes beyond real_bool that a kernel accepts (flags for the prologues).
+enum DTypeSupport : unsigned {
+  kRealBool = 0,
+  kReducedFloat = 1,       // Half, BFloat16 (computing in Float)
+  kBarebonesUnsigned = 2,  // UInt16, UInt32, UInt64
+};
+/// True when a tensor of dtype `t` is accepted by a kernel with `support`.
+bool is_accepted_dtype(DType t, unsigned support);
+
+/// The result of promote_types when ATen defines none (a barebones unsigned type with a
+/// non-floating other type): not a valid DType.
+inline constexpr DType kNoPromotion = static_cast<DType>(-1);
+
+/// ATen's promoteTypes over Bool, the integral types, Half, Float, Double and BFloat16
+/// (Half with BFloat16 is Float). A barebones unsigned type promotes only with itself and with a
+/// floating type (which wins); other pairs give kNoPromotion, as ATen raises.
 DType promote_types(DType a, DType b);
 
 /// ATen's canCast: a floating type does not cast to an integral one, a non-bool not to Bool.
@@ -96,11 +152,20 @@ T scalar_to(const runtime::Scalar& s) {
   }
 }
 
+/// True for Half and BFloat16 (C++ types).
+template <typename T>
+inline constexpr bool is_reduced_float_v = std::is_same_v<T, Half> || std::is_same_v<T, BFloat16>;
+
 /// Converts between element types as ATen's static_cast_with_inter_type does (to bool: != 0).
+/// Half and BFloat16 convert through float (as c10 does).
 template <typename To, typename From>
 inline To convert(From v) {
-  if constexpr (std::is_same_v<To, bool>) {
+  if constexpr (is_reduced_float_v<From> && !std::is_same_v<To, From>) {
+    return convert<To>(static_cast<float>(v));
+  } else if constexpr (std::is_same_v<To, bool>) {
     return v != From{0};
+  } else if constexpr (is_reduced_float_v<To> && !std::is_same_v<To, From>) {
+    return To(static_cast<float>(v));
   } else {
     return static_cast<To>(v);
   }
@@ -122,18 +187,18 @@ void store_as(void* data, int64_t i, CT v) {
   static_cast<D*>(data)[i] = convert<D>(v);
 }
 
-/// Loader for dtype `t` into CT; nullptr when `t` is unsupported.
+/// Loader for dtype `t` (any storage dtype) into CT; nullptr when `t` is unsupported.
 template <typename CT>
 LoadFn<CT> get_load_fn(DType t) {
   LoadFn<CT> fn = nullptr;
-  dispatch_real_bool(t, [&](auto tag) { fn = &load_as<CT, decltype(tag)>; });
+  dispatch_storage(t, [&](auto tag) { fn = &load_as<CT, decltype(tag)>; });
   return fn;
 }
-/// Storer from CT into dtype `t`; nullptr when `t` is unsupported.
+/// Storer from CT into dtype `t` (any storage dtype); nullptr when `t` is unsupported.
 template <typename CT>
 StoreFn<CT> get_store_fn(DType t) {
   StoreFn<CT> fn = nullptr;
-  dispatch_real_bool(t, [&](auto tag) { fn = &store_as<CT, decltype(tag)>; });
+  dispatch_storage(t, [&](auto tag) { fn = &store_as<CT, decltype(tag)>; });
   return fn;
 }
 

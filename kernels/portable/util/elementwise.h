@@ -23,14 +23,20 @@ bool broadcast_shape(KernelRuntimeContext& ctx, const char* op,
 
 /// Checks shared by every binary op with a broadcasting tensor pair: contiguous layout, the
 /// broadcast shape (out is resized to it), supported dtypes, and that `common` (the computation
-/// dtype) can be cast to out's dtype.
+/// dtype) exists, is accepted and can be cast to out's dtype. `support` (DTypeSupport flags)
+/// adds dtypes beyond real_bool that the kernel handles.
 bool binary_op_prologue(KernelRuntimeContext& ctx, const char* op, const Tensor& a, const Tensor& b,
-                        Tensor& out, DType common);
+                        Tensor& out, DType common, unsigned support = kRealBool);
 
 /// Checks for a tensor-and-scalar op: contiguous layout, out resized to a's shape, supported
 /// dtypes, and that `common` can be cast to out's dtype.
 bool unary_op_prologue(KernelRuntimeContext& ctx, const char* op, const Tensor& a, Tensor& out,
-                       DType common);
+                       DType common, unsigned support = kRealBool);
+
+/// Checks that `common`, the result type of dtypes `a` and `b`, exists (ATen defines the
+/// promotion), is accepted under `support`, and can be cast to out's dtype.
+bool check_common_dtype(KernelRuntimeContext& ctx, const char* op, DType a, DType b,
+                        const Tensor& out, DType common, unsigned support);
 
 /// Calls fn(out_index, in_indices) for every element of `out_sizes`, where in_indices[k] is the
 /// element of inputs[k] that broadcasts to it. Inputs must be broadcastable to `out_sizes`.
