@@ -1,0 +1,20 @@
+#pragma once
+
+// ATen out-variant kernels of the optimized library: the same schemas as the portable kernels
+// (kernels/portable/functions.h), faster for the cases they specialize (fp32, contiguous), and
+// falling back to the portable implementation for everything else, so they accept exactly what
+// the portable kernels accept.
+
+#include "kernels/portable/util/kernel_util.h"
+
+namespace ptec::kernels::optimized {
+
+Tensor& convolution_out(KernelRuntimeContext& ctx, const Tensor& input, const Tensor& weight,
+                        const OptTensor& bias, IntList stride, IntList padding, IntList dilation,
+                        bool transposed, IntList output_padding, int64_t groups, Tensor& out);
+Tensor& mm_out(KernelRuntimeContext& ctx, const Tensor& self, const Tensor& mat2, Tensor& out);
+Tensor& bmm_out(KernelRuntimeContext& ctx, const Tensor& self, const Tensor& mat2, Tensor& out);
+Tensor& addmm_out(KernelRuntimeContext& ctx, const Tensor& self, const Tensor& mat1,
+                  const Tensor& mat2, const Scalar& beta, const Scalar& alpha, Tensor& out);
+
+}  // namespace ptec::kernels::optimized

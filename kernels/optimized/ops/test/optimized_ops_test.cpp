@@ -1,0 +1,172 @@
+// The optimized ATen kernels against the portable ones on the same inputs (tolerance 1e-4
+// relative to the magnitude of the result: both accumulate in fp32, in different orders), and
+// their fallbacks.
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <deque>
+#include <random>
+#include <vector>
+
+#include "kernels/optimized/ops/ops.h"
+#include "kernels/optimized/ops/register.h"
+#include "kernels/portable/functions.h"
+#include "kernels/test/test_util.h"
+#include "runtime/core/memory_allocator.h"
+
+namespace ptec::kernels::test {
+GTEST_ALLOW_UNINSTANTIATED_PARAMETERIZED_TEST(RefTest);  // test_util.cpp's reference-case suite
+}  // namespace ptec::kernels::test
+
+namespace ptec::kernels::optimized {
+namespace {
+
+using test::OwnedTensor;
+
+std::vector<float> random_vector(size_t n, uint32_t seed) {
+  std::mt19937 rng(seed);
+  std::uniform_real_distribution<float> dist(-1.0f, 1.0f);
+  std::vector<float> v(n);
+  for (float& x : v) x = dist(rng);
+  return v;
+}
+
+size_t numel(const std::vector<runtime::SizesType>& sizes) {
+  size_t n = 1;
+  for (auto s : sizes) n *= static_cast<size_t>(s);
+  return n;
+}
+
+class OptimizedOps : public ::testing::Test {
+ protected:
+  Tensor& random(const std::vector<runtime::SizesType>& sizes, uint32_t seed) {
+    return test::make_tensor(pool_, DType::Float, sizes, random_vector(numel(sizes), seed))
+        ->tensor();
+  }
+  Tensor& zeros(const std::vector<runtime::SizesType>& sizes) {
+    return test::make_zeros(pool_, DType::Float, sizes);
+  }
+  static void expect_close(const Tensor& a, const Tensor& b) {
+    ASSERT_EQ(a.numel(), b.numel());
+    const float* x = a.const_data_ptr<float>();
+    const float* y = b.const_data_ptr<float>();
+    for (size_t i = 0; i < a.numel(); ++i) {
+      ASSERT_NEAR(x[i], y[i], 1e-4 * std::max(1.0f, std::fabs(y[i]))) << "at " << i;
+    }
+  }
+  runtime::KernelRuntimeContext context() {
+    arena_.reset();
+    return runtime::KernelRuntimeContext(&arena_);
+  }
+
+  std::deque<OwnedTensor> pool_;
+  std::vector<uint8_t> arena_bytes_ = std::vector<uint8_t>(size_t{64} << 20);
+  runtime::MemoryAllocator arena_{arena_bytes_.data(), arena_bytes_.size()};
+};
+
+TEST_F(OptimizedOps, ConvolutionMatchesPortable) {
+  struct Case {
+    std::vector<runtime::SizesType> in, w;
+    std::vector<int64_t> stride, pad, dil;
+    int64_t groups;
+    bool bias;
+  };
+  const Case cases[] = {
+      {{1, 3, 12, 12}, {8, 3, 3, 3}, {1, 1}, {1, 1}, {1, 1}, 1, true},
+      {{2, 6, 9, 7}, {4, 3, 3, 1}, {2, 1}, {1, 0}, {1, 1}, 2, false},   // groups, batch 2
+      {{1, 8, 10, 10}, {8, 1, 3, 3}, {1, 1}, {2, 2}, {2, 2}, 8, true},  // depthwise, dilated
+      {{1, 5, 7, 7}, {9, 5, 1, 1}, {1, 1}, {0, 0}, {1, 1}, 1, true},    // pointwise
+      {{1, 2, 3, 3}, {3, 2, 2, 2}, {1, 1}, {3, 3}, {1, 1}, 1, false},   // padding > kernel
+  };
+  for (const Case& c : cases) {
+    Tensor& in = random(c.in, 1);
+    Tensor& w = random(c.w, 2);
+    std::optional<Tensor> bias;
+    if (c.bias) bias = random({c.w[0]}, 3);
+    const std::vector<int64_t> no_padding = {0, 0};
+    const runtime::SizesType oh =
+        (c.in[2] + 2 * c.pad[0] - c.dil[0] * (c.w[2] - 1) - 1) / c.stride[0] + 1;
+    const runtime::SizesType ow =
+        (c.in[3] + 2 * c.pad[1] - c.dil[1] * (c.w[3] - 1) - 1) / c.stride[1] + 1;
+    auto run = [&](bool optimized) -> Tensor& {
+      Tensor& out = zeros({c.in[0], c.w[0], oh, ow});
+      auto ctx = context();
+      if (optimized) {
+        convolution_out(ctx, in, w, bias, c.stride, c.pad, c.dil, false, no_padding, c.groups, out);
+      } else {
+        kernels::convolution_out(ctx, in, w, bias, c.stride, c.pad, c.dil, false, no_padding,
+                                 c.groups, out);
+      }
+      EXPECT_EQ(ctx.failure_state(), Error::Ok);
+      return out;
+    };
+    Tensor& fast = run(true);
+    Tensor& ref = run(false);
+    ASSERT_EQ(fast.dim(), 4u);
+    for (size_t d = 0; d < 4; ++d) ASSERT_EQ(fast.size(d), ref.size(d));
+    expect_close(fast, ref);
+  }
+}
+
+TEST_F(OptimizedOps, MatrixProductsMatchPortable) {
+  bool expect_fast = true;
+  auto check = [&](const std::vector<runtime::SizesType>& out_sizes, auto&& fast_fn,
+                   auto&& ref_fn) {
+    Tensor& fast = zeros(out_sizes);
+    Tensor& ref = zeros(out_sizes);
+    auto ctx = context();
+    fast_fn(ctx, fast);
+    ASSERT_EQ(ctx.failure_state(), Error::Ok);
+    EXPECT_EQ(arena_.used() > 0, expect_fast) << "optimized path taken: " << arena_.used();
+    ref_fn(ctx, ref);
+    ASSERT_EQ(ctx.failure_state(), Error::Ok);
+    expect_close(fast, ref);
+  };
+  Tensor& a = random({13, 37}, 1);
+  Tensor& b = random({37, 21}, 2);
+  check(
+      {13, 21}, [&](auto& ctx, Tensor& o) { mm_out(ctx, a, b, o); },
+      [&](auto& ctx, Tensor& o) { kernels::mm_out(ctx, a, b, o); });
+  Tensor& ba = random({3, 5, 17}, 3);
+  Tensor& bb = random({3, 17, 9}, 4);
+  check(
+      {3, 5, 9}, [&](auto& ctx, Tensor& o) { bmm_out(ctx, ba, bb, o); },
+      [&](auto& ctx, Tensor& o) { kernels::bmm_out(ctx, ba, bb, o); });
+  const runtime::Scalar one(1.0), half(0.5);
+  for (const std::vector<runtime::SizesType>& self_sizes :
+       {std::vector<runtime::SizesType>{21}, {1, 21}, {13, 21}, {13, 1}}) {
+    Tensor& self = random(self_sizes, 5);
+    expect_fast = self_sizes.size() == 1 || self_sizes[1] == 21;  // a column falls back
+    check(
+        {13, 21}, [&](auto& ctx, Tensor& o) { addmm_out(ctx, self, a, b, one, one, o); },
+        [&](auto& ctx, Tensor& o) { kernels::addmm_out(ctx, self, a, b, one, one, o); });
+    expect_fast = false;  // beta != 1 falls back
+    check(
+        {13, 21}, [&](auto& ctx, Tensor& o) { addmm_out(ctx, self, a, b, half, one, o); },
+        [&](auto& ctx, Tensor& o) { kernels::addmm_out(ctx, self, a, b, half, one, o); });
+  }
+}
+
+TEST_F(OptimizedOps, ErrorsAreThePortableKernelsErrors) {
+  Tensor& a = random({4, 5}, 1);
+  Tensor& b = random({6, 3}, 2);  // inner sizes differ
+  Tensor& out = zeros({4, 3});
+  test::LogCapture log;
+  auto ctx = context();
+  mm_out(ctx, a, b, out);
+  EXPECT_EQ(ctx.failure_state(), Error::InvalidArgument);
+  EXPECT_NE(log.text().find("mm.out"), std::string::npos) << log.text();
+}
+
+TEST(OptimizedRegistry, ReplacesThePortableKernelsItSpecializesAndKeepsTheRest) {
+  ASSERT_EQ(register_optimized_kernels(), Error::Ok);
+  for (const runtime::Kernel& k : optimized_kernels()) {
+    EXPECT_EQ(runtime::get_op_function(k.name), k.fn) << k.name;
+  }
+  EXPECT_NE(runtime::get_op_function("aten::add.out"), nullptr);
+  EXPECT_EQ(register_optimized_kernels(), Error::Ok);  // idempotent
+}
+
+}  // namespace
+}  // namespace ptec::kernels::optimized
