@@ -37,6 +37,7 @@ std::vector<OpEntry> loss_ops();
 std::vector<OpEntry> matmul_ops();
 std::vector<OpEntry> norm_ops();
 std::vector<OpEntry> pool_ops();
+std::vector<OpEntry> recurrent_ops();
 std::vector<OpEntry> reduce_ops();
 std::vector<OpEntry> resize_ops();
 std::vector<OpEntry> shape_ops();
