@@ -1,7 +1,10 @@
-// Pooling: MaxPool → max_pool2d_with_indices + getitem 0, AveragePool → avg_pool2d,
-// GlobalAveragePool → mean.dim, GlobalMaxPool → amax. 1-D pools run as 2-D pools over a
-// [N, C, 1, L] view. Padding that ATen cannot express (asymmetric, or more than half the
-// kernel) becomes an explicit constant_pad_nd.
+// Pooling: MaxPool → max_pool2d_with_indices, AveragePool → avg_pool2d, GlobalAveragePool →
+// mean.dim, GlobalMaxPool → amax. 1-D pools run as 2-D pools over a [N, C, 1, L] view. Padding
+// that ATen cannot express (asymmetric, or more than half the kernel) becomes an explicit
+// constant_pad_nd; AveragePool with count_include_pad=0 over such padding then sums windows
+// (divisor_override=1) and divides by a constant tensor of per-window counts of input elements.
+// MaxPool's Indices output is ATen's per-plane index mapped to ONNX's flat index over the whole
+// tensor (row- or column-major per storage_order) by a constant lookup table plus plane offsets.
 
 #include <limits>
 
@@ -14,13 +17,16 @@ struct PoolSetup {
   ir::Node* input;  // 4-D
   std::vector<int64_t> kernel, strides, dilations, padding;
   bool lifted = false;  // a 1-D pool run as 2-D
+  /// Pads applied by constant_pad_nd (zeros when none), the input's static [C, H, W] sizes (2-D
+  /// form) and its batch dim.
+  std::vector<int64_t> explicit_begin{0, 0}, explicit_end{0, 0};
+  std::vector<int64_t> chw;
+  ir::SymInt batch;
 };
 
 /// Kernel, strides, dilations and pads of a MaxPool/AveragePool node in 2-D form. Pads that the
-/// ATen op cannot take are applied with constant_pad_nd(`pad_value`); when `allow_explicit_pad`
-/// is false such pads are an error.
-PoolSetup pool_setup(ImportContext& ctx, const NodeView& node, double pad_value,
-                     bool allow_explicit_pad) {
+/// ATen op cannot take are applied with constant_pad_nd(`pad_value`).
+PoolSetup pool_setup(ImportContext& ctx, const NodeView& node, double pad_value) {
   const std::vector<int64_t> x = ctx.input_sizes_batch(node, 0);
   const ir::Shape x_shape = ctx.input_shape(node, 0);
   if (x.size() != 3 && x.size() != 4) {
@@ -61,15 +67,14 @@ PoolSetup pool_setup(ImportContext& ctx, const NodeView& node, double pad_value,
   if (fits) {
     s.padding = pads.begin;
   } else {
-    if (!allow_explicit_pad) {
-      node.fail(Error::NotSupported,
-                "pads {} / {} cannot be expressed by avg_pool2d with count_include_pad=0",
-                sizes_to_string(pads.begin), sizes_to_string(pads.end));
-    }
     s.input = ctx.call("aten::constant_pad_nd",
                        {s.input, aten_pad_list(pads.begin, pads.end), pad_value});
     s.padding = {0, 0};
+    s.explicit_begin = pads.begin;
+    s.explicit_end = pads.end;
   }
+  s.batch = x_shape[0];
+  s.chw = {x[1], n == 1 ? 1 : x[2], x.back()};
   s.kernel = kernel;
   s.strides = strides;
   s.dilations = dilations;
@@ -84,34 +89,113 @@ ir::Node* unlift(ImportContext& ctx, const PoolSetup& s, ir::Node* y) {
   return sym_view(ctx, y, sizes);
 }
 
+/// ONNX's Indices from max_pool2d_with_indices' per-plane indices `idx` ([N, C, OH, OW] of the
+/// possibly padded input): a lookup table maps a padded-plane index to the input plane's row- or
+/// column-major index, then (n * C + c) * H * W is added.
+ir::Node* onnx_indices(ImportContext& ctx, const NodeView& node, const PoolSetup& s, ir::Node* idx,
+                       bool column_major) {
+  if (!s.batch.is_static()) {
+    node.fail(Error::NotSupported, "the Indices output needs a static batch size");
+  }
+  const int64_t batch = s.batch.value();
+  const int64_t c = s.chw[0], h = s.chw[1], w = s.chw[2];
+  const int64_t ph = h + s.explicit_begin[0] + s.explicit_end[0];
+  const int64_t pw = w + s.explicit_begin[1] + s.explicit_end[1];
+  const bool padded = ph != h || pw != w;
+  std::vector<int64_t> out = idx->spec().upper_bound_sizes();
+  if (padded || column_major) {
+    std::vector<int64_t> table(static_cast<size_t>(ph * pw));
+    for (int64_t y = 0; y < ph; ++y) {
+      for (int64_t x = 0; x < pw; ++x) {
+        // A window wholly in the padding has its max there: clamp to the nearest input element.
+        const int64_t iy = std::clamp<int64_t>(y - s.explicit_begin[0], 0, h - 1);
+        const int64_t ix = std::clamp<int64_t>(x - s.explicit_begin[1], 0, w - 1);
+        table[static_cast<size_t>(y * pw + x)] = column_major ? ix * h + iy : iy * w + ix;
+      }
+    }
+    ir::Node* lookup =
+        ctx.constant_tensor(node.source() + ".index_table", ConstTensor::int64_vector(table));
+    ir::Node* flat = view(ctx, idx, {element_count(out)});
+    idx = view(ctx, ctx.call("aten::index_select", {lookup, int64_t{0}, flat}), out);
+  }
+  std::vector<int64_t> offsets;
+  for (int64_t p = 0; p < batch * c; ++p) offsets.push_back(p * h * w);
+  if (batch * c == 1) return idx;
+  ir::Node* base =
+      ctx.constant_tensor(node.source() + ".plane_offset",
+                          ConstTensor::from_int64(DType::Long, {batch, c, 1, 1}, offsets));
+  return ctx.call("aten::add.Tensor", {idx, base});
+}
+
 void import_max_pool(ImportContext& ctx, const NodeView& node) {
-  if (node.attr_int("storage_order", 0) != 0 && node.has_output(1)) {
-    node.fail(Error::NotSupported, "storage_order=1 is not supported");
+  const int64_t storage_order = node.attr_int("storage_order", 0);
+  if (storage_order != 0 && storage_order != 1) {
+    node.fail(Error::InvalidArgument, "storage_order must be 0 or 1, got {}", storage_order);
   }
   const DType dtype = ctx.input_dtype(node, 0);
   const double lowest = is_floating_point(dtype) ? -std::numeric_limits<double>::infinity()
                         : dtype == DType::Byte   ? 0.0
                         : dtype == DType::Char   ? -128.0
                                                  : -2147483648.0;
-  const PoolSetup s = pool_setup(ctx, node, lowest, true);
+  const PoolSetup s = pool_setup(ctx, node, lowest);
   const bool ceil_mode = node.attr_int("ceil_mode", 0) != 0;
   ir::Node* pool = ctx.call("aten::max_pool2d_with_indices",
                             {s.input, s.kernel, s.strides, s.padding, s.dilations, ceil_mode});
-  // Output 1 (Indices) is not produced: ATen's indices are per plane, ONNX's are flat over the
-  // whole tensor. The importer reports it when a later node uses it.
   ctx.set_output(node, 0, unlift(ctx, s, ctx.getitem(pool, 0)));
+  if (node.has_output(1)) {
+    ir::Node* idx = onnx_indices(ctx, node, s, ctx.getitem(pool, 1), storage_order == 1);
+    ctx.set_output(node, 1, unlift(ctx, s, idx));
+  }
+}
+
+/// Per-output counts of input (not padding) elements in each window, [OH, OW]: the divisor of
+/// AveragePool with count_include_pad=0 over explicitly padded input.
+std::vector<double> window_counts(const PoolSetup& s, int64_t oh, int64_t ow) {
+  auto axis = [&](size_t a, int64_t out) {
+    const int64_t in = s.chw[a + 1];
+    std::vector<int64_t> counts;
+    for (int64_t o = 0; o < out; ++o) {
+      const int64_t lo = std::max(o * s.strides[a], s.explicit_begin[a]);
+      const int64_t hi = std::min(o * s.strides[a] + s.kernel[a], s.explicit_begin[a] + in);
+      counts.push_back(std::max<int64_t>(0, hi - lo));
+    }
+    return counts;
+  };
+  const std::vector<int64_t> ch = axis(0, oh), cw = axis(1, ow);
+  std::vector<double> counts;
+  for (int64_t y : ch) {
+    for (int64_t x : cw) counts.push_back(static_cast<double>(y * x));
+  }
+  return counts;
 }
 
 void import_average_pool(ImportContext& ctx, const NodeView& node) {
   const bool count_include_pad = node.attr_int("count_include_pad", 0) != 0;
-  const PoolSetup s = pool_setup(ctx, node, 0.0, count_include_pad);
+  const PoolSetup s = pool_setup(ctx, node, 0.0);
   for (int64_t d : s.dilations) {
     if (d != 1) node.fail(Error::NotSupported, "dilations are not supported for AveragePool");
   }
   const bool ceil_mode = node.attr_int("ceil_mode", 0) != 0;
-  ir::Node* pool = ctx.call("aten::avg_pool2d", {s.input, s.kernel, s.strides, s.padding, ceil_mode,
-                                                 count_include_pad, ir::Argument()});
-  ctx.set_output(node, 0, unlift(ctx, s, pool));
+  const bool explicit_pad = s.explicit_begin != std::vector<int64_t>{0, 0} ||
+                            s.explicit_end != std::vector<int64_t>{0, 0};
+  if (count_include_pad || !explicit_pad) {
+    ir::Node* pool = ctx.call("aten::avg_pool2d", {s.input, s.kernel, s.strides, s.padding,
+                                                   ceil_mode, count_include_pad, ir::Argument()});
+    ctx.set_output(node, 0, unlift(ctx, s, pool));
+    return;
+  }
+  const DType dtype = ctx.input_dtype(node, 0);
+  if (!is_floating_point(dtype)) {
+    node.fail(Error::NotSupported, "AveragePool of a {} tensor", to_string(dtype));
+  }
+  // Window sums over the zero-padded input, divided by the number of input elements in each.
+  ir::Node* sum = ctx.call("aten::avg_pool2d",
+                           {s.input, s.kernel, s.strides, s.padding, ceil_mode, true, int64_t{1}});
+  const std::vector<int64_t> out = sum->spec().upper_bound_sizes();
+  ir::Node* counts = ctx.constant_tensor(
+      node.source() + ".window_count",
+      ConstTensor::from_double(dtype, {out[2], out[3]}, window_counts(s, out[2], out[3])));
+  ctx.set_output(node, 0, unlift(ctx, s, ctx.call("aten::div.Tensor", {sum, counts})));
 }
 
 void import_global_pool(ImportContext& ctx, const NodeView& node) {
