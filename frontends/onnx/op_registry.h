@@ -33,6 +33,7 @@ std::vector<OpEntry> activation_ops();
 std::vector<OpEntry> conv_ops();
 std::vector<OpEntry> einsum_ops();
 std::vector<OpEntry> elementwise_ops();
+std::vector<OpEntry> local_norm_ops();
 std::vector<OpEntry> loss_ops();
 std::vector<OpEntry> matmul_ops();
 std::vector<OpEntry> norm_ops();
@@ -41,6 +42,8 @@ std::vector<OpEntry> recurrent_ops();
 std::vector<OpEntry> reduce_ops();
 std::vector<OpEntry> resize_ops();
 std::vector<OpEntry> shape_ops();
+std::vector<OpEntry> shrink_ops();
 std::vector<OpEntry> tensor_ops();
+std::vector<OpEntry> window_ops();
 
 }  // namespace ptec::onnx_import
