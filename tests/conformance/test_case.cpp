@@ -12,6 +12,7 @@
 #include <regex>
 #include <set>
 #include <sstream>
+#include <type_traits>
 #include <vector>
 
 #include <fmt/format.h>
@@ -23,7 +24,10 @@
 #include "ir/buffer.h"
 #include "ir/exception.h"
 #include "kernels/portable/register.h"
+#include "kernels/quantized/register.h"
 #include "program/to_edge.h"
+#include "runtime/core/bfloat16.h"
+#include "runtime/core/half.h"
 #include "runtime/extension/module.h"
 #include "runtime/extension/owned_tensor.h"
 #include "tools/ptec/runtime_errors.h"
@@ -153,12 +157,12 @@ std::string graph_rule(const onnx::GraphProto& graph, const std::string& dir) {
 /// Element `i` of a host tensor's data as a double; nullopt-like NaN flag for unknown dtypes.
 bool element_as_double(DType dtype, const uint8_t* data, size_t i, double& out) {
   switch (dtype) {
-#define PTEC_CASE(DT, T)                              \
-  case DType::DT: {                                   \
-    T v;                                              \
-    std::memcpy(&v, data + i * sizeof(T), sizeof(T)); \
-    out = static_cast<double>(v);                     \
-    return true;                                      \
+#define PTEC_CASE(DT, T)                                                                         \
+  case DType::DT: {                                                                              \
+    T v;                                                                                         \
+    std::memcpy(&v, data + i * sizeof(T), sizeof(T));                                            \
+    out = static_cast<double>(static_cast<std::conditional_t<std::is_class_v<T>, float, T>>(v)); \
+    return true;                                                                                 \
   }
     PTEC_CASE(Float, float)
     PTEC_CASE(Double, double)
@@ -171,6 +175,8 @@ bool element_as_double(DType dtype, const uint8_t* data, size_t i, double& out) 
     PTEC_CASE(UInt32, uint32_t)
     PTEC_CASE(UInt64, uint64_t)
     PTEC_CASE(Bool, uint8_t)
+    PTEC_CASE(Half, runtime::Half)
+    PTEC_CASE(BFloat16, runtime::BFloat16)
 #undef PTEC_CASE
     default: return false;
   }
@@ -200,7 +206,7 @@ std::string compare(const HostTensor& expected, const runtime::Tensor& actual) {
     double e = 0;
     if (!element_as_double(expected.dtype, got, i, a) ||
         !element_as_double(expected.dtype, expected.data.data(), i, e)) {
-      // 16-bit floats and the like: bit-exact comparison.
+      // Other dtypes (8-bit floats and the like): bit-exact comparison.
       if (std::memcmp(got, expected.data.data(), expected.data.size()) != 0) {
         return fmt::format("{} data differs (bitwise)", to_string(expected.dtype));
       }
@@ -214,6 +220,30 @@ std::string compare(const HostTensor& expected, const runtime::Tensor& actual) {
   }
   if (mismatches == 0) return "";
   return fmt::format("{} of {} values differ, first {}", mismatches, n, first);
+}
+
+/// The ONNX test generator stores BFLOAT16 tensors as UINT16 (NumPy has no bfloat16): a
+/// data-set tensor of dtype UInt16 whose graph value is declared BFLOAT16 holds bfloat16 bits.
+void retype_bfloat16(HostTensor& t, const onnx::ValueInfoProto& declared) {
+  if (t.dtype == DType::UInt16 && declared.type().has_tensor_type() &&
+      declared.type().tensor_type().elem_type() == onnx::TensorProto::BFLOAT16) {
+    t.dtype = DType::BFloat16;
+  }
+}
+
+/// True when the graph input declares a static shape that `sizes` (the data set's) contradicts.
+bool contradicts_declared_shape(const onnx::ValueInfoProto& declared,
+                                const std::vector<int64_t>& sizes) {
+  if (!declared.type().has_tensor_type() || !declared.type().tensor_type().has_shape()) {
+    return false;
+  }
+  const auto& shape = declared.type().tensor_type().shape();
+  if (static_cast<size_t>(shape.dim_size()) != sizes.size()) return true;
+  for (int i = 0; i < shape.dim_size(); ++i) {
+    const auto& d = shape.dim(i);
+    if (d.has_dim_value() && d.dim_value() != sizes[static_cast<size_t>(i)]) return true;
+  }
+  return false;
 }
 
 /// A 16-byte aligned copy of a file's bytes (Module's in-memory constructor needs alignment).
@@ -235,6 +265,9 @@ struct Loaded {
   std::unique_ptr<runtime::Module> module;
   /// Graph inputs bound to their data-set values at import time (see export_and_load).
   std::set<std::string> bound;
+  /// Graph inputs whose declared static shape the data set contradicts; their declaration is
+  /// replaced by the data set's shape (see export_and_load).
+  std::set<std::string> reshaped;
 };
 
 /// The ONNX value named in an importer error "... ('NAME') is computed at run time; it must be
@@ -246,11 +279,19 @@ std::string needs_import_time_value(const std::string& message) {
   return std::regex_search(message, m, kPattern) ? m[1].str() : "";
 }
 
-/// `model` with the graph inputs in `bound` turned into initializers holding `values` (by name).
+/// `model` with the graph inputs in `bound` turned into initializers holding `values` (by name),
+/// and the declared shapes of the inputs in `reshaped` replaced by their values' shapes.
 std::string bind_inputs(onnx::ModelProto model, const std::set<std::string>& bound,
+                        const std::set<std::string>& reshaped,
                         const std::map<std::string, HostTensor>& values) {
   onnx::GraphProto* graph = model.mutable_graph();
   auto* inputs = graph->mutable_input();
+  for (auto& input : *inputs) {
+    if (reshaped.count(input.name()) == 0 || !input.type().has_tensor_type()) continue;
+    auto* shape = input.mutable_type()->mutable_tensor_type()->mutable_shape();
+    shape->clear_dim();
+    for (int64_t d : values.at(input.name()).sizes) shape->add_dim()->set_dim_value(d);
+  }
   for (int i = inputs->size(); i-- > 0;) {
     if (bound.count(inputs->Get(i).name()) != 0) inputs->DeleteSubrange(i, 1);
   }
@@ -269,13 +310,16 @@ std::string bind_inputs(onnx::ModelProto model, const std::set<std::string>& bou
 /// The importer needs some values at import time (Reshape's shape, Resize's scales, ...); when
 /// the model takes such a value as a graph input, the import fails naming it, and the input is
 /// bound to the data set's value (made an initializer) and the import retried: the program is
-/// then specialized on that value, which the caller reports. Nothing else is bound.
+/// then specialized on that value, which the caller reports. Nothing else is bound. The inputs in
+/// `reshaped` (a static shape in the model that the data set contradicts) are declared with the
+/// data set's shape.
 Loaded export_and_load(const std::string& dir,
                        const std::map<std::string, std::vector<int64_t>>& shapes,
                        const std::map<std::string, HostTensor>& values,
-                       cli::RuntimeErrorCapture& errors) {
+                       const std::set<std::string>& reshaped, cli::RuntimeErrorCapture& errors) {
   const std::string model = (fs::path(dir) / "model.onnx").string();
   Loaded loaded;
+  loaded.reshaped = reshaped;
   ir::ExportedProgram aten;
   for (;;) {
     onnx_import::OnnxImportOptions options;
@@ -283,13 +327,14 @@ Loaded export_and_load(const std::string& dir,
       if (loaded.bound.count(name) == 0) options.input_shapes[name] = sizes;
     }
     try {
-      if (loaded.bound.empty()) {
+      if (loaded.bound.empty() && loaded.reshaped.empty()) {
         aten = onnx_import::import_onnx(model, options);
       } else {
         options.external_data_dir = dir;
         aten = onnx_import::import_onnx_bytes(
-            ir::Buffer::from_string(bind_inputs(read_model(dir), loaded.bound, values)), model,
-            options);
+            ir::Buffer::from_string(
+                bind_inputs(read_model(dir), loaded.bound, loaded.reshaped, values)),
+            model, options);
       }
       break;
     } catch (const Exception& e) {
@@ -315,8 +360,8 @@ Loaded export_and_load(const std::string& dir,
 
 /// Runs one data set on `loaded`; "" on success, else the reason.
 std::string run_data_set(const fs::path& set, const std::vector<HostTensor>& all_inputs,
-                         const std::vector<std::string>& names, Loaded& loaded,
-                         cli::RuntimeErrorCapture& errors) {
+                         const std::vector<std::string>& names, const onnx::GraphProto& graph,
+                         Loaded& loaded, cli::RuntimeErrorCapture& errors) {
   std::vector<HostTensor> inputs;
   for (size_t i = 0; i < all_inputs.size(); ++i) {
     if (i >= names.size() || loaded.bound.count(names[i]) == 0) inputs.push_back(all_inputs[i]);
@@ -353,7 +398,8 @@ std::string run_data_set(const fs::path& set, const std::vector<HostTensor>& all
   for (size_t k = 0; k < expected_files.size(); ++k) {
     const EValue& v = (*result)[k];
     if (!v.is_tensor()) return fmt::format("output {} is a {}", k, EValue::tag_name(v.tag()));
-    const HostTensor expected = cli::read_tensor_pb(expected_files[k]);
+    HostTensor expected = cli::read_tensor_pb(expected_files[k]);
+    if (static_cast<int>(k) < graph.output_size()) retype_bfloat16(expected, graph.output(k));
     std::string diff = compare(expected, v.to_tensor());
     if (!diff.empty()) {
       return fmt::format("{}: output {}: {}", set.filename().string(), k, diff);
@@ -402,6 +448,7 @@ Outcome run_test_dir(const std::string& dir) {
     const std::string rule = out_of_scope_rule(dir);
     if (!rule.empty()) return {Status::Skip, rule};
     errors.check(kernels::register_portable_kernels(), "registering the portable kernels");
+    errors.check(kernels::register_quantized_kernels(), "registering the quantized kernels");
     const onnx::ModelProto model = read_model(dir);
     const std::vector<std::string> names = user_input_names(model.graph());
     const std::vector<fs::path> sets = data_set_dirs(dir);
@@ -414,6 +461,14 @@ Outcome run_test_dir(const std::string& dir) {
       std::vector<HostTensor> inputs;
       for (const std::string& f : numbered_files(set, "input")) {
         inputs.push_back(cli::read_tensor_pb(f));
+      }
+      std::set<std::string> reshaped;
+      for (size_t i = 0; i < inputs.size() && i < names.size(); ++i) {
+        for (const auto& declared : model.graph().input()) {
+          if (declared.name() != names[i]) continue;
+          retype_bfloat16(inputs[i], declared);
+          if (contradicts_declared_shape(declared, inputs[i].sizes)) reshaped.insert(names[i]);
+        }
       }
       // Graph inputs beyond the data set's files are optional inputs left out.
       std::map<std::string, std::vector<int64_t>> shapes;
@@ -429,17 +484,22 @@ Outcome run_test_dir(const std::string& dir) {
                             values.at(name).data == loaded_values[name];
       }
       if (!loaded.module || shapes != loaded_shapes || !same_bound_values) {
-        loaded = export_and_load(dir, shapes, values, errors);
+        loaded = export_and_load(dir, shapes, values, reshaped, errors);
         loaded_shapes = shapes;
         for (const std::string& name : loaded.bound) loaded_values[name] = values.at(name).data;
       }
-      std::string reason = run_data_set(set, inputs, names, loaded, errors);
+      std::string reason = run_data_set(set, inputs, names, model.graph(), loaded, errors);
       if (!reason.empty()) return {Status::Fail, one_line(reason)};
     }
     if (!loaded.bound.empty()) {
       std::string list;
       for (const std::string& name : loaded.bound) list += (list.empty() ? "" : ", ") + name;
       return {Status::Pass, "specialized on input(s) " + list};
+    }
+    if (!loaded.reshaped.empty()) {
+      std::string list;
+      for (const std::string& name : loaded.reshaped) list += (list.empty() ? "" : ", ") + name;
+      return {Status::Pass, "declared shape of input(s) " + list + " replaced by the data set's"};
     }
     return {Status::Pass, ""};
   } catch (const std::exception& e) {
