@@ -124,6 +124,54 @@ def op_slice(x, starts, ends, axes=None, steps=None):
     return x[tuple(sl)]
 
 
+def op_recurrent(kind, a, ins):
+    """LSTM / GRU as the ONNX spec writes them: layout 0, default activations, no clip, no
+    sequence_lens or peepholes (what torch.onnx exports for nn.LSTM / nn.GRU)."""
+    assert a.get("layout", 0) == 0 and "activations" not in a and "clip" not in a
+    assert len(ins) < 5 or ins[4] is None, "sequence_lens"
+    x, w, r = (v.astype(np.float64) for v in ins[:3])
+    hidden = a["hidden_size"]
+    gates = 4 if kind == "LSTM" else 3
+    dirs = w.shape[0]
+    bias = ins[3] if len(ins) > 3 and ins[3] is not None else np.zeros((dirs, 2 * gates * hidden))
+    seq, batch = x.shape[:2]
+
+    def sigmoid(v):
+        return 1.0 / (1.0 + np.exp(-v))
+
+    ys, hs, cs = [], [], []
+    for d in range(dirs):
+        direction = a.get("direction", b"forward")
+        reverse = direction in (b"reverse", "reverse") or d == 1
+        wb, rb = np.split(bias[d].astype(np.float64), 2)
+        h = ins[5][d].astype(np.float64) if len(ins) > 5 and ins[5] is not None else np.zeros((batch, hidden))
+        c = ins[6][d].astype(np.float64) if len(ins) > 6 and ins[6] is not None else np.zeros((batch, hidden))
+        y = np.zeros((seq, batch, hidden))
+        for t in (range(seq - 1, -1, -1) if reverse else range(seq)):
+            xw = x[t] @ w[d].T + wb
+            if kind == "LSTM":
+                g = xw + h @ r[d].T + rb
+                i, o, f, cc = np.split(g, 4, axis=1)
+                c = sigmoid(f) * c + sigmoid(i) * np.tanh(cc)
+                h = sigmoid(o) * np.tanh(c)
+            else:
+                xz, xr, xh = np.split(xw, 3, axis=1)
+                rz, rr, rh = np.split(r[d], 3, axis=0)
+                bz, br, bh = np.split(rb, 3)
+                z = sigmoid(xz + h @ rz.T + bz)
+                rg = sigmoid(xr + h @ rr.T + br)
+                if a.get("linear_before_reset", 0):
+                    hh = np.tanh(xh + rg * (h @ rh.T + bh))
+                else:
+                    hh = np.tanh(xh + (rg * h) @ rh.T + bh)
+                h = (1 - z) * hh + z * h
+            y[t] = h
+        ys.append(y)
+        hs.append(h)
+        cs.append(c)
+    return [np.stack(ys, axis=1), np.stack(hs), np.stack(cs)]
+
+
 def run(model, inputs):
     env = {i.name: numpy_helper.to_array(i) for i in model.graph.initializer}
     for vi, val in zip([i for i in model.graph.input if i.name not in env], inputs):
@@ -211,6 +259,19 @@ def run(model, inputs):
         elif t == "ReduceMean":
             axes = a.get("axes")
             out = [ins[0].mean(axis=tuple(axes) if axes is not None else None, keepdims=bool(a.get("keepdims", 1)))]
+        elif t == "Shape":
+            out = [np.array(ins[0].shape, dtype=np.int64)]
+        elif t == "Gather":
+            out = [np.take(ins[0], ins[1], axis=a.get("axis", 0))]
+        elif t == "Unsqueeze":
+            out = [np.expand_dims(ins[0], tuple(int(v) for v in ins[1]))]
+        elif t == "Squeeze":
+            out = [np.squeeze(ins[0], axis=tuple(int(v) for v in ins[1]))]
+        elif t == "Expand":
+            shape = np.broadcast_shapes(ins[0].shape, tuple(int(d) for d in ins[1]))
+            out = [np.broadcast_to(ins[0], shape).copy()]
+        elif t in ("LSTM", "GRU"):
+            out = op_recurrent(t, a, ins)
         else:
             raise NotImplementedError("check_reference: no NumPy implementation of %s" % t)
         for name, v in zip(node.output, out):

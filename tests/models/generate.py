@@ -109,6 +109,34 @@ class MiniOps(nn.Module):
         return out0, out1
 
 
+class LstmNet(nn.Module):
+    """2-layer LSTM (8 features, hidden 16, batch_first) then Linear on the last step: two ONNX LSTM
+    nodes whose zero initial states come from Expand chains, Squeeze/Transpose between layers."""
+
+    def __init__(self):
+        super().__init__()
+        self.lstm = nn.LSTM(8, 16, num_layers=2, batch_first=True)
+        self.fc = nn.Linear(16, 4)
+
+    def forward(self, x):  # x: 2x5x8
+        y, _ = self.lstm(x)
+        return self.fc(y[:, -1, :])
+
+
+class BiGruNet(nn.Module):
+    """Bidirectional GRU (6 features, hidden 12, batch_first; ONNX linear_before_reset=1) then Linear on
+    the last step of both directions."""
+
+    def __init__(self):
+        super().__init__()
+        self.gru = nn.GRU(6, 12, batch_first=True, bidirectional=True)
+        self.fc = nn.Linear(24, 3)
+
+    def forward(self, x):  # x: 2x5x6
+        y, _ = self.gru(x)
+        return self.fc(y[:, -1, :])
+
+
 def add_dropout_identity(model):
     """Inserts a Dropout after the MatMul and an Identity in front of the second graph output."""
     graph = model.graph
@@ -150,12 +178,28 @@ def build_mini_ops(gen):
     return MiniOps(gen), torch.randn(1, 4, 8, 8, generator=gen)
 
 
+def build_lstm2(gen):
+    model = LstmNet()
+    with torch.no_grad():  # outputs of order 1 (the tolerance is absolute below 1)
+        model.fc.weight.mul_(8.0)
+    return model, torch.randn(2, 5, 8, generator=gen)
+
+
+def build_bigru(gen):
+    model = BiGruNet()
+    with torch.no_grad():
+        model.fc.weight.mul_(8.0)
+    return model, torch.randn(2, 5, 6, generator=gen)
+
+
 MODELS = {
     "tiny_cnn": (build_tiny_cnn, None),
     "mini_ops": (build_mini_ops, add_dropout_identity),
     "squeezenet1_1": (lambda g: build_torchvision("squeezenet1_1", g), None),
     "mobilenet_v2": (lambda g: build_torchvision("mobilenet_v2", g), None),
     "resnet18": (lambda g: build_torchvision("resnet18", g), None),
+    "lstm2": (build_lstm2, None),
+    "bigru": (build_bigru, None),
 }
 
 # ---------------------------------------------------------------------------------------------
