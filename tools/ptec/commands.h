@@ -28,6 +28,10 @@ struct RunArgs {
   std::string data_path;
   int iterations = 1;
   bool json = false;
+  /// --etdump FILE: record the runtime's events (ETDump, FORMAT.md §6) and write them here.
+  std::string etdump_path;
+  /// --debug-buffer FILE: also log every kernel's output; the tensor bytes go here.
+  std::string debug_buffer_path;
 };
 
 struct InfoArgs {

@@ -44,6 +44,11 @@ int main(int argc, char** argv) {
       ->check(CLI::PositiveNumber)
       ->capture_default_str();
   run_cmd->add_flag("--json", run_args.json, "Print one JSON object");
+  run_cmd->add_option("--etdump", run_args.etdump_path,
+                      "Write the runtime's profiling events (ETDump, .etdp) to this file");
+  run_cmd->add_option("--debug-buffer", run_args.debug_buffer_path,
+                      "Also record every kernel's output (needs --etdump); tensor bytes go to "
+                      "this file");
 
   ptec::cli::InfoArgs info_args;
   CLI::App* info_cmd = app.add_subcommand("info", "Describe a .pte program");

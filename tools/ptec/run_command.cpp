@@ -10,6 +10,8 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "devtools/etdump/etdump_gen.h"
+#include "emit/atomic_file.h"
 #include "ir/exception.h"
 #include "kernels/portable/register.h"
 #include "kernels/prim_ops/prim_ops.h"
@@ -142,6 +144,29 @@ void check_dynamic_dims(runtime::Module& module, const std::vector<std::string>&
   }
 }
 
+/// Writes the recorded ETDump (and the debug buffer when asked) atomically; returns a summary.
+nlohmann::ordered_json write_etdump(const devtools::ETDumpGen& gen, const RunArgs& args) {
+  const std::vector<uint8_t> bytes = gen.get_etdump_data();
+  emit::AtomicFileWriter etdump(args.etdump_path);
+  etdump.write(bytes.data(), bytes.size());
+  etdump.commit();
+  size_t events = 0;
+  for (const devtools::RunData& block : gen.etdump().run_data) events += block.events.size();
+  nlohmann::ordered_json j;
+  j["path"] = args.etdump_path;
+  j["bytes"] = bytes.size();
+  j["blocks"] = gen.etdump().run_data.size();
+  j["events"] = events;
+  if (!args.debug_buffer_path.empty()) {
+    emit::AtomicFileWriter debug(args.debug_buffer_path);
+    debug.write(gen.debug_buffer().data(), gen.debug_buffer().size());
+    debug.commit();
+    j["debug_buffer"] = args.debug_buffer_path;
+    j["debug_buffer_bytes"] = gen.debug_buffer().size();
+  }
+  return j;
+}
+
 }  // namespace
 
 int run_run(const RunArgs& args) {
@@ -157,7 +182,16 @@ int run_run(const RunArgs& args) {
     const fs::path beside = fs::path(args.program).replace_extension(".ptd");
     if (fs::exists(beside)) data_path = beside.string();
   }
-  runtime::Module module(args.program, data_path);
+  PTEC_ENFORCE(args.debug_buffer_path.empty() || !args.etdump_path.empty(), InvalidArgument,
+               "--debug-buffer {} needs --etdump (debug events live in the ETDump)",
+               args.debug_buffer_path);
+  // Declared before the Module, which must not outlive its tracer.
+  devtools::ETDumpGen etdump_gen;
+  if (!args.debug_buffer_path.empty()) {
+    etdump_gen.set_event_tracer_debug_level(runtime::EventTracerDebugLogLevel::IntermediateOutputs);
+  }
+  runtime::Module module(args.program, data_path, runtime::Module::LoadMode::Mmap,
+                         args.etdump_path.empty() ? nullptr : &etdump_gen);
   errors.check(module.load(), args.program);
 
   auto names = module.method_names();
@@ -229,6 +263,9 @@ int run_run(const RunArgs& args) {
     }
   }
 
+  nlohmann::ordered_json etdump_summary;
+  if (!args.etdump_path.empty()) etdump_summary = write_etdump(etdump_gen, args);
+
   if (args.json) {
     nlohmann::ordered_json j;
     j["program"] = args.program;
@@ -239,6 +276,7 @@ int run_run(const RunArgs& args) {
     j["outputs"] = outs;
     j["iterations"] = args.iterations;
     j["latency_ms"] = {{"min", sorted.front()}, {"median", median}, {"max", sorted.back()}};
+    if (!etdump_summary.is_null()) j["etdump"] = etdump_summary;
     std::printf("%s\n", j.dump(2).c_str());
     return 0;
   }
@@ -256,6 +294,14 @@ int run_run(const RunArgs& args) {
   }
   std::printf("latency over %d iteration(s): min %.3f ms, median %.3f ms, max %.3f ms\n",
               args.iterations, sorted.front(), median, sorted.back());
+  if (!etdump_summary.is_null()) {
+    std::printf("etdump: %s (%zu blocks, %zu events)\n", args.etdump_path.c_str(),
+                etdump_summary["blocks"].get<size_t>(), etdump_summary["events"].get<size_t>());
+    if (!args.debug_buffer_path.empty()) {
+      std::printf("debug buffer: %s (%zu bytes)\n", args.debug_buffer_path.c_str(),
+                  etdump_summary["debug_buffer_bytes"].get<size_t>());
+    }
+  }
   return 0;
 }
 
