@@ -251,7 +251,8 @@ constexpr UnaryInfo kUnary[] = {
     {"Atan", "aten::atan"},       {"Sinh", "aten::sinh"},
     {"Cosh", "aten::cosh"},       {"Round", "aten::round"},
     {"Sign", "aten::sign"},       {"Not", "aten::logical_not"},
-    {"IsNaN", "aten::isnan"},
+    {"IsNaN", "aten::isnan"},     {"Asinh", "aten::asinh"},
+    {"Acosh", "aten::acosh"},     {"Atanh", "aten::atanh"},
 };
 
 void import_unary(ImportContext& ctx, const NodeView& node) {
@@ -289,12 +290,10 @@ std::vector<OpEntry> elementwise_ops() {
       {"Mod", 10, 17, import_mod},
       {"IsInf", 10, 17, import_isinf},
   };
-      {"BitShift", 11, 17, import_bitshift},
-  for (const UnaryInfo& u : kUnary) {
-    const int min = u.onnx == "Erf" || u.onnx == "Sign" || u.onnx == "IsNaN" ? 9
-                    : u.onnx == "Round"                                      ? 11
-                    : u.onnx == "Not"                                        ? 1
-                                                                             : 6;
+  {"BitShift", 11, 17, import_bitshift}, for (const UnaryInfo& u : kUnary) {
+    const bool opset9 = u.onnx == "Erf" || u.onnx == "Sign" || u.onnx == "IsNaN" ||
+                        u.onnx == "Asinh" || u.onnx == "Acosh" || u.onnx == "Atanh";
+    const int min = opset9 ? 9 : u.onnx == "Round" ? 11 : u.onnx == "Not" ? 1 : 6;
     const bool foldable = u.onnx == "Neg" || u.onnx == "Abs";
     rows.push_back({u.onnx, min, 17, import_unary, foldable ? fold_int_unary : nullptr});
   }

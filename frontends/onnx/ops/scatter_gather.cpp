@@ -1,0 +1,331 @@
+// Indexing ops: ScatterElements / Scatter → scatter.src, scatter_add or scatter_reduce.two;
+// ScatterND → index_put (reduction none/add) or scatter_reduce.two over a flattened view
+// (mul/max/min); GatherND → index.Tensor; TopK → topk; OneHot → eq(arange) + where; Compress
+// with a condition known at import time → index_select.
+//
+// Index inputs known at import time are checked and wrapped here (an out-of-range index fails the
+// import naming the node); indices computed at run time are wrapped in the graph and checked by
+// the kernels.
+
+#include <algorithm>
+
+#include "frontends/onnx/ops/op_util.h"
+
+namespace ptec::onnx_import {
+namespace {
+
+/// Index input `i` as an int64 graph tensor with the same shape, negative values wrapped by
+/// `size`: a checked constant when known at import time, else cast and wrapped at run time.
+ir::Node* elementwise_index(ImportContext& ctx, const NodeView& node, size_t i, int64_t size) {
+  if (const ConstTensor* c = ctx.constant(node, i)) {
+    std::vector<int64_t> idx = c->to_int64();
+    for (int64_t& v : idx) {
+      if (v < -size || v >= size) {
+        node.fail(Error::InvalidArgument, "index {} is out of range for a dim of size {}", v, size);
+      }
+      if (v < 0) v += size;
+    }
+    return ctx.constant_tensor(node.input(i), ConstTensor::from_int64(DType::Long, c->sizes, idx));
+  }
+  ir::Node* index = ctx.input(node, i);
+  const DType dtype = index->spec().dtype;
+  if (dtype != DType::Long && dtype != DType::Int) {
+    node.fail(Error::InvalidArgument, "indices must be int32 or int64, got {}", to_string(dtype));
+  }
+  if (dtype != DType::Long) index = ctx.call("aten::_to_copy", {index, DType::Long});
+  return wrap_negative_indices(ctx, index, size);
+}
+
+/// ScatterElements (opset 11-18) and Scatter (opset 9-10, the same op without reduction).
+void import_scatter_elements(ImportContext& ctx, const NodeView& node) {
+  const std::vector<int64_t> data = ctx.input_sizes(node, 0);
+  const int64_t rank = static_cast<int64_t>(data.size());
+  const int64_t axis = node.normalize_axis(node.attr_int("axis", 0), std::max<int64_t>(rank, 1));
+  const int64_t size = rank == 0 ? 1 : data[static_cast<size_t>(axis)];
+  if (ctx.input_rank(node, 1) != rank || ctx.input_rank(node, 2) != rank) {
+    node.fail(Error::InvalidArgument, "data, indices and updates must have the same rank");
+  }
+  if (ctx.input_shape(node, 1) != ctx.input_shape(node, 2)) {
+    node.fail(Error::InvalidArgument, "indices and updates must have the same shape");
+  }
+  if (ctx.input_dtype(node, 2) != ctx.input_dtype(node, 0)) {
+    node.fail(Error::InvalidArgument, "updates ({}) must have the dtype of data ({})",
+              to_string(ctx.input_dtype(node, 2)), to_string(ctx.input_dtype(node, 0)));
+  }
+  ir::Node* x = ctx.input(node, 0);
+  ir::Node* index = elementwise_index(ctx, node, 1, size);
+  ir::Node* updates = ctx.input(node, 2);
+  const std::string reduction = node.attr_string("reduction", "none");
+  ir::Node* y = nullptr;
+  if (reduction == "none") {
+    y = ctx.call("aten::scatter.src", {x, axis, index, updates});
+  } else if (reduction == "add") {
+    y = ctx.call("aten::scatter_add", {x, axis, index, updates});
+  } else if (reduction == "mul" || reduction == "max" || reduction == "min") {
+    const char* reduce = reduction == "mul" ? "prod" : reduction == "max" ? "amax" : "amin";
+    y = ctx.call("aten::scatter_reduce.two", {x, axis, index, updates, reduce, true});
+  } else {
+    node.fail(Error::InvalidArgument, "unknown reduction '{}' (none, add, mul, max, min)",
+              reduction);
+  }
+  ctx.set_output(node, 0, y);
+}
+
+/// The ND index tuple of ScatterND / GatherND: indices [..., k] addresses dims
+/// [first, first + k) of data. Returns k int64 tensors of shape indices.shape[:-1] (component j
+/// of each tuple). Constant indices are checked and wrapped at import; run-time ones are split
+/// with select_copy and left to the kernel (index.Tensor / index_put wrap negative indices and
+/// check bounds), or wrapped in the graph when `wrap` is set.
+std::vector<ir::Node*> nd_index_components(ImportContext& ctx, const NodeView& node,
+                                           const std::vector<int64_t>& data, size_t first,
+                                           bool wrap) {
+  const std::vector<int64_t> isz = ctx.input_sizes(node, 1);
+  if (isz.empty()) node.fail(Error::InvalidArgument, "indices must have rank >= 1");
+  const int64_t k = isz.back();
+  if (k < 1 || first + static_cast<size_t>(k) > data.size()) {
+    node.fail(Error::NotSupported,
+              "indices address {} dims after {} batch dims of data of rank {} (1 to {} are "
+              "supported)",
+              k, first, data.size(), data.size() - first);
+  }
+  const std::vector<int64_t> tuple_shape(isz.begin(), isz.end() - 1);
+  std::vector<ir::Node*> parts;
+  if (const ConstTensor* c = ctx.constant(node, 1)) {
+    const std::vector<int64_t> idx = c->to_int64();
+    const int64_t n = element_count(tuple_shape);
+    for (int64_t j = 0; j < k; ++j) {
+      const int64_t size = data[first + static_cast<size_t>(j)];
+      std::vector<int64_t> comp(static_cast<size_t>(n));
+      for (int64_t u = 0; u < n; ++u) {
+        int64_t v = idx[static_cast<size_t>(u * k + j)];
+        if (v < -size || v >= size) {
+          node.fail(Error::InvalidArgument, "index {} is out of range for dim {} of size {}", v,
+                    first + static_cast<size_t>(j), size);
+        }
+        comp[static_cast<size_t>(u)] = v < 0 ? v + size : v;
+      }
+      parts.push_back(ctx.constant_tensor(node.input(1),
+                                          ConstTensor::from_int64(DType::Long, tuple_shape, comp)));
+    }
+    return parts;
+  }
+  ir::Node* indices = ctx.input(node, 1);
+  if (indices->spec().dtype != DType::Long) {
+    node.fail(Error::InvalidArgument, "indices must be int64, got {}",
+              to_string(indices->spec().dtype));
+  }
+  const int64_t last = static_cast<int64_t>(isz.size()) - 1;
+  for (int64_t j = 0; j < k; ++j) {
+    ir::Node* comp = ctx.call("aten::select_copy.int", {indices, last, j});
+    if (wrap) comp = wrap_negative_indices(ctx, comp, data[first + static_cast<size_t>(j)]);
+    parts.push_back(comp);
+  }
+  return parts;
+}
+
+/// ScatterND: data[indices[u]] = updates[u] (reduction none), += (add), or *= / max / min.
+void import_scatter_nd(ImportContext& ctx, const NodeView& node) {
+  const std::vector<int64_t> data = ctx.input_sizes(node, 0);
+  const std::vector<int64_t> isz = ctx.input_sizes(node, 1);
+  const std::vector<int64_t> usz = ctx.input_sizes(node, 2);
+  if (isz.empty()) node.fail(Error::InvalidArgument, "indices must have rank >= 1");
+  if (isz.back() < 1 || static_cast<size_t>(isz.back()) > data.size()) {
+    node.fail(Error::NotSupported,
+              "indices address {} dims of data of rank {} (1 to {} are supported)", isz.back(),
+              data.size(), data.size());
+  }
+  const size_t k = static_cast<size_t>(isz.back());
+  std::vector<int64_t> want(isz.begin(), isz.end() - 1);
+  want.insert(want.end(), data.begin() + static_cast<ptrdiff_t>(k), data.end());
+  if (usz != want) {
+    node.fail(Error::InvalidArgument, "updates {} must have shape {} (indices {}, data {})",
+              sizes_to_string(usz), sizes_to_string(want), sizes_to_string(isz),
+              sizes_to_string(data));
+  }
+  if (ctx.input_dtype(node, 2) != ctx.input_dtype(node, 0)) {
+    node.fail(Error::InvalidArgument, "updates ({}) must have the dtype of data ({})",
+              to_string(ctx.input_dtype(node, 2)), to_string(ctx.input_dtype(node, 0)));
+  }
+  const std::string reduction = node.attr_string("reduction", "none");
+  ir::Node* x = ctx.input(node, 0);
+  ir::Node* updates = ctx.input(node, 2);
+  if (reduction == "none" || reduction == "add") {
+    std::vector<ir::Node*> parts = nd_index_components(ctx, node, data, 0, /*wrap=*/false);
+    ir::ArgumentList indices(parts.begin(), parts.end());
+    ctx.set_output(node, 0, ctx.call("aten::index_put", {x, indices, updates, reduction == "add"}));
+    return;
+  }
+  if (reduction != "mul" && reduction != "max" && reduction != "min") {
+    node.fail(Error::InvalidArgument, "unknown reduction '{}' (none, add, mul, max, min)",
+              reduction);
+  }
+  // data as [N, M] (N = the addressed dims, M = the rest), one row index per tuple (U tuples),
+  // expanded over M: scatter_reduce.two along dim 0.
+  std::vector<ir::Node*> parts = nd_index_components(ctx, node, data, 0, /*wrap=*/true);
+  const int64_t n = product(data, 0, k);
+  const int64_t m = product(data, k, data.size());
+  const int64_t u = product(isz, 0, isz.size() - 1);
+  if (u == 0) {
+    ctx.forward_input(node, 0, 0);
+    return;
+  }
+  ir::Node* row = nullptr;
+  int64_t stride = n;
+  for (size_t j = 0; j < k; ++j) {
+    stride /= data[j];
+    ir::Node* term = stride == 1 ? parts[j] : ctx.call("aten::mul.Scalar", {parts[j], stride});
+    row = row == nullptr ? term : ctx.call("aten::add.Tensor", {row, term});
+  }
+  row = view(ctx, row, {u, 1});
+  row = ctx.call("aten::expand_copy", {row, std::vector<int64_t>{u, m}});
+  const char* reduce = reduction == "mul" ? "prod" : reduction == "max" ? "amax" : "amin";
+  ir::Node* y = ctx.call("aten::scatter_reduce.two", {view(ctx, x, {n, m}), int64_t{0}, row,
+                                                      view(ctx, updates, {u, m}), reduce, true});
+  ctx.set_output(node, 0, view(ctx, y, data));
+}
+
+/// GatherND (batch_dims b): out[i_0..i_{b-1}, j...] = data[i_0..i_{b-1}, indices[i, j]...] →
+/// index.Tensor with an arange index per batch dim and one index per tuple component.
+void import_gather_nd(ImportContext& ctx, const NodeView& node) {
+  const std::vector<int64_t> data = ctx.input_sizes(node, 0);
+  const std::vector<int64_t> isz = ctx.input_sizes(node, 1);
+  const int64_t b = node.attr_int("batch_dims", 0);
+  if (b < 0 || static_cast<size_t>(b) >= isz.size() || static_cast<size_t>(b) >= data.size()) {
+    node.fail(Error::InvalidArgument,
+              "batch_dims {} must be less than the ranks of data ({}) "
+              "and indices ({})",
+              b, data.size(), isz.size());
+  }
+  for (size_t i = 0; i < static_cast<size_t>(b); ++i) {
+    if (data[i] != isz[i]) {
+      node.fail(Error::InvalidArgument, "batch dim {} differs: data {} vs indices {}", i,
+                sizes_to_string(data), sizes_to_string(isz));
+    }
+  }
+  ir::ArgumentList indices;
+  const size_t tuple_rank = isz.size() - 1;
+  for (size_t i = 0; i < static_cast<size_t>(b); ++i) {
+    // arange(data[i]) shaped [1, .., data[i], .., 1] over the tuple dims: broadcasts to them.
+    std::vector<int64_t> shape(tuple_rank, 1);
+    shape[i] = data[i];
+    std::vector<int64_t> values(static_cast<size_t>(data[i]));
+    for (int64_t v = 0; v < data[i]; ++v) values[static_cast<size_t>(v)] = v;
+    indices.push_back(ctx.constant_tensor(node.source() + "_batch_index",
+                                          ConstTensor::from_int64(DType::Long, shape, values)));
+  }
+  for (ir::Node* part :
+       nd_index_components(ctx, node, data, static_cast<size_t>(b), /*wrap=*/false)) {
+    indices.push_back(part);
+  }
+  ctx.set_output(node, 0, ctx.call("aten::index.Tensor", {ctx.input(node, 0), indices}));
+}
+
+/// TopK: k from the attribute (opset 1-9) or the K input (known at import time); largest and
+/// sorted from opset 11. Indices are int64; equal values keep the lower index first.
+void import_topk(ImportContext& ctx, const NodeView& node) {
+  const ir::Shape shape = ctx.input_shape(node, 0);
+  const int64_t rank = static_cast<int64_t>(shape.size());
+  const int64_t axis = node.normalize_axis(node.attr_int("axis", -1), rank);
+  int64_t k = 0;
+  if (node.opset() < 10) {
+    if (!node.has_attr("k")) node.fail(Error::InvalidArgument, "attribute 'k' is required");
+    k = node.attr_int("k", 0);
+  } else {
+    const std::optional<double> v = single_value(&ctx.require_constant(node, 1, "K"));
+    if (!v) node.fail(Error::InvalidArgument, "K must hold one value");
+    k = static_cast<int64_t>(*v);
+  }
+  const ir::SymInt& dim = shape[static_cast<size_t>(axis)];
+  if (k < 0 || k > dim.upper_bound()) {
+    node.fail(Error::InvalidArgument, "k = {} is out of range for axis {} of size {}", k, axis,
+              dim.to_string());
+  }
+  const bool largest = node.attr_int("largest", 1) != 0;
+  const bool sorted = node.attr_int("sorted", 1) != 0;
+  ir::Node* topk = ctx.call("aten::topk", {ctx.input(node, 0), k, axis, largest, sorted});
+  ctx.set_output(node, 0, ctx.getitem(topk, 0));
+  if (node.has_output(1)) ctx.set_output(node, 1, ctx.getitem(topk, 1));
+}
+
+/// OneHot: out = where(unsqueeze(wrap(indices), axis) == arange(depth), on, off) with
+/// values = [off, on]; indices outside [-depth, depth) give all-off rows.
+void import_one_hot(ImportContext& ctx, const NodeView& node) {
+  const std::optional<double> d = single_value(&ctx.require_constant(node, 1, "depth"));
+  if (!d) node.fail(Error::InvalidArgument, "depth must hold one value");
+  const int64_t depth = static_cast<int64_t>(*d);
+  if (depth < 1) node.fail(Error::InvalidArgument, "depth must be positive, got {}", depth);
+  const int64_t rank = ctx.input_rank(node, 0);
+  const int64_t axis = node.normalize_axis(node.attr_int("axis", -1), rank + 1);
+  if (element_count(ctx.input_sizes(node, 2)) != 2) {
+    node.fail(Error::InvalidArgument, "values must hold two elements [off_value, on_value]");
+  }
+  ir::Node* index = ctx.input(node, 0);
+  if (index->spec().dtype != DType::Long) index = ctx.call("aten::_to_copy", {index, DType::Long});
+  index = wrap_negative_indices(ctx, index, depth);
+  index = ctx.call("aten::unsqueeze_copy", {index, axis});
+  std::vector<int64_t> range_shape(static_cast<size_t>(rank + 1), 1);
+  range_shape[static_cast<size_t>(axis)] = depth;
+  std::vector<int64_t> range(static_cast<size_t>(depth));
+  for (int64_t i = 0; i < depth; ++i) range[static_cast<size_t>(i)] = i;
+  ir::Node* classes = ctx.constant_tensor(node.source() + "_classes",
+                                          ConstTensor::from_int64(DType::Long, range_shape, range));
+  ir::Node* hot = ctx.call("aten::eq.Tensor", {index, classes});
+  ir::Node* values = view(ctx, ctx.input(node, 2), {2});
+  ir::Node* off = ctx.call("aten::select_copy.int", {values, int64_t{0}, int64_t{0}});
+  ir::Node* on = ctx.call("aten::select_copy.int", {values, int64_t{0}, int64_t{1}});
+  ctx.set_output(node, 0, ctx.call("aten::where.self", {hot, on, off}));
+}
+
+/// Compress: the slices along `axis` (of the flattened input without one) where the condition
+/// is true. The condition must be known at import time (the output's size depends on it).
+void import_compress(ImportContext& ctx, const NodeView& node) {
+  if (node.has_input(1) && ctx.constant(node, 1) == nullptr) {
+    node.fail(Error::NotSupported,
+              "input 'condition' ('{}') is computed at run time; it must be known at import time "
+              "(the output's size depends on its values)",
+              node.input(1));
+  }
+  const ConstTensor& cond = ctx.require_constant(node, 1, "condition");
+  if (cond.sizes.size() != 1) {
+    node.fail(Error::InvalidArgument, "condition must be 1-D, got {}", sizes_to_string(cond.sizes));
+  }
+  ir::Node* x = ctx.input(node, 0);
+  const std::vector<int64_t> in = ctx.input_sizes(node, 0);
+  int64_t axis = 0;
+  int64_t dim = 0;
+  if (node.has_attr("axis")) {
+    axis = node.normalize_axis(node.attr_int("axis", 0), static_cast<int64_t>(in.size()));
+    dim = in[static_cast<size_t>(axis)];
+  } else {
+    dim = element_count(in);
+    x = view(ctx, x, {dim});
+  }
+  std::vector<int64_t> selected;
+  for (int64_t i = 0; i < cond.numel(); ++i) {
+    if (cond.double_at(i) == 0.0) continue;
+    if (i >= dim) {
+      node.fail(Error::InvalidArgument,
+                "condition selects position {} of an axis of size {} (condition has {} values)", i,
+                dim, cond.numel());
+    }
+    selected.push_back(i);
+  }
+  ir::Node* index = ctx.constant_tensor(node.input(1), ConstTensor::int64_vector(selected));
+  ctx.set_output(node, 0, ctx.call("aten::index_select", {x, axis, index}));
+}
+
+}  // namespace
+
+std::vector<OpEntry> scatter_gather_ops() {
+  return {
+      {"Scatter", 9, 10, import_scatter_elements},
+      {"ScatterElements", 11, 18, import_scatter_elements},
+      {"ScatterND", 11, 18, import_scatter_nd},
+      {"GatherND", 11, 18, import_gather_nd},
+      {"TopK", 1, 18, import_topk},
+      {"OneHot", 9, 18, import_one_hot},
+      {"Compress", 9, 18, import_compress},
+  };
+}
+
+}  // namespace ptec::onnx_import
