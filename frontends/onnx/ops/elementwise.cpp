@@ -289,8 +289,9 @@ std::vector<OpEntry> elementwise_ops() {
       {"Mean", 6, 17, import_mean},
       {"Mod", 10, 17, import_mod},
       {"IsInf", 10, 17, import_isinf},
+      {"BitShift", 11, 17, import_bitshift},
   };
-  {"BitShift", 11, 17, import_bitshift}, for (const UnaryInfo& u : kUnary) {
+  for (const UnaryInfo& u : kUnary) {
     const bool opset9 = u.onnx == "Erf" || u.onnx == "Sign" || u.onnx == "IsNaN" ||
                         u.onnx == "Asinh" || u.onnx == "Acosh" || u.onnx == "Atanh";
     const int min = opset9 ? 9 : u.onnx == "Round" ? 11 : u.onnx == "Not" ? 1 : 6;
