@@ -1,5 +1,9 @@
-// Conv and ConvTranspose → aten::convolution (1-D and 2-D). Asymmetric padding (explicit or from
-// auto_pad SAME_*) becomes constant_pad_nd of the excess followed by a symmetrically padded conv.
+// Conv and ConvTranspose → aten::convolution (1-D, 2-D and 3-D). Conv: asymmetric padding
+// (explicit or from auto_pad SAME_*) becomes constant_pad_nd of the excess followed by a
+// symmetrically padded conv. ConvTranspose: pads come from `pads`, or from output_shape / auto_pad
+// SAME_* as the ONNX spec computes them; the transposed conv runs with the smaller pad of each dim
+// and slice_copy crops the excess; an output larger than the unpadded result becomes
+// output_padding.
 
 #include "frontends/onnx/ops/op_util.h"
 
@@ -15,8 +19,9 @@ struct ConvAttrs {
 
 ConvAttrs conv_attrs(const NodeView& node, const std::vector<int64_t>& x,
                      const std::vector<int64_t>& w) {
-  if (x.size() < 3 || x.size() > 4) {
-    node.fail(Error::NotSupported, "input of rank {}: only 1-D and 2-D convolutions are supported",
+  if (x.size() < 3 || x.size() > 5) {
+    node.fail(Error::NotSupported,
+              "input of rank {}: only 1-D, 2-D and 3-D convolutions (rank 3 to 5) are supported",
               x.size());
   }
   const size_t n = x.size() - 2;
@@ -74,34 +79,91 @@ void import_conv(ImportContext& ctx, const NodeView& node) {
 }
 
 void import_conv_transpose(ImportContext& ctx, const NodeView& node) {
-  const std::vector<int64_t> x = ctx.input_sizes(node, 0);
+  const std::vector<int64_t> x = ctx.input_sizes_batch(node, 0);
   const std::vector<int64_t> w = ctx.input_sizes(node, 1);
   const ConvAttrs a = conv_attrs(node, x, w);
   const size_t n = x.size() - 2;
-  if (node.has_attr("output_shape")) {
-    node.fail(Error::NotSupported, "output_shape is not supported; give pads instead");
-  }
-  const std::string auto_pad = node.attr_string("auto_pad", "NOTSET");
-  if (auto_pad != "NOTSET" && auto_pad != "VALID") {
-    node.fail(Error::NotSupported, "auto_pad {} is not supported for ConvTranspose", auto_pad);
-  }
-  std::vector<int64_t> pads = node.attr_ints("pads", std::vector<int64_t>(2 * n, 0));
-  if (auto_pad == "VALID") pads.assign(2 * n, 0);
-  if (pads.size() != 2 * n) node.fail(Error::InvalidArgument, "pads needs {} values", 2 * n);
-  std::vector<int64_t> padding(pads.begin(), pads.begin() + static_cast<ptrdiff_t>(n));
-  if (padding != std::vector<int64_t>(pads.begin() + static_cast<ptrdiff_t>(n), pads.end())) {
-    node.fail(Error::NotSupported, "asymmetric pads are not supported for ConvTranspose");
-  }
-  const std::vector<int64_t> output_padding =
+  std::vector<int64_t> output_padding =
       node.attr_ints("output_padding", std::vector<int64_t>(n, 0));
   if (output_padding.size() != n) {
-    node.fail(Error::InvalidArgument, "output_padding needs {} values", n);
+    node.fail(Error::InvalidArgument, "output_padding has {} values; {} spatial dims need {}",
+              output_padding.size(), n, n);
   }
+  // The output size of each dim before padding is removed.
+  std::vector<int64_t> full(n);
+  for (size_t i = 0; i < n; ++i) {
+    if (output_padding[i] < 0) node.fail(Error::InvalidArgument, "negative output_padding");
+    full[i] =
+        a.strides[i] * (x[i + 2] - 1) + output_padding[i] + (a.kernel[i] - 1) * a.dilations[i] + 1;
+  }
+  const std::string auto_pad = node.attr_string("auto_pad", "NOTSET");
+  std::vector<int64_t> begin(n, 0), end(n, 0);
+  if (node.has_attr("output_shape") || auto_pad == "SAME_UPPER" || auto_pad == "SAME_LOWER") {
+    // The spec: total_padding = full - output_shape, split evenly; the odd element goes to the
+    // end for SAME_UPPER and to the beginning otherwise. A larger output_shape than `full` extends
+    // the end (output_padding).
+    std::vector<int64_t> target(n);
+    for (size_t i = 0; i < n; ++i) target[i] = x[i + 2] * a.strides[i];
+    if (node.has_attr("output_shape")) {
+      target = node.attr_ints("output_shape", {});
+      if (target.size() == n + 2) target.erase(target.begin(), target.begin() + 2);
+      if (target.size() != n) {
+        node.fail(Error::InvalidArgument, "output_shape has {} values; {} spatial dims need {}",
+                  target.size(), n, n);
+      }
+    }
+    for (size_t i = 0; i < n; ++i) {
+      const int64_t total = full[i] - target[i];
+      if (total < 0) {
+        output_padding[i] -= total;
+        if (output_padding[i] >= a.strides[i] && output_padding[i] >= a.dilations[i]) {
+          node.fail(Error::NotSupported,
+                    "output_shape {} exceeds the computed size {} by {}: at most stride - 1 or "
+                    "dilation - 1 extra elements are supported",
+                    target[i], full[i], -total);
+        }
+        full[i] -= total;
+        continue;
+      }
+      begin[i] = auto_pad == "SAME_UPPER" ? total / 2 : total - total / 2;
+      end[i] = total - begin[i];
+    }
+  } else if (auto_pad == "NOTSET") {
+    const std::vector<int64_t> pads = node.attr_ints("pads", std::vector<int64_t>(2 * n, 0));
+    if (pads.size() != 2 * n) {
+      node.fail(Error::InvalidArgument, "pads has {} values; {} spatial dims need {}", pads.size(),
+                n, 2 * n);
+    }
+    for (size_t i = 0; i < n; ++i) {
+      begin[i] = pads[i];
+      end[i] = pads[i + n];
+      if (begin[i] < 0 || end[i] < 0) node.fail(Error::InvalidArgument, "negative pads");
+    }
+  } else if (auto_pad != "VALID") {
+    node.fail(Error::InvalidArgument, "unknown auto_pad '{}'", auto_pad);
+  }
+  std::vector<int64_t> padding(n);
+  for (size_t i = 0; i < n; ++i) {
+    padding[i] = std::min(begin[i], end[i]);
+    if (full[i] - begin[i] - end[i] <= 0) {
+      node.fail(Error::InvalidArgument, "pads {} + {} remove the whole output of size {}", begin[i],
+                end[i], full[i]);
+    }
+  }
+  ir::Node* input = ctx.input(node, 0);
+  ir::Node* weight = ctx.input(node, 1);
   ir::Argument bias = node.has_input(2) ? ir::Argument(ctx.input(node, 2)) : ir::Argument();
-  ctx.set_output(
-      node, 0,
-      ctx.call("aten::convolution", {ctx.input(node, 0), ctx.input(node, 1), bias, a.strides,
-                                     padding, a.dilations, true, output_padding, a.group}));
+  ir::Node* y = ctx.call("aten::convolution", {input, weight, std::move(bias), a.strides, padding,
+                                               a.dilations, true, output_padding, a.group});
+  // Crop what the symmetric padding left of an asymmetric pad.
+  for (size_t i = 0; i < n; ++i) {
+    const int64_t size = full[i] - 2 * padding[i];
+    const int64_t crop_begin = begin[i] - padding[i], crop_end = end[i] - padding[i];
+    if (crop_begin == 0 && crop_end == 0) continue;
+    y = ctx.call("aten::slice_copy.Tensor",
+                 {y, static_cast<int64_t>(i + 2), crop_begin, size - crop_end, int64_t{1}});
+  }
+  ctx.set_output(node, 0, y);
 }
 
 }  // namespace

@@ -127,7 +127,70 @@ ir::Node* onnx_indices(ImportContext& ctx, const NodeView& node, const PoolSetup
   return ctx.call("aten::add.Tensor", {idx, base});
 }
 
+/// MaxPool / AveragePool over a rank-5 input: max_pool3d_with_indices + getitem 0 / avg_pool3d.
+/// Pads that ATen cannot take (asymmetric, more than half the kernel) become constant_pad_nd
+/// (lowest value for MaxPool, zeros for AveragePool with count_include_pad=1). MaxPool's Indices
+/// output is not produced for 3-D pools.
+void import_pool3d(ImportContext& ctx, const NodeView& node, bool is_max) {
+  const std::vector<int64_t> x = ctx.input_sizes_batch(node, 0);
+  constexpr size_t n = 3;
+  if (!node.has_attr("kernel_shape")) node.fail(Error::InvalidArgument, "kernel_shape is required");
+  const std::vector<int64_t> kernel = node.attr_ints("kernel_shape", {});
+  const std::vector<int64_t> strides = node.attr_ints("strides", std::vector<int64_t>(n, 1));
+  const std::vector<int64_t> dilations = node.attr_ints("dilations", std::vector<int64_t>(n, 1));
+  if (kernel.size() != n || strides.size() != n || dilations.size() != n) {
+    node.fail(Error::InvalidArgument, "kernel_shape/strides/dilations need {} values", n);
+  }
+  std::vector<int64_t> effective(n);
+  for (size_t i = 0; i < n; ++i) {
+    if (kernel[i] <= 0 || strides[i] <= 0 || dilations[i] <= 0) {
+      node.fail(Error::InvalidArgument, "kernel_shape, strides and dilations must be positive");
+    }
+    if (!is_max && dilations[i] != 1) {
+      node.fail(Error::NotSupported, "dilations are not supported for AveragePool");
+    }
+    effective[i] = (kernel[i] - 1) * dilations[i] + 1;
+  }
+  if (is_max && node.has_output(1)) {
+    node.fail(Error::NotSupported, "the Indices output of a 3-D MaxPool is not supported");
+  }
+  const Pads pads =
+      resolve_pads(node, std::vector<int64_t>(x.begin() + 2, x.end()), effective, strides);
+  const bool count_include_pad = !is_max && node.attr_int("count_include_pad", 0) != 0;
+  const bool ceil_mode = node.attr_int("ceil_mode", 0) != 0;
+  bool fits = pads.symmetric();
+  for (size_t i = 0; i < n && fits; ++i) fits = pads.begin[i] * 2 <= kernel[i];
+  ir::Node* input = ctx.input(node, 0);
+  std::vector<int64_t> padding = pads.begin;
+  if (!fits) {
+    if (!is_max && !count_include_pad) {
+      node.fail(Error::NotSupported,
+                "pads {} / {} cannot be expressed by avg_pool3d with count_include_pad=0",
+                sizes_to_string(pads.begin), sizes_to_string(pads.end));
+    }
+    const DType dtype = ctx.input_dtype(node, 0);
+    const double pad_value = !is_max                    ? 0.0
+                             : is_floating_point(dtype) ? -std::numeric_limits<double>::infinity()
+                             : dtype == DType::Byte     ? 0.0
+                             : dtype == DType::Char     ? -128.0
+                                                        : -2147483648.0;
+    input =
+        ctx.call("aten::constant_pad_nd", {input, aten_pad_list(pads.begin, pads.end), pad_value});
+    padding.assign(n, 0);
+  }
+  if (is_max) {
+    ir::Node* pool = ctx.call("aten::max_pool3d_with_indices",
+                              {input, kernel, strides, padding, dilations, ceil_mode});
+    ctx.set_output(node, 0, ctx.getitem(pool, 0));
+  } else {
+    ctx.set_output(node, 0,
+                   ctx.call("aten::avg_pool3d", {input, kernel, strides, padding, ceil_mode,
+                                                 count_include_pad, ir::Argument()}));
+  }
+}
+
 void import_max_pool(ImportContext& ctx, const NodeView& node) {
+  if (ctx.input_rank(node, 0) == 5) return import_pool3d(ctx, node, /*is_max=*/true);
   const int64_t storage_order = node.attr_int("storage_order", 0);
   if (storage_order != 0 && storage_order != 1) {
     node.fail(Error::InvalidArgument, "storage_order must be 0 or 1, got {}", storage_order);
@@ -170,6 +233,7 @@ std::vector<double> window_counts(const PoolSetup& s, int64_t oh, int64_t ow) {
 }
 
 void import_average_pool(ImportContext& ctx, const NodeView& node) {
+  if (ctx.input_rank(node, 0) == 5) return import_pool3d(ctx, node, /*is_max=*/false);
   const bool count_include_pad = node.attr_int("count_include_pad", 0) != 0;
   const PoolSetup s = pool_setup(ctx, node, 0.0);
   for (int64_t d : s.dilations) {
