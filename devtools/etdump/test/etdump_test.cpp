@@ -409,6 +409,38 @@ TEST(ETDumpGenTest, TensorsGoToTheAlignedDebugBuffer) {
   EXPECT_EQ(longs, std::vector<int64_t>({7, -8}));
 }
 
+TEST(ETDumpGenTest, TensorListAndScalarValues) {
+  ETDumpGen gen;
+  gen.set_event_tracer_debug_level(EventTracerDebugLogLevel::IntermediateOutputs);
+  OwnedTensor a = OwnedTensor::from<float>(DType::Float, {2}, {1, 2});
+  OwnedTensor b = OwnedTensor::from<int32_t>(DType::Int, {3}, {4, 5, 6});
+  EValue items[] = {a.evalue(), b.evalue()};
+  EValue* wrapped[] = {&items[0], &items[1]};
+  runtime::Tensor unboxed[2];
+  const EValue list(runtime::BoxedEvalueList<runtime::Tensor>(wrapped, unboxed, 2));
+  const auto kind = LoggedEValueType::IntermediateOutput;
+  ASSERT_EQ(gen.log_evalue(list, kind, 0, 7), Error::Ok);
+  ASSERT_EQ(gen.log_evalue(EValue(2.25), kind, 0, 8), Error::Ok);
+  ASSERT_EQ(gen.log_evalue(EValue(true), kind, 0, 9), Error::Ok);
+  ASSERT_EQ(gen.log_evalue(EValue(), kind, 0, 10), Error::Ok);  // None: nothing to store
+  const ETDump dump = ETDump::parse(gen.get_etdump_data());
+  const auto& events = dump.run_data.at(0).events;
+  ASSERT_EQ(events.size(), 3u);
+  const ETDumpValue& v = events[0].debug()->debug_entry;
+  ASSERT_EQ(v.kind, ETDumpValue::Kind::TensorList);
+  ASSERT_EQ(v.tensors.size(), 2u);
+  EXPECT_EQ(v.tensors[1].dtype, DType::Int);
+  const auto bytes = tensor_data(v.tensors[1], gen.debug_buffer());
+  std::vector<int32_t> ints(3);
+  std::memcpy(ints.data(), bytes.data(), bytes.size());
+  EXPECT_EQ(ints, std::vector<int32_t>({4, 5, 6}));
+  EXPECT_EQ(events[1].debug()->debug_entry.kind, ETDumpValue::Kind::Double);
+  EXPECT_EQ(events[1].debug()->debug_entry.double_value, 2.25);
+  EXPECT_EQ(events[2].debug()->debug_entry.kind, ETDumpValue::Kind::Bool);
+  EXPECT_TRUE(events[2].debug()->debug_entry.bool_value);
+  EXPECT_EQ(events[2].debug()->instruction_id, 9);
+}
+
 TEST(ETDumpGenTest, DebugBufferLimitDropsTensorsAndSaysSo) {
   ETDumpGen gen;
   gen.set_event_tracer_debug_level(EventTracerDebugLogLevel::IntermediateOutputs);
