@@ -53,20 +53,6 @@ void pack_columns_panel(const Conv2dShape& s, const float* in, int64_t q0, int64
   }
 }
 
-float activate(float v, const GemmEpilogue& e) {
-  switch (e.activation) {
-    case Activation::None: return v;
-    case Activation::Relu: return v > 0.0f ? v : 0.0f;
-    case Activation::Clamp: return std::min(std::max(v, e.clamp_min), e.clamp_max);
-    case Activation::Sigmoid: return 1.0f / (1.0f + std::exp(-v));
-    case Activation::Tanh: return std::tanh(v);
-    case Activation::HardSwish: return v * std::min(std::max(v + 3.0f, 0.0f), 6.0f) / 6.0f;
-    case Activation::Gelu: return 0.5f * v * (1.0f + std::erf(v * 0.70710678118654752f));
-    case Activation::Silu: return v / (1.0f + std::exp(-v));
-  }
-  return v;
-}
-
 // One output plane of a depthwise convolution: out = act(sum_taps w * in + bias + residual).
 __attribute__((target_clones("avx2", "default"))) void depthwise_plane(
     const Conv2dShape& s, const float* in, const float* w, float bias, const float* residual,
@@ -97,14 +83,7 @@ __attribute__((target_clones("avx2", "default"))) void depthwise_plane(
   if (residual != nullptr) {
     for (int64_t i = 0; i < oh * ow; ++i) out[i] += residual[i];
   }
-  if (e.activation == Activation::Relu) {
-    for (int64_t i = 0; i < oh * ow; ++i) out[i] = out[i] > 0.0f ? out[i] : 0.0f;
-  } else if (e.activation == Activation::Clamp) {
-    for (int64_t i = 0; i < oh * ow; ++i)
-      out[i] = std::min(std::max(out[i], e.clamp_min), e.clamp_max);
-  } else if (e.activation != Activation::None) {
-    for (int64_t i = 0; i < oh * ow; ++i) out[i] = activate(out[i], e);
-  }
+  activate_in_place(out, oh * ow, e.activation, e.clamp_min, e.clamp_max);
 }
 
 }  // namespace

@@ -56,20 +56,6 @@ inline float a_at(const float* a, int64_t lda, bool trans, int64_t i, int64_t p)
   return trans ? a[p * lda + i] : a[i * lda + p];
 }
 
-float activate(float v, const GemmEpilogue& e) {
-  switch (e.activation) {
-    case Activation::None: return v;
-    case Activation::Relu: return v > 0.0f ? v : 0.0f;
-    case Activation::Clamp: return std::min(std::max(v, e.clamp_min), e.clamp_max);
-    case Activation::Sigmoid: return 1.0f / (1.0f + std::exp(-v));
-    case Activation::Tanh: return std::tanh(v);
-    case Activation::HardSwish: return v * std::min(std::max(v + 3.0f, 0.0f), 6.0f) / 6.0f;
-    case Activation::Gelu: return 0.5f * v * (1.0f + std::erf(v * 0.70710678118654752f));
-    case Activation::Silu: return v / (1.0f + std::exp(-v));
-  }
-  return v;
-}
-
 bool has_epilogue(const GemmEpilogue& e) {
   return e.bias != nullptr || e.residual != nullptr || e.activation != Activation::None;
 }
@@ -92,11 +78,7 @@ void apply_epilogue(const GemmEpilogue& e, float* c, int64_t ldc, int64_t i0, in
       const float* res = e.residual + (i0 + r) * e.ldr + j0;
       for (int64_t j = 0; j < cols; ++j) row[j] += res[j];
     }
-    if (e.activation == Activation::Relu) {
-      for (int64_t j = 0; j < cols; ++j) row[j] = row[j] > 0.0f ? row[j] : 0.0f;
-    } else if (e.activation != Activation::None) {
-      for (int64_t j = 0; j < cols; ++j) row[j] = activate(row[j], e);
-    }
+    activate_in_place(row, cols, e.activation, e.clamp_min, e.clamp_max);
   }
 }
 

@@ -17,6 +17,8 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "kernels/optimized/activation.h"
+
 namespace ptec::kernels::optimized {
 
 /// Instruction sets with a GEMM microkernel.
@@ -36,9 +38,6 @@ struct GemmTile {
   int64_t nr;  // columns of B per panel
 };
 GemmTile gemm_tile(GemmIsa isa);
-
-/// Element-wise activation applied after bias and residual.
-enum class Activation : uint8_t { None, Relu, Clamp, Sigmoid, Tanh, HardSwish, Gelu, Silu };
 
 /// What happens to each C element after the product: c = act(c + bias + residual), where
 /// bias is indexed by row (bias_per_row, e.g. output channel of a convolution whose weights are
