@@ -5,6 +5,7 @@
 #include "emit/export_pte.h"
 #include "emit/test/pte_test_util.h"
 #include "kernels/portable/register.h"
+#include "kernels/quantized/register.h"
 #include "passes/test/test_graphs.h"
 #include "program/to_edge.h"
 #include "runtime/extension/module.h"
@@ -79,6 +80,45 @@ TEST_F(RoundTrip, MultiOutputMaxDim) {
   const int64_t* idx = (*outputs)[1].to_tensor().const_data_ptr<int64_t>();
   EXPECT_EQ(idx[0], 1);
   EXPECT_EQ(idx[1], 0);
+}
+
+// quantized_decomposed ops run from a .pte, and views to a scalar (empty size lists, which
+// flatbuffers leaves unaligned) load.
+TEST_F(RoundTrip, QuantizedDecomposedAndScalarViews) {
+  ASSERT_EQ(kernels::register_quantized_kernels(), Error::Ok);
+  ir::ExportedProgram p;
+  ir::Node* x = ptec::testing::input(p, "x", ir::TensorSpec(DType::Float, std::vector<int64_t>{4}));
+  ir::Node* q = ptec::testing::call(p, "quantized_decomposed::quantize_per_tensor",
+                                    {x, 0.5, int64_t{3}, int64_t{0}, int64_t{255}, DType::Byte});
+  ir::Node* dq = ptec::testing::call(p, "quantized_decomposed::dequantize_per_tensor",
+                                     {q, 0.5, int64_t{3}, int64_t{0}, int64_t{255}, DType::Byte});
+  ir::Node* s = ptec::testing::input(p, "s", ir::TensorSpec(DType::Float, std::vector<int64_t>{1}));
+  std::vector<ir::Node*> outs = {dq};
+  for (int i = 0; i < 4; ++i) {
+    s = ptec::testing::call(p, "aten::view_copy", {s, std::vector<int64_t>{}});
+    outs.push_back(s);
+    s = ptec::testing::call(p, "aten::view_copy", {s, std::vector<int64_t>{1}});
+  }
+  ptec::testing::output(p, outs);
+  std::map<std::string, ir::ExportedProgram> methods;
+  methods.emplace("forward", program::to_edge(p));
+  const auto dir = testing::temp_dir("round_trip_quantized");
+  const std::string path = (dir / "quantized.pte").string();
+  export_pte(methods, {}, path);
+  runtime::Module module(path);
+  ASSERT_EQ(module.load(), Error::Ok);
+  auto input =
+      runtime::OwnedTensor::from(DType::Float, {4}, std::vector<float>{-1.f, 0.3f, 0.25f, 200.f});
+  auto scalar = runtime::OwnedTensor::from(DType::Float, {1}, std::vector<float>{7.f});
+  auto outputs = module.forward({input.evalue(), scalar.evalue()});
+  ASSERT_TRUE(outputs.ok()) << to_string(outputs.error());
+  ASSERT_EQ(outputs->size(), 5u);
+  // q = clamp(3 + round_half_even(x * 2), 0, 255) = {1, 4, 3, 255}; dq = (q - 3) * 0.5.
+  EXPECT_EQ(floats((*outputs)[0].to_tensor()), (std::vector<float>{-1.f, 0.5f, 0.f, 126.f}));
+  for (size_t i = 1; i < 5; ++i) {
+    EXPECT_EQ((*outputs)[i].to_tensor().dim(), 0u);
+    EXPECT_EQ(floats((*outputs)[i].to_tensor()), (std::vector<float>{7.f}));
+  }
 }
 
 }  // namespace

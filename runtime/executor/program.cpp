@@ -25,10 +25,12 @@ uint32_t read_le32(const uint8_t* p) {
 
 // The flatbuffers verifier only checks 4-byte alignment of a vector's length prefix, so in a
 // malformed file a vector of 8-byte elements can be misaligned: reading it would be undefined
-// behaviour. Checks every such vector the runtime reads.
+// behaviour. Checks every such vector the runtime reads. An empty vector has nothing to read, and
+// flatbuffers does not align one (its builder skips the padding for zero-length vectors: an empty
+// int list, e.g. the size list of a view to a scalar, often lands 4 bytes off).
 template <typename T>
 bool aligned(const flatbuffers::Vector<T>* v) {
-  return v == nullptr || reinterpret_cast<uintptr_t>(v->Data()) % alignof(T) == 0;
+  return v == nullptr || v->size() == 0 || reinterpret_cast<uintptr_t>(v->Data()) % alignof(T) == 0;
 }
 
 bool eight_byte_vectors_aligned(const fb::Program* program) {
