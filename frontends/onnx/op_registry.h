@@ -38,6 +38,7 @@ std::vector<OpEntry> loss_ops();
 std::vector<OpEntry> matmul_ops();
 std::vector<OpEntry> norm_ops();
 std::vector<OpEntry> pool_ops();
+std::vector<OpEntry> quantize_ops();
 std::vector<OpEntry> recurrent_ops();
 std::vector<OpEntry> reduce_ops();
 std::vector<OpEntry> resize_ops();

@@ -15,6 +15,7 @@
 #include "ir/exception.h"
 #include "kernels/portable/register.h"
 #include "kernels/prim_ops/prim_ops.h"
+#include "kernels/quantized/register.h"
 #include "runtime/extension/module.h"
 #include "runtime/extension/owned_tensor.h"
 #include "tools/ptec/commands.h"
@@ -173,6 +174,7 @@ int run_run(const RunArgs& args) {
   using Clock = std::chrono::steady_clock;
   RuntimeErrorCapture errors;
   errors.check(kernels::register_portable_kernels(), "registering the portable kernels");
+  errors.check(kernels::register_quantized_kernels(), "registering the quantized kernels");
   errors.check(kernels::register_prim_ops(), "registering the prim ops");
 
   PTEC_ENFORCE(fs::exists(args.program), NotFound, "{}: no such file", args.program);

@@ -50,16 +50,17 @@ ConvAttrs conv_attrs(const NodeView& node, const std::vector<int64_t>& x,
   return a;
 }
 
-void import_conv(ImportContext& ctx, const NodeView& node) {
-  const std::vector<int64_t> x = ctx.input_sizes_batch(node, 0);
-  const std::vector<int64_t> w = ctx.input_sizes(node, 1);
+}  // namespace
+
+ir::Node* conv_nodes(ImportContext& ctx, const NodeView& node, ir::Node* input,
+                     const std::vector<int64_t>& x, ir::Node* weight, const std::vector<int64_t>& w,
+                     ir::Argument bias) {
   const ConvAttrs a = conv_attrs(node, x, w);
   const size_t n = x.size() - 2;
   std::vector<int64_t> effective(n);
   for (size_t i = 0; i < n; ++i) effective[i] = (a.kernel[i] - 1) * a.dilations[i] + 1;
   const Pads pads =
       resolve_pads(node, std::vector<int64_t>(x.begin() + 2, x.end()), effective, a.strides);
-  ir::Node* input = ctx.input(node, 0);
   std::vector<int64_t> padding(n), extra_begin(n), extra_end(n);
   bool asymmetric = false;
   for (size_t i = 0; i < n; ++i) {
@@ -71,11 +72,20 @@ void import_conv(ImportContext& ctx, const NodeView& node) {
   if (asymmetric) {
     input = ctx.call("aten::constant_pad_nd", {input, aten_pad_list(extra_begin, extra_end), 0.0});
   }
+  return ctx.call("aten::convolution", {input, weight, std::move(bias), a.strides, padding,
+                                        a.dilations, false, std::vector<int64_t>(n, 0), a.group});
+}
+
+namespace {
+
+void import_conv(ImportContext& ctx, const NodeView& node) {
+  const std::vector<int64_t> x = ctx.input_sizes_batch(node, 0);
+  const std::vector<int64_t> w = ctx.input_sizes(node, 1);
+  // Inputs in this order: constants get their placeholders in first-use order.
+  ir::Node* input = ctx.input(node, 0);
   ir::Argument bias = node.has_input(2) ? ir::Argument(ctx.input(node, 2)) : ir::Argument();
-  ctx.set_output(
-      node, 0,
-      ctx.call("aten::convolution", {input, ctx.input(node, 1), bias, a.strides, padding,
-                                     a.dilations, false, std::vector<int64_t>(n, 0), a.group}));
+  ir::Node* weight = ctx.input(node, 1);
+  ctx.set_output(node, 0, conv_nodes(ctx, node, input, x, weight, w, std::move(bias)));
 }
 
 void import_conv_transpose(ImportContext& ctx, const NodeView& node) {

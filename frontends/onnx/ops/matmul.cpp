@@ -53,14 +53,14 @@ void import_gemm(ImportContext& ctx, const NodeView& node) {
   ctx.set_output(node, 0, y);
 }
 
-void import_matmul(ImportContext& ctx, const NodeView& node) {
-  ir::Shape a = ctx.input_shape(node, 0);
-  ir::Shape b = ctx.input_shape(node, 1);
+}  // namespace
+
+ir::Node* matmul_nodes(ImportContext& ctx, const NodeView& node, ir::Node* x, ir::Node* y) {
+  ir::Shape a = x->spec().shape;
+  ir::Shape b = y->spec().shape;
   if (a.empty() || b.empty()) node.fail(Error::InvalidArgument, "MatMul of a scalar");
-  const std::string a_text = ctx.input_spec(node, 0).to_string();
-  const std::string b_text = ctx.input_spec(node, 1).to_string();
-  ir::Node* x = ctx.input(node, 0);
-  ir::Node* y = ctx.input(node, 1);
+  const std::string a_text = x->spec().to_string();
+  const std::string b_text = y->spec().to_string();
   const bool a_vector = a.size() == 1;
   const bool b_vector = b.size() == 1;
   if (a_vector) {
@@ -118,7 +118,15 @@ void import_matmul(ImportContext& ctx, const NodeView& node) {
   }
   if (a_vector) out_sizes.erase(out_sizes.end() - 2);
   if (b_vector) out_sizes.pop_back();
-  ctx.set_output(node, 0, sym_view(ctx, out, out_sizes));
+  return sym_view(ctx, out, out_sizes);
+}
+
+namespace {
+
+void import_matmul(ImportContext& ctx, const NodeView& node) {
+  ir::Node* x = ctx.input(node, 0);
+  ir::Node* y = ctx.input(node, 1);
+  ctx.set_output(node, 0, matmul_nodes(ctx, node, x, y));
 }
 
 }  // namespace

@@ -155,4 +155,16 @@ inline std::vector<int64_t> reduce_axes(ImportContext& ctx, const NodeView& node
   return axes;
 }
 
+/// Conv's lowering applied to graph tensors: aten::convolution of `input` (sizes `x`; the batch
+/// may be an upper bound) and `weight` (sizes `w`) with `bias` (None or a tensor), with the
+/// auto_pad, pads, strides, dilations, group and kernel_shape attributes of `node`.
+/// Defined in ops/conv.cpp.
+ir::Node* conv_nodes(ImportContext& ctx, const NodeView& node, ir::Node* input,
+                     const std::vector<int64_t>& x, ir::Node* weight, const std::vector<int64_t>& w,
+                     ir::Argument bias);
+
+/// MatMul's lowering (NumPy matmul: 1-D operands, broadcast batch dims) of two graph tensors.
+/// Defined in ops/matmul.cpp.
+ir::Node* matmul_nodes(ImportContext& ctx, const NodeView& node, ir::Node* x, ir::Node* y);
+
 }  // namespace ptec::onnx_import
