@@ -229,6 +229,7 @@ class Unroller {
   std::vector<ir::Node*> y_;    // per direction: [S, B, H] (layout 0) or [B, S, H]
   std::vector<ir::Node*> y_h_;  // per direction: [B, H]
   std::vector<ir::Node*> y_c_;
+  ir::Node* zero_ = nullptr;  // scalar 0: Y (and a zero state) past an entry's length
 };
 
 ir::Node* Unroller::activate(const Activation& a, ir::Node* x, bool clipped) {
@@ -519,13 +520,17 @@ void Unroller::unroll_direction(int64_t d, const Activation* acts) {
       ir::Node* mask = ctx_.constant_tensor(
           node_.source() + "." + dir + "done_" + std::to_string(s),
           ConstTensor::from_int64(DType::Bool, {static_cast<int64_t>(done.size()), 1}, done));
-      ys[static_cast<size_t>(t)] = call("aten::masked_fill.Scalar", {h_new, mask, 0.0});
-      auto hold = [&](ir::Node* next, ir::Node* prev) {
-        return prev != nullptr ? call("aten::where.self", {mask, prev, next})
-                               : call("aten::masked_fill.Scalar", {next, mask, 0.0});
-      };
-      h_new = hold(h_new, h_prev);
-      if (c_new != nullptr) c_new = hold(c_new, c_prev);
+      if (zero_ == nullptr) {
+        zero_ =
+            ctx_.constant_tensor(node_.source() + ".zero",
+                                 ConstTensor::from_double(ctx_.input_dtype(node_, 0), {}, {0.0}));
+      }
+      ir::Node* y = call("aten::where.self", {mask, zero_, h_new});
+      ys[static_cast<size_t>(t)] = y;
+      h_new = h_prev != nullptr ? call("aten::where.self", {mask, h_prev, h_new}) : y;
+      if (c_new != nullptr) {
+        c_new = call("aten::where.self", {mask, c_prev != nullptr ? c_prev : zero_, c_new});
+      }
     } else {
       ys[static_cast<size_t>(t)] = h_new;
     }
