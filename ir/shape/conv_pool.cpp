@@ -130,6 +130,9 @@ std::vector<TensorSpec> convolution(const OpSchema& op, const ArgumentList& args
       fail(op, "weight", "{} expects {} input channels, input {} has {}", weight.to_string(), w_in,
            input.to_string(), in_channels);
     }
+    if (in_channels % groups != 0) {
+      fail(op, "groups", "{} input channels are not divisible by {} groups", in_channels, groups);
+    }
     out_channels = SymInt(static_dim(op, "weight", weight, 1) * groups);
   }
   if (out_channels.is_static() && out_channels.value() % groups != 0) {

@@ -168,6 +168,41 @@ TEST_F(ShapeFnTest, Pooling) {
             "(output size 0)");
 }
 
+TEST_F(ShapeFnTest, Pooling3dAndConvolution3d) {
+  using V = std::vector<int64_t>;
+  const auto out =
+      run("aten::max_pool3d_with_indices", {t(DType::Float, {1, 2, 5, 6, 7}), V{3}, V{2}, V{1}});
+  ASSERT_EQ(out.size(), 2u);
+  EXPECT_EQ(out[0], TensorSpec(DType::Float, V{1, 2, 3, 3, 4}));
+  EXPECT_EQ(out[1], TensorSpec(DType::Long, V{1, 2, 3, 3, 4}));
+  // (C, D, H, W) input, ceil_mode.
+  EXPECT_EQ(
+      one("aten::avg_pool3d", {t(DType::Float, {2, 4, 4, 5}), V{3, 3, 3}, V{2, 2, 2}, V{0}, true}),
+      TensorSpec(DType::Float, V{2, 2, 2, 2}));
+  EXPECT_EQ(error("aten::avg_pool3d", {t(DType::Float, {1, 1, 4, 4, 4}), V{2, 2}}),
+            "aten::avg_pool3d: argument 'kernel_size': expected 1 or 3 values, got 2");
+  EXPECT_EQ(error("aten::avg_pool3d", {t(DType::Float, {1, 4, 4}), V{2}}),
+            "aten::avg_pool3d: argument 'self': expected a 4-d or 5-d tensor, got f32[1, 4, 4]");
+  // Regular and transposed 3-D convolution.
+  EXPECT_EQ(
+      one("aten::convolution", {t(DType::Float, {1, 2, 4, 5, 6}), t(DType::Float, {4, 1, 3, 3, 3}),
+                                nullptr, V{1}, V{1}, V{1}, false, V{0}, int64_t{2}}),
+      TensorSpec(DType::Float, V{1, 4, 4, 5, 6}));
+  EXPECT_EQ(
+      one("aten::convolution", {t(DType::Float, {1, 2, 3, 3, 3}), t(DType::Float, {2, 3, 2, 2, 2}),
+                                nullptr, V{2}, V{0}, V{1}, true, V{1}, int64_t{1}}),
+      TensorSpec(DType::Float, V{1, 3, 7, 7, 7}));
+  EXPECT_EQ(
+      error("aten::convolution", {t(DType::Float, {1, 2, 3, 3}), t(DType::Float, {2, 3, 2, 2}),
+                                  nullptr, V{2}, V{0}, V{1}, true, V{2}, int64_t{1}}),
+      "aten::convolution: argument 'output_padding': 2 must be >= 0 and smaller than either "
+      "stride 2 or dilation 1");
+  EXPECT_EQ(
+      error("aten::convolution", {t(DType::Float, {1, 3, 3, 3}), t(DType::Float, {3, 1, 2, 2}),
+                                  nullptr, V{1}, V{0}, V{1}, true, V{0}, int64_t{2}}),
+      "aten::convolution: argument 'groups': 3 input channels are not divisible by 2 groups");
+}
+
 TEST_F(ShapeFnTest, Reductions) {
   const SymInt b = sym("b");
   EXPECT_EQ(
