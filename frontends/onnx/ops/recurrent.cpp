@@ -266,11 +266,15 @@ ir::Node* Unroller::initial_state(size_t input, int64_t d) {
   const ir::Shape shape = ctx_.input_shape(node_, input);
   const bool batch_first = time_dim_ == 1;
   const size_t dir_dim = batch_first ? 1 : 0;
+  const size_t batch_dim = batch_first ? 0 : 1;
   if (shape.size() != 3 || shape[dir_dim] != ir::SymInt(directions_) ||
-      shape[2] != ir::SymInt(hidden_)) {
-    node_.fail(Error::InvalidArgument, "{} ('{}') is {}; expected [{}, batch, {}]{}", what,
-               node_.input(input), ctx_.input_spec(node_, input).to_string(), directions_, hidden_,
-               batch_first ? " with batch first (layout 1)" : "");
+      shape[batch_dim] != x_shape_[batch_dim] || shape[2] != ir::SymInt(hidden_)) {
+    node_.fail(
+        Error::InvalidArgument,
+        "{} ('{}') is {}; X {} with {} direction(s) and hidden_size {} needs {}", what,
+        node_.input(input), ctx_.input_spec(node_, input).to_string(),
+        ctx_.input_spec(node_, 0).to_string(), directions_, hidden_,
+        batch_first ? "[batch, directions, hidden] (layout 1)" : "[directions, batch, hidden]");
   }
   if (const ConstTensor* c = ctx_.constant(node_, input)) {
     bool zero = true;

@@ -280,8 +280,9 @@ ModelBuilder build(const Case& c, bool weights_as_inputs, int64_t opset = 14) {
 
 /// Imports, lowers, emits and runs `b` on `inputs`; the outputs as floats.
 std::vector<std::vector<float>> run(ModelBuilder& b, std::vector<runtime::OwnedTensor>& inputs,
-                                    ir::ExportedProgram* aten_out = nullptr) {
-  ir::ExportedProgram aten = import(b);
+                                    ir::ExportedProgram* aten_out = nullptr,
+                                    const OnnxImportOptions& options = {}) {
+  ir::ExportedProgram aten = import(b, options);
   if (aten_out != nullptr) *aten_out = aten;
   ir::ExportedProgram edge = program::to_edge(aten);
   const std::string path =
@@ -436,6 +437,34 @@ TEST(Recurrent, LstmHardSigmoidSoftsignNoBias) {
   c.b.clear();
   c.acts = {{"HardSigmoid", 0.3, 0.4}, {"Softsign"}, {"Tanh"}};
   check(c);
+}
+
+TEST(Recurrent, GruSymbolicBatch) {
+  // A symbolic batch: the input projection is one addmm per step; the program runs at a batch
+  // below the bound.
+  Case c = make("GRU", 3, 2, 3, 4, "bidirectional", true);
+  c.h0.clear();
+  ModelBuilder b = build(c, false);
+  b.graph()
+      .mutable_input(0)
+      ->mutable_type()
+      ->mutable_tensor_type()
+      ->mutable_shape()
+      ->mutable_dim(0)
+      ->set_dim_param("batch");
+  OnnxImportOptions options;
+  options.dynamic_dims.push_back(DynamicDim{"X", 0, "batch", 1, 4});
+  std::vector<runtime::OwnedTensor> inputs;
+  inputs.push_back(runtime::OwnedTensor::from<float>(DType::Float, {2, 3, 3}, c.x));
+  ir::ExportedProgram aten;
+  const std::vector<std::vector<float>> got = run(b, inputs, &aten, options);
+  // Per direction: the x projection at each of 3 steps, and H·R_zrᵀ, (r ⊙ H)·R_hᵀ at the 2
+  // steps after the first (the initial state is zero).
+  EXPECT_EQ(count(aten, "aten::addmm"), 2u * (3u + 2u * 2u));
+  const Outputs want = reference(c);
+  ASSERT_EQ(got.size(), 2u);
+  expect_near(got[0], want.y, "Y");
+  expect_near(got[1], want.y_h, "Y_h");
 }
 
 TEST(Recurrent, DynamicSequenceLengthFails) {
