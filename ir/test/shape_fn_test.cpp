@@ -70,6 +70,13 @@ TEST_F(ShapeFnTest, TypePromotionFollowsATen) {
   EXPECT_EQ(promote_types(DType::Int, DType::Float), DType::Float);
   EXPECT_EQ(promote_types(DType::Half, DType::BFloat16), DType::Float);
   EXPECT_EQ(promote_types(DType::Bool, DType::Int), DType::Int);
+  // uint16/32/64 promote only with themselves and floating types, as c10 does.
+  EXPECT_EQ(promote_types(DType::UInt32, DType::UInt32), DType::UInt32);
+  EXPECT_EQ(promote_types(DType::UInt64, DType::Half), DType::Half);
+  EXPECT_EQ(promote_types(DType::Float, DType::UInt16), DType::Float);
+  for (DType other : {DType::Bool, DType::Byte, DType::Long, DType::UInt16}) {
+    EXPECT_THROW(promote_types(DType::UInt32, other), Exception) << to_string(other);
+  }
   // Tensor-tensor.
   EXPECT_EQ(one("aten::add.Tensor", {t(DType::Int, {2}), t(DType::Long, {2})}).dtype, DType::Long);
   EXPECT_EQ(one("aten::add.Tensor", {t(DType::Int, {2}), t(DType::Float, {2})}).dtype,

@@ -328,6 +328,33 @@ TEST(OnnxImportStructure, BatchNormIsInferenceBatchNormPlusGetitem) {
   EXPECT_EQ(p.state_dict().size(), 4u);
 }
 
+TEST(OnnxImportStructure, BitShiftIsABitwiseShiftOfTheUnsignedType) {
+  ModelBuilder b(11);
+  b.input("x", {2, 3}, onnx::TensorProto::UINT32)
+      .input("n", {3}, onnx::TensorProto::UINT32)
+      .output("l", onnx::TensorProto::UINT32)
+      .output("r", onnx::TensorProto::UINT32);
+  set_attr(b.node("BitShift", {"x", "n"}, {"l"}), "direction", std::string("LEFT"));
+  set_attr(b.node("BitShift", {"x", "n"}, {"r"}), "direction", std::string("RIGHT"));
+  const ir::ExportedProgram p = import(b);
+  EXPECT_THAT(calls(p),
+              ElementsAre("aten::bitwise_left_shift.Tensor", "aten::bitwise_right_shift.Tensor"));
+  EXPECT_EQ(p.graph().outputs().at(1)->spec().dtype, DType::UInt32);
+  EXPECT_EQ(out_sizes(p, 1), (V{2, 3}));
+
+  ModelBuilder bad(11);
+  bad.input("x", {2}, onnx::TensorProto::UINT8).input("n", {2}, onnx::TensorProto::UINT8);
+  bad.output("y", onnx::TensorProto::UINT8);
+  set_attr(bad.node("BitShift", {"x", "n"}, {"y"}, "bs"), "direction", std::string("UP"));
+  try {
+    import(bad);
+    ADD_FAILURE() << "no error";
+  } catch (const Exception& e) {
+    EXPECT_THAT(e.what(), ::testing::HasSubstr("node 'bs' (BitShift, opset 11): direction must be "
+                                               "\"LEFT\" or \"RIGHT\", got \"UP\""));
+  }
+}
+
 TEST(OnnxImportStructure, SplitSliceConcatTransposeFlatten) {
   ModelBuilder b;
   b.input("x", {2, 6, 4}).output("a").output("b").output("c").output("t").output("f");
