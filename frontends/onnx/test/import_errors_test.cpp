@@ -54,16 +54,17 @@ ModelBuilder small_model() {
 
 TEST(OnnxImportErrors, OneErrorListsEveryUnsupportedOperator) {
   ModelBuilder b;
-  b.input("x", {2, 3}).output("y").output("z", onnx::TensorProto::INT64, {2, std::string("n")});
-  auto& h1 = b.node("Shrink", {"x"}, {"h1"}, "hm1");
-  (void)h1;
-  b.node("Shrink", {"h1"}, {"h2"}, "hm2");
+  b.input("x", {2, 3}).input("m", {2, 2, 2});
+  b.output("y").output("z", onnx::TensorProto::INT64, {2, std::string("n")}).output("d");
+  b.node("Det", {"m"}, {"d1"}, "hm1");
+  b.node("Det", {"m"}, {"d2"}, "hm2");
+  b.node("Add", {"d1", "d2"}, {"d"}, "add");
   b.node("NonZero", {"x"}, {"z"}, "nz");
-  b.node("Relu", {"h2"}, {"y"}, "relu");
+  b.node("Relu", {"x"}, {"y"}, "relu");
   const Exception e = expect_error([&] { import(b); });
   EXPECT_EQ(e.code(), Error::NotSupported);
   EXPECT_STREQ(e.what(),
-               "test.onnx: 2 unsupported operators: Shrink (opset 13) at nodes [hm1, hm2]; "
+               "test.onnx: 2 unsupported operators: Det (opset 13) at nodes [hm1, hm2]; "
                "NonZero (opset 13) at nodes [nz]");
 }
 
@@ -181,14 +182,17 @@ TEST(OnnxImportErrors, UnknownInputShapeOptionIsRejected) {
   EXPECT_THAT(e2.what(), HasSubstr("input 'x' dim 2, which the model fixes to 4"));
 }
 
-TEST(OnnxImportErrors, UsedMaxPoolIndicesAreReported) {
-  ModelBuilder b(13);
-  b.input("x", {1, 1, 4, 4}).output("y").output("i", onnx::TensorProto::INT64);
-  auto& n = b.node("MaxPool", {"x"}, {"y", "i"}, "pool");
-  set_attr(n, "kernel_shape", std::vector<int64_t>{2, 2});
+TEST(OnnxImportErrors, UsedOutputsTheImporterDoesNotProduceAreReported) {
+  // An inference BatchNormalization produces Y only; its running_mean output is used here.
+  ModelBuilder b(15);
+  b.input("x", {1, 2, 4, 4}).output("y", onnx::TensorProto::FLOAT, {1, 2, 4, 4});
+  b.output("rm", onnx::TensorProto::FLOAT, {2}).output("rv", onnx::TensorProto::FLOAT, {2});
+  for (const char* name : {"scale", "bias", "mean", "var"}) b.init_float(name, {2}, {1.0f, 1.0f});
+  b.node("BatchNormalization", {"x", "scale", "bias", "mean", "var"}, {"y", "rm", "rv"}, "bn");
   const Exception e = expect_error([&] { import(b); });
   EXPECT_EQ(e.code(), Error::NotSupported);
-  EXPECT_THAT(e.what(), HasSubstr("node 'pool' (MaxPool, opset 13): output 1 ('i') is used"));
+  EXPECT_THAT(e.what(),
+              HasSubstr("node 'bn' (BatchNormalization, opset 15): output 1 ('rm') is used"));
 }
 
 // Every prefix and many single-byte corruptions of a valid model: an error or a program, never a
