@@ -39,6 +39,8 @@ struct DelegateCallRecord {
   size_t num_outputs = 0;
   /// Debug handles of the nodes the delegate replaced.
   std::vector<int64_t> debug_handles;
+  /// The backend's delegate debug id → debug handles (exir's delegate_map; may be empty).
+  std::map<int64_t, std::vector<int64_t>> delegate_debug_map;
 };
 
 /// Per-method records for the devtools and `ptec info`.

@@ -434,7 +434,9 @@ void MethodEmitter::emit_delegate_call(const ir::Node& node) {
   record.backend_id = plan_out_->delegates[static_cast<size_t>(index)]->id;
   record.delegate_index = index;
   record.num_outputs = node.meta().val.size();
-  record.debug_handles = partition::load_lowered_module(program_, module_name).debug_handles;
+  partition::LoweredModule lowered = partition::load_lowered_module(program_, module_name);
+  record.debug_handles = std::move(lowered.debug_handles);
+  record.delegate_debug_map = std::move(lowered.delegate_debug_map);
   delegate_calls_[id] = std::move(record);
   plan_out_->chains[0]->instructions.push_back(std::move(instruction));
 }

@@ -27,6 +27,9 @@ struct LoweredModule {
   std::map<std::string, ir::BufferPtr> named_data;
   /// Debug handles of the nodes the partition replaced.
   std::vector<int64_t> debug_handles;
+  /// The backend's delegate debug id → debug handles (PreprocessResult::debug_handle_map; the
+  /// ETRecord's delegate_map).
+  std::map<int64_t, std::vector<int64_t>> delegate_debug_map;
 };
 
 /// Stores `module` in `program.custom_objects()` under `name` (plus one object per named-data

@@ -51,6 +51,14 @@ inline void store_lowered_module(ir::ExportedProgram& program, const std::string
   }
   object.metadata["compile_specs"] = std::move(specs);
   object.metadata["debug_handles"] = fmt::format("{}", fmt::join(module.debug_handles, ","));
+  if (!module.delegate_debug_map.empty()) {
+    // "id:h,h;id:h,h"
+    std::string map;
+    for (const auto& [id, handles] : module.delegate_debug_map) {
+      map += fmt::format("{}{}:{}", map.empty() ? "" : ";", id, fmt::join(handles, ","));
+    }
+    object.metadata["delegate_debug_map"] = std::move(map);
+  }
   std::string keys;
   for (const auto& [key, blob] : module.named_data) {
     keys += (keys.empty() ? "" : "\n") + key;
@@ -97,6 +105,25 @@ inline LoweredModule load_lowered_module(const ir::ExportedProgram& program,
     size_t end = handles.find(',', start);
     if (end == std::string::npos) end = handles.size();
     module.debug_handles.push_back(std::stoll(handles.substr(start, end - start)));
+    start = end + 1;
+  }
+  const std::string debug_map = meta("delegate_debug_map");
+  start = 0;
+  while (start < debug_map.size()) {
+    size_t end = debug_map.find(';', start);
+    if (end == std::string::npos) end = debug_map.size();
+    const std::string entry = debug_map.substr(start, end - start);
+    const size_t colon = entry.find(':');
+    PTEC_ENFORCE(colon != std::string::npos, InvalidProgram,
+                 "lowered module '{}': malformed delegate_debug_map entry '{}'", name, entry);
+    std::vector<int64_t>& list = module.delegate_debug_map[std::stoll(entry.substr(0, colon))];
+    size_t at = colon + 1;
+    while (at < entry.size()) {
+      size_t comma = entry.find(',', at);
+      if (comma == std::string::npos) comma = entry.size();
+      list.push_back(std::stoll(entry.substr(at, comma - at)));
+      at = comma + 1;
+    }
     start = end + 1;
   }
   const std::string keys = meta("named_data");

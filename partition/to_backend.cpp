@@ -257,6 +257,7 @@ class Lowering {
     module.compile_specs = spec.compile_specs;
     module.named_data = processed.named_data;
     module.debug_handles = handles;
+    module.delegate_debug_map = processed.debug_handle_map;
     store_lowered_module(program_, module_name, module);
 
     // The delegate call goes right after the partition's last node; outside nodes between the
