@@ -36,10 +36,12 @@ class SharedPass final : public passes::Pass {
 
 EdgeProgramManager::EdgeProgramManager(std::map<std::string, ProgramPtr> methods,
                                        std::map<std::string, emit::ConstantValue> constant_methods,
-                                       EdgeCompileConfig compile_config)
+                                       EdgeCompileConfig compile_config,
+                                       std::shared_ptr<const devtools::ETRecord> etrecord)
     : methods_(std::move(methods)),
       constant_methods_(std::move(constant_methods)),
-      compile_config_(std::move(compile_config)) {
+      compile_config_(std::move(compile_config)),
+      etrecord_(std::move(etrecord)) {
   PTEC_ENFORCE(!methods_.empty(), InvalidArgument, "EdgeProgramManager: there are no methods");
   for (const auto& [name, program] : methods_) {
     PTEC_ENFORCE(program != nullptr, InvalidArgument, "EdgeProgramManager: method '{}' is null",
@@ -114,7 +116,7 @@ EdgeProgramManager EdgeProgramManager::transform(const MethodPasses& passes) con
     copy->provenance().push_back({"transform", fmt::format("passes=[{}]", fmt::join(names, ", "))});
     methods[name] = std::move(copy);
   }
-  return EdgeProgramManager(std::move(methods), constant_methods_, compile_config_);
+  return EdgeProgramManager(std::move(methods), constant_methods_, compile_config_, etrecord_);
 }
 
 EdgeProgramManager EdgeProgramManager::to_backend(const PartitionerList& partitioners) const {
@@ -137,7 +139,19 @@ EdgeProgramManager EdgeProgramManager::to_backend(const MethodPartitioners& part
     }
     methods[name] = std::move(current);
   }
-  return EdgeProgramManager(std::move(methods), constant_methods_, compile_config_);
+  return EdgeProgramManager(std::move(methods), constant_methods_, compile_config_, etrecord_);
+}
+
+const devtools::ETRecord& EdgeProgramManager::get_etrecord() const {
+  PTEC_ENFORCE(etrecord_ != nullptr, InvalidState,
+               "get_etrecord: no ETRecord was generated for this EdgeProgramManager; export with "
+               "generate_etrecord = true (an option of to_edge and to_edge_transform_and_lower)");
+  return *etrecord_;
+}
+
+EdgeProgramManager EdgeProgramManager::with_etrecord(
+    std::shared_ptr<const devtools::ETRecord> etrecord) const {
+  return EdgeProgramManager(methods_, constant_methods_, compile_config_, std::move(etrecord));
 }
 
 ExecutorchProgramManager EdgeProgramManager::to_executorch(
@@ -162,8 +176,13 @@ ExecutorchProgramManager EdgeProgramManager::to_executorch(
   for (auto& [name, program] : programs) {
     executorch[name] = std::make_shared<const ir::ExportedProgram>(std::move(program));
   }
+  std::optional<devtools::ETRecord> record;
+  if (etrecord_ != nullptr) {
+    record = *etrecord_;  // this manager's own copy (programs shared, maps its own)
+    devtools::record_executorch_maps(*record, *emitted);
+  }
   return ExecutorchProgramManager(std::move(executorch), constant_methods_, std::move(emitted),
-                                  config);
+                                  config, std::move(record));
 }
 
 EdgeProgramManager to_edge(const std::map<std::string, ir::ExportedProgram>& programs,
@@ -181,7 +200,24 @@ EdgeProgramManager to_edge(const std::map<std::string, ir::ExportedProgram>& pro
       raise(e.code(), "to_edge: method '{}': {}", name, e.what());
     }
   }
-  return EdgeProgramManager(std::move(methods), options.constant_methods, options.compile_config);
+  std::shared_ptr<devtools::ETRecord> record;
+  if (options.generate_etrecord) {
+    record = std::make_shared<devtools::ETRecord>();
+    for (const auto& [name, program] : programs) record_aten_program(*record, name, program);
+    for (const auto& [name, program] : methods) record->set_edge_program(name, program);
+  }
+  return EdgeProgramManager(std::move(methods), options.constant_methods, options.compile_config,
+                            std::move(record));
+}
+
+void record_aten_program(devtools::ETRecord& record, const std::string& method,
+                         const ir::ExportedProgram& program) {
+  record.set_aten_program(method, devtools::snapshot(program));
+  // Example inputs with their bytes are the record's representative inputs (payloads shared).
+  const auto& inputs = program.example_inputs();
+  bool complete = !inputs.empty();
+  for (const ir::TensorData& t : inputs) complete = complete && t.data != nullptr;
+  if (complete) record.set_representative_inputs(method, {inputs});
 }
 
 EdgeProgramManager to_edge(const ir::ExportedProgram& program, const ToEdgeOptions& options) {

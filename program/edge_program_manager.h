@@ -7,6 +7,7 @@
 #include <utility>
 #include <vector>
 
+#include "devtools/etrecord/etrecord.h"
 #include "emit/constant_value.h"
 #include "ir/exported_program.h"
 #include "partition/partitioner.h"
@@ -37,10 +38,12 @@ class EdgeProgramManager {
  public:
   /// Checks every program is at stage EDGE or LOWERED (InvalidState naming the method and both
   /// stages), that there is at least one method, and that constant method names are
-  /// identifiers that are not method names (InvalidArgument).
+  /// identifiers that are not method names (InvalidArgument). `etrecord` is the record export
+  /// took with generate_etrecord (null without it).
   EdgeProgramManager(std::map<std::string, ProgramPtr> methods,
                      std::map<std::string, emit::ConstantValue> constant_methods = {},
-                     EdgeCompileConfig compile_config = {});
+                     EdgeCompileConfig compile_config = {},
+                     std::shared_ptr<const devtools::ETRecord> etrecord = nullptr);
 
   /// Method names, sorted.
   std::vector<std::string> methods() const;
@@ -75,13 +78,23 @@ class EdgeProgramManager {
     return to_backend(MethodPartitioners(partitioners));
   }
 
-  /// Memory-plans and emits every method and constant method (stage EXECUTORCH).
+  /// Memory-plans and emits every method and constant method (stage EXECUTORCH). With a record,
+  /// the result gets its own copy of it plus the executorch maps of every method.
   ExecutorchProgramManager to_executorch(const ExecutorchBackendConfig& config = {}) const;
+
+  /// The record taken by export with generate_etrecord (ATEN programs, Edge programs before
+  /// partitioning and after the transform passes). transform and to_backend carry it unchanged.
+  /// InvalidState naming the flag when export ran without it.
+  const devtools::ETRecord& get_etrecord() const;
+  bool has_etrecord() const { return etrecord_ != nullptr; }
+  /// The same manager holding `etrecord` (shared; null drops the record).
+  EdgeProgramManager with_etrecord(std::shared_ptr<const devtools::ETRecord> etrecord) const;
 
  private:
   std::map<std::string, ProgramPtr> methods_;
   std::map<std::string, emit::ConstantValue> constant_methods_;
   EdgeCompileConfig compile_config_;
+  std::shared_ptr<const devtools::ETRecord> etrecord_;
 };
 
 /// Options of to_edge for several methods (ExecuTorch's to_edge keyword arguments).
@@ -90,6 +103,10 @@ struct ToEdgeOptions {
   /// not be method names.
   std::map<std::string, emit::ConstantValue> constant_methods;
   EdgeCompileConfig compile_config;
+  /// Record an ETRecord (DESIGN.md §10): a structure snapshot of every ATEN program (payloads
+  /// shared) and the Edge programs; get_etrecord() of the result and of what to_executorch makes
+  /// of it. Off: nothing is recorded or copied.
+  bool generate_etrecord = false;
 };
 
 /// Lowers every ATEN program to EDGE (see the single-program to_edge) and returns the manager.
@@ -99,5 +116,11 @@ EdgeProgramManager to_edge(const std::map<std::string, ir::ExportedProgram>& pro
                            const ToEdgeOptions& options);
 /// One program, as method "forward".
 EdgeProgramManager to_edge(const ir::ExportedProgram& program, const ToEdgeOptions& options);
+
+/// Records a structure snapshot of `program` (payloads shared) as the ATEN program of `method`,
+/// and its example inputs, when they all have bytes, as the method's representative inputs. The
+/// export calls use it with generate_etrecord.
+void record_aten_program(devtools::ETRecord& record, const std::string& method,
+                         const ir::ExportedProgram& program);
 
 }  // namespace ptec::program

@@ -13,11 +13,31 @@ namespace ptec::program {
 ExecutorchProgramManager::ExecutorchProgramManager(
     std::map<std::string, std::shared_ptr<const ir::ExportedProgram>> methods,
     std::map<std::string, emit::ConstantValue> constant_methods,
-    std::shared_ptr<const emit::EmittedProgram> emitted, ExecutorchBackendConfig config)
+    std::shared_ptr<const emit::EmittedProgram> emitted, ExecutorchBackendConfig config,
+    std::optional<devtools::ETRecord> etrecord)
     : methods_(std::move(methods)),
       constant_methods_(std::move(constant_methods)),
       emitted_(std::move(emitted)),
-      config_(std::move(config)) {}
+      config_(std::move(config)),
+      etrecord_(std::move(etrecord)) {}
+
+namespace {
+[[noreturn]] void no_etrecord() {
+  raise(Error::InvalidState,
+        "get_etrecord: no ETRecord was generated for this ExecutorchProgramManager; export with "
+        "generate_etrecord = true (an option of to_edge and to_edge_transform_and_lower)");
+}
+}  // namespace
+
+const devtools::ETRecord& ExecutorchProgramManager::get_etrecord() const {
+  if (!etrecord_) no_etrecord();
+  return *etrecord_;
+}
+
+devtools::ETRecord& ExecutorchProgramManager::get_etrecord() {
+  if (!etrecord_) no_etrecord();
+  return *etrecord_;
+}
 
 std::vector<std::string> ExecutorchProgramManager::methods() const {
   std::vector<std::string> out;

@@ -6,6 +6,9 @@
 #include <string>
 #include <vector>
 
+#include <optional>
+
+#include "devtools/etrecord/etrecord.h"
 #include "emit/constant_value.h"
 #include "emit/emitted_program.h"
 #include "ir/exported_program.h"
@@ -20,7 +23,8 @@ class ExecutorchProgramManager {
   ExecutorchProgramManager(
       std::map<std::string, std::shared_ptr<const ir::ExportedProgram>> methods,
       std::map<std::string, emit::ConstantValue> constant_methods,
-      std::shared_ptr<const emit::EmittedProgram> emitted, ExecutorchBackendConfig config);
+      std::shared_ptr<const emit::EmittedProgram> emitted, ExecutorchBackendConfig config,
+      std::optional<devtools::ETRecord> etrecord = std::nullopt);
 
   /// Method names, sorted (the execution plan order).
   std::vector<std::string> methods() const;
@@ -54,11 +58,20 @@ class ExecutorchProgramManager {
   /// method → instruction id → number of outputs, for delegate calls.
   std::map<std::string, std::map<int64_t, size_t>> instruction_id_to_num_outs_map() const;
 
+  /// This manager's record (export with generate_etrecord): the Edge manager's record plus the
+  /// executorch maps of every method. Each to_executorch call makes its own; the non-const
+  /// overload lets a user add representative inputs or reference outputs. InvalidState naming the
+  /// flag when export ran without it.
+  const devtools::ETRecord& get_etrecord() const;
+  devtools::ETRecord& get_etrecord();
+  bool has_etrecord() const { return etrecord_.has_value(); }
+
  private:
   std::map<std::string, std::shared_ptr<const ir::ExportedProgram>> methods_;
   std::map<std::string, emit::ConstantValue> constant_methods_;
   std::shared_ptr<const emit::EmittedProgram> emitted_;
   ExecutorchBackendConfig config_;
+  std::optional<devtools::ETRecord> etrecord_;
 };
 
 }  // namespace ptec::program

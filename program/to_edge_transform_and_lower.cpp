@@ -64,6 +64,12 @@ EdgeProgramManager to_edge_transform_and_lower(
       raise(e.code(), "to_edge_transform_and_lower: method '{}': {}", name, e.what());
     }
   }
+  std::shared_ptr<devtools::ETRecord> record;
+  if (options.generate_etrecord) {
+    record = std::make_shared<devtools::ETRecord>();
+    for (const auto& [name, program] : programs) record_aten_program(*record, name, program);
+    for (const auto& [name, program] : edge) record->set_edge_program(name, program);
+  }
   EdgeProgramManager manager(std::move(edge), options.constant_methods, options.compile_config);
 
   MethodPasses passes;
@@ -74,7 +80,14 @@ EdgeProgramManager to_edge_transform_and_lower(
       partitioners[name] = *list;
     }
   }
-  manager = manager.transform(passes).to_backend(partitioners);
+  manager = manager.transform(passes);
+  if (record != nullptr) {
+    for (const auto& [name, list] : passes) {
+      if (!list.empty()) record->set_edge_after_transform(name, manager.exported_program_ptr(name));
+    }
+    manager = manager.with_etrecord(std::move(record));
+  }
+  manager = manager.to_backend(partitioners);
 
   for (const auto& [name, ops] : kept) {
     for (const ir::Node* node : manager.exported_program(name).graph().nodes()) {

@@ -17,6 +17,11 @@ struct TransformAndLowerOptions {
   std::variant<PartitionerList, MethodPartitioners> partitioners;
   std::map<std::string, emit::ConstantValue> constant_methods;
   EdgeCompileConfig compile_config;
+  /// Record an ETRecord: the ATEN program of every method (a structure snapshot, payloads
+  /// shared), the Edge program of every method before partitioning and, only for methods that
+  /// transform passes ran on, the Edge program after them (edge_after_transform/<method>).
+  /// Off: nothing is recorded or copied.
+  bool generate_etrecord = false;
 };
 
 /// The common path in one call: to_edge (not decomposing the ops the method's partitioners
