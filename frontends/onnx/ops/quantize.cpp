@@ -8,7 +8,7 @@
 //   reciprocal of the scale instead of dividing, which rounds differently at ties (x = -2.5,
 //   scale = 5/255: -127.5 instead of -127.49999, test_dynamicquantizelinear), so it is not used.
 // - DynamicQuantizeLinear → ATen ops with ONNX's formulas (scale = (max(x, 0) - min(x, 0)) / 255,
-//   zero point = round(clamp(-min / scale, 0, 255))), which differ from
+//   1 when that range is 0; zero point = round(clamp(-min / scale, 0, 255))), which differ from
 //   quantized_decomposed::choose_qparams (double math, zero point from the smaller-error end,
 //   minimum scale), then the QuantizeLinear lowering.
 // - MatMulInteger, ConvInteger, QLinearMatMul, QLinearConv: operands minus zero points in Double
@@ -94,8 +94,8 @@ ir::Node* requantize(ImportContext& ctx, ir::Node* value, ir::Node* zero_point, 
   return ctx.call("aten::_to_copy", {q, dtype});
 }
 
-/// Fails for the opset-19 float8 forms (and the opset-21 block quantization).
-void require_no_float8(const NodeView& node) {
+/// Fails for the opset-21 blocked quantization (float8 and 16-bit types fail in quant_range).
+void require_no_block_size(const NodeView& node) {
   if (node.attr_int("block_size", 0) != 0) {
     node.fail(Error::NotSupported, "blocked quantization (block_size) is not supported");
   }
@@ -103,7 +103,7 @@ void require_no_float8(const NodeView& node) {
 
 // QuantizeLinear(x, y_scale, y_zero_point?) = saturate(round(x / y_scale) + y_zero_point).
 void import_quantize_linear(ImportContext& ctx, const NodeView& node) {
-  require_no_float8(node);
+  require_no_block_size(node);
   const DType in = ctx.input_dtype(node, 0);
   if (in != DType::Float && in != DType::Double && in != DType::Int) {
     node.fail(Error::NotSupported, "x has type {}; expected float or int32", to_string(in));
@@ -130,14 +130,13 @@ void import_quantize_linear(ImportContext& ctx, const NodeView& node) {
 
 // DequantizeLinear(x, x_scale, x_zero_point?) = (x - x_zero_point) * x_scale.
 void import_dequantize_linear(ImportContext& ctx, const NodeView& node) {
-  require_no_float8(node);
+  require_no_block_size(node);
   const DType in = ctx.input_dtype(node, 0);
   const QuantRange range = quant_range(node, in, "x", /*allow_int32=*/true);
   if (node.has_input(2) && ctx.input_dtype(node, 2) != in) {
     node.fail(Error::InvalidArgument, "x_zero_point has type {} but x has type {}",
               to_string(ctx.input_dtype(node, 2)), to_string(in));
   }
-  require_float_input(ctx, node, 1, "x_scale");
   if (ctx.input_dtype(node, 1) != DType::Float) {
     node.fail(Error::NotSupported, "x_scale has type {}; expected float",
               to_string(ctx.input_dtype(node, 1)));
@@ -153,6 +152,11 @@ void import_dequantize_linear(ImportContext& ctx, const NodeView& node) {
   const bool per_axis = scale_spec.rank() == 1 && scale_spec.numel_upper_bound() != 1;
   if (per_axis && rank == 0) {
     node.fail(Error::InvalidArgument, "per-axis x_scale {} for a scalar x", scale_spec.to_string());
+  }
+  if (node.has_input(2) &&
+      ctx.input_spec(node, 2).numel_upper_bound() != scale_spec.numel_upper_bound()) {
+    node.fail(Error::InvalidArgument, "x_zero_point {} and x_scale {} differ in size",
+              ctx.input_spec(node, 2).to_string(), scale_spec.to_string());
   }
   ir::Node* scale = to_dtype(ctx, ctx.input(node, 1), DType::Double);
   ir::Node* zero_point =
@@ -187,7 +191,12 @@ void import_dynamic_quantize_linear(ImportContext& ctx, const NodeView& node) {
   ir::Node* hi = ctx.call("aten::amax", {x, all_dims, false});
   lo = ctx.call("aten::clamp", {lo, ir::Argument(), 0.0});
   hi = ctx.call("aten::clamp", {hi, 0.0});
-  ir::Node* scale = ctx.call("aten::div.Scalar", {ctx.call("aten::sub.Tensor", {hi, lo}), 255.0});
+  ir::Node* range = ctx.call("aten::sub.Tensor", {hi, lo});
+  ir::Node* scale = ctx.call("aten::div.Scalar", {range, 255.0});
+  // An all-zero x has range 0: scale 1 (as onnxruntime does) instead of 0, whose 0 / 0 would
+  // make every output NaN converted to uint8.
+  ir::Node* one = ctx.constant_tensor("one", ConstTensor::from_double(DType::Float, {}, {1.0}));
+  scale = ctx.call("aten::where.self", {ctx.call("aten::eq.Scalar", {range, 0.0}), one, scale});
   ir::Node* zp_float = ctx.call("aten::neg", {ctx.call("aten::div.Tensor", {lo, scale})});
   zp_float = ctx.call("aten::round", {ctx.call("aten::clamp", {zp_float, 0.0, 255.0})});
   ir::Node* scaled = ctx.call("aten::div.Tensor", {x, scale});

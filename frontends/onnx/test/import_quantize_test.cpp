@@ -105,6 +105,9 @@ TEST(OnnxImportQuantize, DynamicQuantizeLinearUsesOnnxFormulas) {
   EXPECT_THAT(c, Contains("aten::amax"));
   EXPECT_THAT(c, Not(Contains("quantized_decomposed::choose_qparams.tensor")));
   EXPECT_EQ(first_call(p, "aten::div.Scalar")->arg("other").as_double(), 255.0);
+  // A zero range gets scale 1.
+  EXPECT_EQ(first_call(p, "aten::eq.Scalar")->arg("other").as_double(), 0.0);
+  EXPECT_THAT(c, Contains("aten::where.self"));
   EXPECT_EQ(out_dtype(p, 0), DType::Byte);
   EXPECT_EQ(out_dtype(p, 1), DType::Float);
   EXPECT_EQ(out_dtype(p, 2), DType::Byte);
@@ -190,6 +193,12 @@ TEST(OnnxImportQuantize, UnsupportedTypesAreErrors) {
     b.input("x", {4}, kU8).input("s", {}).input("zp", {}, kI8).output("y");
     b.node("DequantizeLinear", {"x", "s", "zp"}, {"y"}, "dq");
     EXPECT_THAT(import_error(b).what(), HasSubstr("x_zero_point has type"));
+  }
+  {
+    ModelBuilder b(13);
+    b.input("x", {2, 3}, kU8).input("s", {3}).input("zp", {1}, kU8).output("y");
+    b.node("DequantizeLinear", {"x", "s", "zp"}, {"y"}, "dq");
+    EXPECT_THAT(import_error(b).what(), HasSubstr("x_zero_point u8[1] and x_scale f32[3] differ"));
   }
 }
 
