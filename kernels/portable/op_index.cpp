@@ -1,5 +1,6 @@
 // index.Tensor_out: advanced indexing self[indices] with a Tensor?[] of Long/Int index tensors
-// (None keeps a dim whole); see util/advanced_index.h for the result's shape.
+// (None keeps a dim whole); see util/advanced_index.h for the result's shape. Copies bytes:
+// every storage dtype.
 
 #include <cstring>
 
@@ -13,6 +14,9 @@ Tensor& index_tensor_out(KernelRuntimeContext& ctx, const Tensor& self,
                          Span<const OptTensor> indices, Tensor& out) {
   constexpr const char* kOp = "index.Tensor_out";
   if (!check_contiguous(ctx, kOp, {&self, &out})) return out;
+  PTEC_KERNEL_CHECK_MSG(ctx, is_accepted_dtype(self.dtype(), kReducedFloat | kBarebonesUnsigned),
+                        InvalidArgument, out, "%s: unsupported dtype %s", kOp,
+                        to_string(self.dtype()));
   if (!check_dtype(ctx, kOp, out, self.dtype(), "out")) return out;
   AdvancedIndex ai;
   if (!ai.init(ctx, kOp, self, indices)) return out;

@@ -1,6 +1,7 @@
 // index_put.out: out = self, then out[indices] = values (or += with accumulate=True), with
 // `values` broadcast to the indexing result's shape (util/advanced_index.h). Repeated indices
-// accumulate; without accumulate the last write wins, as in ATen's CPU kernel.
+// accumulate; without accumulate the last write wins, as in ATen's CPU kernel. Writes support every
+// storage dtype; accumulating ones real_bool, Half and BFloat16.
 
 #include <cstring>
 
@@ -15,8 +16,13 @@ Tensor& index_put_out(KernelRuntimeContext& ctx, const Tensor& self, Span<const 
                       const Tensor& values, bool accumulate, Tensor& out) {
   constexpr const char* kOp = "index_put.out";
   if (!check_contiguous(ctx, kOp, {&self, &values, &out})) return out;
-  PTEC_KERNEL_CHECK_MSG(ctx, is_supported_dtype(self.dtype()), InvalidArgument, out,
-                        "%s: unsupported dtype %s", kOp, to_string(self.dtype()));
+  // Writes copy bytes (every storage dtype); accumulating computes in real_bool, Half, BFloat16.
+  PTEC_KERNEL_CHECK_MSG(
+      ctx,
+      is_accepted_dtype(self.dtype(),
+                        accumulate ? kReducedFloat : kReducedFloat | kBarebonesUnsigned),
+      InvalidArgument, out, "%s: unsupported dtype %s%s", kOp, to_string(self.dtype()),
+      accumulate ? " with accumulate=True" : "");
   PTEC_KERNEL_CHECK_MSG(ctx, values.dtype() == self.dtype(), InvalidArgument, out,
                         "%s: self (%s) and values (%s) must have the same dtype", kOp,
                         to_string(self.dtype()), to_string(values.dtype()));
@@ -43,20 +49,33 @@ Tensor& index_put_out(KernelRuntimeContext& ctx, const Tensor& self, Span<const 
   if (out.const_data_ptr() != self.const_data_ptr() && self.nbytes() != 0) {
     std::memcpy(out.mutable_data_ptr(), self.const_data_ptr(), self.nbytes());
   }
-  int64_t coord[kTensorDimensionLimit] = {};
-  dispatch_real_bool(self.dtype(), [&](auto tag) {
-    using T = decltype(tag);
-    T* o = out.mutable_data_ptr<T>();
-    const T* v = values.const_data_ptr<T>();
+  // Calls f(out_offset, values_offset) for every element of the indexing result.
+  auto walk = [&](auto&& f) {
+    int64_t coord[kTensorDimensionLimit] = {};
     ai.for_each([&](int64_t, int64_t off) {
       int64_t vo = 0;
       for (size_t d = 0; d < res.ndim; ++d) vo += coord[d] * vstrides[d];
-      o[off] = accumulate ? reduce_add(o[off], v[vo]) : v[vo];
+      f(off, vo);
       for (size_t d = res.ndim; d > 0; --d) {
         if (++coord[d - 1] < res.sizes[d - 1]) break;
         coord[d - 1] = 0;
       }
     });
+  };
+  if (!accumulate) {
+    const int64_t es = static_cast<int64_t>(self.element_size());
+    auto* o = static_cast<uint8_t*>(out.mutable_data_ptr());
+    const auto* v = static_cast<const uint8_t*>(values.const_data_ptr());
+    walk([&](int64_t off, int64_t vo) {
+      std::memcpy(o + off * es, v + vo * es, static_cast<size_t>(es));
+    });
+    return out;
+  }
+  dispatch_real_bool_reduced(self.dtype(), [&](auto tag) {
+    using T = decltype(tag);
+    T* o = out.mutable_data_ptr<T>();
+    const T* v = values.const_data_ptr<T>();
+    walk([&](int64_t off, int64_t vo) { o[off] = reduce_add(o[off], v[vo]); });
   });
   return out;
 }

@@ -20,11 +20,15 @@ enum class Reduce { Sum, Prod, Mean, Amax, Amin };
 
 template <typename T>
 T identity(Reduce r) {
-  switch (r) {
-    case Reduce::Prod: return T(1);
-    case Reduce::Amax: return lowest_value<T>();
-    case Reduce::Amin: return highest_value<T>();
-    default: return T(0);
+  if constexpr (is_reduced_float_v<T>) {
+    return T(identity<float>(r));
+  } else {
+    switch (r) {
+      case Reduce::Prod: return T(1);
+      case Reduce::Amax: return lowest_value<T>();
+      case Reduce::Amin: return highest_value<T>();
+      default: return T(0);
+    }
   }
 }
 
@@ -33,10 +37,10 @@ T combine(Reduce r, T a, T b) {
   switch (r) {
     case Reduce::Prod: return reduce_mul(a, b);
     case Reduce::Amax:
-      if (is_nan(a) || is_nan(b)) return is_nan(a) ? a : b;
+      if (is_nan_value(a) || is_nan_value(b)) return is_nan_value(a) ? a : b;
       return a < b ? b : a;
     case Reduce::Amin:
-      if (is_nan(a) || is_nan(b)) return is_nan(a) ? a : b;
+      if (is_nan_value(a) || is_nan_value(b)) return is_nan_value(a) ? a : b;
       return b < a ? b : a;
     default: return reduce_add(a, b);
   }
@@ -45,7 +49,9 @@ T combine(Reduce r, T a, T b) {
 /// sum / count for the mean: true division for floating types, floor division otherwise.
 template <typename T>
 T mean_of(T sum, int64_t count) {
-  if constexpr (std::is_floating_point_v<T>) {
+  if constexpr (is_reduced_float_v<T>) {
+    return T(static_cast<float>(sum) / static_cast<float>(count));
+  } else if constexpr (std::is_floating_point_v<T>) {
     return static_cast<T>(sum / static_cast<T>(count));
   } else {
     const int64_t s = static_cast<int64_t>(sum);
@@ -79,7 +85,7 @@ Tensor& scatter_reduce_two_out(KernelRuntimeContext& ctx, const Tensor& self, in
                           kOp, static_cast<int>(reduce.size()), reduce.data());
   }
   size_t d = 0;
-  if (!scatter_prologue(ctx, kOp, self, dim, index, &src, out, &d)) return out;
+  if (!scatter_prologue(ctx, kOp, self, dim, index, &src, out, kReducedFloat, &d)) return out;
   if (index.numel() == 0) return out;
   int64_t* count = nullptr;
   if (r == Reduce::Mean) {
@@ -93,7 +99,7 @@ Tensor& scatter_reduce_two_out(KernelRuntimeContext& ctx, const Tensor& self, in
     for (size_t i = 0; i < out.numel(); ++i) count[i] = init;
     scatter_for_each(self, d, index, &src, [&](int64_t oi, int64_t) { ++count[oi]; });
   }
-  dispatch_real_bool(self.dtype(), [&](auto tag) {
+  dispatch_real_bool_reduced(self.dtype(), [&](auto tag) {
     using T = decltype(tag);
     T* o = out.mutable_data_ptr<T>();
     const T* s = src.const_data_ptr<T>();

@@ -1,13 +1,14 @@
 // topk.values: the k largest (or smallest) elements of self along `dim` and their int64
 // indices. NaN compares greater than every number (ATen). The result is always sorted (which
 // sorted=False allows) and equal values keep their order: the lower index comes first, as ONNX
-// TopK requires. Runs in O(n log k) per row with a bounded heap kept in the outputs themselves,
-// so it needs no scratch memory.
+// TopK requires. Real dtypes, Half and BFloat16 (compared as float). Runs in O(n log k) per row
+// with a bounded heap kept in the outputs themselves, so it needs no scratch memory.
 
 #include <utility>
 
 #include "kernels/portable/functions.h"
 #include "kernels/portable/util/dtype_util.h"
+#include "kernels/portable/util/scatter_util.h"
 
 namespace ptec::kernels {
 namespace {
@@ -15,7 +16,7 @@ namespace {
 /// True when (a, ia) comes before (b, ib) in the output order.
 template <typename T>
 bool before(T a, int64_t ia, T b, int64_t ib, bool largest) {
-  const bool na = is_nan(a), nb = is_nan(b);
+  const bool na = is_nan_value(a), nb = is_nan_value(b);
   if (na || nb) {
     if (na && nb) return ia < ib;
     return largest ? na : nb;  // NaN is the largest value
@@ -39,9 +40,9 @@ std::tuple<Tensor&, Tensor&> topk_values(KernelRuntimeContext& ctx, const Tensor
   PTEC_KERNEL_CHECK_MSG(ctx, k >= 0 && k <= n, InvalidArgument, ret,
                         "%s: selected index k=%lld out of range for a dim of size %lld", kOp,
                         static_cast<long long>(k), static_cast<long long>(n));
-  PTEC_KERNEL_CHECK_MSG(ctx, self.dtype() != DType::Bool && is_supported_dtype(self.dtype()),
-                        InvalidArgument, ret, "%s: unsupported dtype %s", kOp,
-                        to_string(self.dtype()));
+  PTEC_KERNEL_CHECK_MSG(
+      ctx, self.dtype() != DType::Bool && is_accepted_dtype(self.dtype(), kReducedFloat),
+      InvalidArgument, ret, "%s: unsupported dtype %s", kOp, to_string(self.dtype()));
   if (!check_dtype(ctx, kOp, values, self.dtype(), "values")) return ret;
   if (!check_dtype(ctx, kOp, indices, DType::Long, "indices")) return ret;
   Shape shape = shape_of(self);
@@ -51,7 +52,7 @@ std::tuple<Tensor&, Tensor&> topk_values(KernelRuntimeContext& ctx, const Tensor
   if (k == 0) return ret;
   const int64_t outer = self.dim() == 0 ? 1 : size_product(self, 0, d);
   const int64_t inner = self.dim() == 0 ? 1 : size_product(self, d + 1, self.dim());
-  dispatch_real(self.dtype(), [&](auto tag) {
+  auto run = [&](auto tag) {
     using T = decltype(tag);
     const T* in = self.const_data_ptr<T>();
     T* vals = values.mutable_data_ptr<T>();
@@ -108,7 +109,14 @@ std::tuple<Tensor&, Tensor&> topk_values(KernelRuntimeContext& ctx, const Tensor
         }
       }
     }
-  });
+  };
+  if (self.dtype() == DType::Half) {
+    run(Half{});
+  } else if (self.dtype() == DType::BFloat16) {
+    run(BFloat16{});
+  } else {
+    dispatch_real(self.dtype(), run);
+  }
   return ret;
 }
 

@@ -1059,6 +1059,36 @@ def scatter(c):
     c.add("topk_zero_dim", "aten::topk.values",
           [z, 1, -1, True, True, Out(torch.tensor(4.0)), Out(torch.tensor(0))])
 
+    # Half and BFloat16 (arithmetic rounds after every step, as c10::Half does)
+    for dt in [torch.float16, torch.bfloat16]:
+        x = rnd(3, 4).to(dt)
+        idx = torch.tensor([[2, 0, 1, 2], [1, 1, 0, 0], [2, 2, 2, 1]])
+        src = rnd(3, 4).to(dt)
+        pidx = torch.tensor([[2, 0, 1, 1], [0, 1, 0, 2]])
+        c.add(f"scatter_src_{dname(dt)}", "aten::scatter.src_out",
+              [x, 0, pidx, src, Out(torch.scatter(x, 0, pidx, src))])
+        c.add(f"scatter_value_{dname(dt)}", "aten::scatter.value_out",
+              [x, 0, pidx, 0.3, Out(torch.scatter(x, 0, pidx, 0.3))])
+        c.add(f"scatter_add_{dname(dt)}", "aten::scatter_add.out",
+              [x, 0, idx, src, Out(torch.scatter_add(x, 0, idx, src))])
+        for red in ["sum", "prod", "mean", "amax", "amin"]:
+            y = torch.scatter_reduce(x, 0, idx, src, red)
+            c.add(f"scatter_reduce_{red}_{dname(dt)}", "aten::scatter_reduce.two_out",
+                  [x, 0, idx, src, red, True, Out(y)])
+        ind = [L([2, 0, 2]), L([1, 3, 1])]
+        v = rnd(3).to(dt)
+        c.add(f"index_{dname(dt)}", "aten::index.Tensor_out",
+              [x, OptTensors(ind), Out(torch.ops.aten.index.Tensor(x, ind))])
+        for acc in [False, True]:
+            ind = [L([2, 0, 1]), L([1, 3, 1])] if not acc else ind
+            c.add(f"index_put_{acc}_{dname(dt)}", "aten::index_put.out",
+                  [x, OptTensors(ind), v, acc, Out(torch.ops.aten.index_put(x, ind, v, acc))])
+        xt = torch.tensor([[1.0, float("nan"), 3.0, 3.0, -2.0], [0.5, 0.25, 7.0, 0.25, 1.0]]).to(dt)
+        for largest in [True, False]:
+            vf, i = topk_ref(xt.float(), 3, 1, largest)
+            c.add(f"topk_{largest}_{dname(dt)}", "aten::topk.values",
+                  [xt, 3, 1, largest, True, Out(vf.to(dt)), Out(i)])
+
     # inverse hyperbolic functions
     for name, fn, inputs in [
         ("asinh", torch.asinh, [rnd(3, 4) * 3, rnd(3, 4, dtype=torch.int32), rnd(5, dtype=D)]),

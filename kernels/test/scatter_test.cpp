@@ -126,6 +126,36 @@ TEST(IndexPutErrors, ValuesMustBroadcastAndMatchDtype) {
       fails_with(dtype, "aten::index_put.out", Error::InvalidArgument, "must have the same dtype"));
 }
 
+// The barebones unsigned types (no torch 1.13 reference): copies only.
+TEST(ScatterIndexUnsigned, CopyKernelsMoveTheBytesAccumulateIsRefused) {
+  std::deque<OwnedTensor> pool;
+  Tensor& self =
+      make_tensor(pool, DType::UInt16, {2, 3}, std::vector<uint16_t>{1, 2, 3, 4, 5, 6})->tensor();
+  Tensor& src =
+      make_tensor(pool, DType::UInt16, {1, 2}, std::vector<uint16_t>{65535, 40000})->tensor();
+  ArgStack s;
+  Tensor& out = dyn(pool, DType::UInt16, {1, 1});
+  s.t(self).i(1).t(longs(pool, {1, 2}, {2, 0})).t(src).t(out);
+  ASSERT_EQ(s.call_out("aten::scatter.src_out"), Error::Ok);
+  EXPECT_EQ(
+      std::vector<uint16_t>(out.const_data_ptr<uint16_t>(), out.const_data_ptr<uint16_t>() + 6),
+      (std::vector<uint16_t>{40000, 2, 65535, 4, 5, 6}));
+
+  Tensor& u32 = make_tensor(pool, DType::UInt32, {3}, std::vector<uint32_t>{7, 8, 9})->tensor();
+  Tensor& v32 = make_tensor(pool, DType::UInt32, {1}, std::vector<uint32_t>{4000000000u})->tensor();
+  ArgStack put;
+  Tensor& out32 = dyn(pool, DType::UInt32, {1});
+  put.t(u32).opt_tensors({&longs(pool, {2}, {-1, 0})}).t(v32).b(false).t(out32);
+  ASSERT_EQ(put.call_out("aten::index_put.out"), Error::Ok);
+  EXPECT_EQ(
+      std::vector<uint32_t>(out32.const_data_ptr<uint32_t>(), out32.const_data_ptr<uint32_t>() + 3),
+      (std::vector<uint32_t>{4000000000u, 8, 4000000000u}));
+  ArgStack acc;
+  acc.t(u32).opt_tensors({&longs(pool, {1}, {0})}).t(v32).b(true).t(dyn(pool, DType::UInt32, {1}));
+  EXPECT_TRUE(fails_with(acc, "aten::index_put.out", Error::InvalidArgument,
+                         "unsupported dtype u32 with accumulate=True"));
+}
+
 TEST(TopkErrors, KOutOfRangeAndIndicesDtype) {
   ensure_kernels_registered();
   std::deque<OwnedTensor> pool;

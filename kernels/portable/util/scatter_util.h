@@ -4,6 +4,7 @@
 // scatter_reduce.two_out): ATen's argument checks (scatter_gather_dtype_check,
 // scatter_shape_check), index bounds, out = copy of self, and the walk over the index's positions.
 
+#include <cmath>
 #include <cstdint>
 #include <cstring>
 #include <type_traits>
@@ -13,6 +14,41 @@
 #include "kernels/portable/util/strided.h"
 
 namespace ptec::kernels {
+
+/// Calls f with a value of the C++ type of `t` for real_bool, Half and BFloat16 (the dtypes
+/// the arithmetic scatter kernels compute in; Half and BFloat16 round after every step, as
+/// c10::Half arithmetic does). Returns false for other dtypes.
+template <typename F>
+bool dispatch_real_bool_reduced(DType t, F&& f) {
+  switch (t) {
+    case DType::Half: f(Half{}); return true;
+    case DType::BFloat16: f(BFloat16{}); return true;
+    default: return dispatch_real_bool(t, f);
+  }
+}
+
+/// NaN test that also covers Half and BFloat16.
+template <typename T>
+bool is_nan_value(T v) {
+  if constexpr (is_reduced_float_v<T>) {
+    return std::isnan(static_cast<float>(v));
+  } else {
+    return is_nan(v);
+  }
+}
+
+/// The Scalar as a value of T (any storage dtype): floating scalars convert from double,
+/// integral ones from int64, as ATen's Scalar::to<T> does.
+template <typename T>
+T scalar_as(const Scalar& s) {
+  if constexpr (std::is_same_v<T, bool>) {
+    return s.to_bool();
+  } else if (s.is_floating_point()) {
+    return convert<T>(s.to_double());
+  } else {
+    return convert<T>(s.to_int());
+  }
+}
 
 /// a + b as ATen computes it on CPU: two's-complement wrap for integral types (no signed
 /// overflow UB), logical or for Bool.
@@ -43,14 +79,15 @@ T reduce_mul(T a, T b) {
 inline int64_t nonempty_size(const Tensor& t, size_t d) { return t.dim() == 0 ? 1 : t.sizes()[d]; }
 
 /// Checks the arguments as ATen does, resizes `out` to self's shape and copies self into it.
-/// `src` is null for the Scalar variant. Sets `*dim_out` to the wrapped dim. Returns false (the
+/// `src` is null for the Scalar variant; `support` says which dtypes beyond real_bool the kernel
+/// accepts (DTypeSupport flags). Sets `*dim_out` to the wrapped dim. Returns false (the
 /// context failed, with a logged message naming `op`) when an argument does not fit.
 inline bool scatter_prologue(KernelRuntimeContext& ctx, const char* op, const Tensor& self,
                              int64_t dim, const Tensor& index, const Tensor* src, Tensor& out,
-                             size_t* dim_out) {
+                             unsigned support, size_t* dim_out) {
   if (!check_contiguous(ctx, op, {&self, &index, &out})) return false;
   if (src != nullptr && !check_contiguous(ctx, op, {src})) return false;
-  PTEC_KERNEL_CHECK_MSG(ctx, is_supported_dtype(self.dtype()), InvalidArgument, false,
+  PTEC_KERNEL_CHECK_MSG(ctx, is_accepted_dtype(self.dtype(), support), InvalidArgument, false,
                         "%s: unsupported dtype %s", op, to_string(self.dtype()));
   if (!wrap_dim(ctx, op, dim, self.dim(), dim_out)) return false;
   const size_t d = *dim_out;
