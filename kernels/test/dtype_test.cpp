@@ -198,11 +198,11 @@ TEST(Unsigned, NotAcceptedByOtherKernels) {
   EXPECT_TRUE(fails_with(s, "aten::add.out", Error::InvalidArgument, "unsupported dtype"));
 }
 
-TEST(ReducedFloat, NotAcceptedByFloatOnlyKernels) {
+TEST(ReducedFloat, NotAcceptedByKernelsWithoutIt) {
   std::deque<OwnedTensor> pool;
   ArgStack s;
-  s.t(make_zeros(pool, f16, {2})).t(make_zeros(pool, f16, {2}));
-  EXPECT_TRUE(fails_with(s, "aten::exp.out", Error::InvalidArgument, "unsupported dtype"));
+  s.t(make_zeros(pool, f16, {2})).none().b(false).none().t(make_zeros(pool, f16, {}));
+  EXPECT_TRUE(fails_with(s, "aten::sum.IntList_out", Error::InvalidArgument, "unsupported dtype"));
 }
 
 TEST(Shift, BoolRejected) {

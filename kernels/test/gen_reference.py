@@ -1184,6 +1184,17 @@ def dtypes(c):
               rtol=ulp, atol=0)
         c.add(f"cat_{dname(dt)}", "aten::cat.out", [[a, a], 1, Out(torch.cat([a, a], 1))],
               rtol=0, atol=0)
+    # Floating unary ops compute in float and round once (torch 1.13 has no CPU Half kernels for
+    # them: the Half reference is the float result rounded, which current ATen computes).
+    for dt in [H, BF]:
+        x = rnd(2, 5, dtype=dt)
+        for op in ["exp", "tanh", "sigmoid", "erf", "sin"]:
+            want = getattr(torch, op)(x.float()).to(dt)
+            c.add(f"{op}_{dname(dt)}", f"aten::{op}.out", [x, Out(want)], rtol=0, atol=0)
+        pos = x.abs() + 0.25
+        for op in ["sqrt", "log", "rsqrt", "reciprocal"]:
+            want = getattr(torch, op)(pos.float()).to(dt)
+            c.add(f"{op}_{dname(dt)}", f"aten::{op}.out", [pos, Out(want)], rtol=0, atol=0)
     h, bf = rnd(3, 4, dtype=H), rnd(3, 4, dtype=BF)
     c.add("add_float16_bfloat16", "aten::add.out", [h, bf, 1, Out(torch.add(h, bf))])
     # NaN propagates through maximum/minimum in half as in float.

@@ -180,13 +180,14 @@ bool check_alpha(KernelRuntimeContext& ctx, const char* op, DType common, const 
 namespace ptec::kernels {
 
 /// A floating unary op (exp, tanh, ...): integral and bool inputs compute in Float, floating
-/// ones in their own dtype; `fn` is called with a value of the compute type (a generic lambda).
+/// ones in their own dtype (Half and BFloat16 in Float, rounded once when stored); `fn` is called
+/// with a value of the compute type (a generic lambda).
 template <typename Fn>
 Tensor& unary_float_op(KernelRuntimeContext& ctx, const char* op, const Tensor& self, Tensor& out,
                        Fn fn) {
   const DType common = is_floating_point(self.dtype()) ? self.dtype() : DType::Float;
-  if (!unary_op_prologue(ctx, op, self, out, common)) return out;
-  dispatch_float(common, [&](auto tag) {
+  if (!unary_op_prologue(ctx, op, self, out, common, kReducedFloat)) return out;
+  dispatch_float(compute_dtype(common), [&](auto tag) {
     using CT = decltype(tag);
     apply_unary<CT>(ctx, op, self, out, [&](CT x) { return static_cast<CT>(fn(x)); });
   });
