@@ -1,0 +1,342 @@
+#include "backends/cpu/aot/cpu_backend.h"
+
+#include <map>
+#include <memory>
+#include <mutex>
+#include <set>
+
+#include <fmt/format.h>
+
+#include "backends/cpu/aot/cpu_ops.h"
+#include "backends/cpu/cpu_delegate_generated.h"
+#include "ir/exception.h"
+#include "ir/op_schema.h"
+
+namespace ptec::backends::cpu {
+namespace {
+
+namespace fb = ptec_cpu_fb;
+constexpr uint32_t kAbsent = 0xFFFFFFFFu;
+
+uint64_t fnv1a(const uint8_t* data, size_t size) {
+  uint64_t h = 1469598103934665603ull;
+  for (size_t i = 0; i < size; ++i) {
+    h ^= data[i];
+    h *= 1099511628211ull;
+  }
+  return h;
+}
+
+ir::Argument arg_or_default(const ir::Node& node, std::string_view name) {
+  const int index = node.op()->arg_index(name);
+  if (index >= 0 && static_cast<size_t>(index) < node.args().size()) {
+    return node.args()[static_cast<size_t>(index)];
+  }
+  const ir::ArgSchema& a = node.op()->args.at(static_cast<size_t>(index));
+  return a.default_value ? *a.default_value : ir::Argument();
+}
+
+// The activation a unary node applies, with clamp bounds.
+struct ActivationInfo {
+  fb::Activation kind = fb::Activation::None;
+  float lo = 0.0f, hi = 0.0f;
+};
+
+ActivationInfo activation_of(const ir::Node& node) {
+  ActivationInfo a;
+  constexpr float kInf = std::numeric_limits<float>::infinity();
+  if (node.is_op("aten::relu")) {
+    a.kind = fb::Activation::Relu;
+  } else if (node.is_op("aten::sigmoid")) {
+    a.kind = fb::Activation::Sigmoid;
+  } else if (node.is_op("aten::tanh")) {
+    a.kind = fb::Activation::Tanh;
+  } else if (node.is_op("aten::gelu")) {
+    a.kind = fb::Activation::Gelu;
+  } else if (node.is_op("aten::silu")) {
+    a.kind = fb::Activation::Silu;
+  } else if (node.is_op("aten::hardswish")) {
+    a.kind = fb::Activation::HardSwish;
+  } else if (node.is_op("aten::hardtanh")) {
+    a.kind = fb::Activation::Clamp;
+    a.lo = static_cast<float>(arg_or_default(node, "min_val").to_double());
+    a.hi = static_cast<float>(arg_or_default(node, "max_val").to_double());
+  } else if (node.is_op("aten::clamp")) {
+    a.kind = fb::Activation::Clamp;
+    const ir::Argument lo = arg_or_default(node, "min");
+    const ir::Argument hi = arg_or_default(node, "max");
+    a.lo = lo.is_none() ? -kInf : static_cast<float>(lo.to_double());
+    a.hi = hi.is_none() ? kInf : static_cast<float>(hi.to_double());
+  }
+  return a;
+}
+
+class Lowering {
+ public:
+  Lowering(const ir::ExportedProgram& program, partition::PreprocessResult& result)
+      : program_(program), result_(result) {}
+
+  std::unique_ptr<fb::GraphT> run() {
+    graph_ = std::make_unique<fb::GraphT>();
+    graph_->version = kCpuBlobVersion;
+    const ir::Graph& g = program_.graph();
+    for (const ir::Node* node : g.nodes()) {
+      if (node->is_placeholder() && !is_constant(program_, *node)) {
+        graph_->inputs.push_back(tensor_of(node));
+      }
+    }
+    plan_fusions();
+    for (const ir::Node* node : g.nodes()) {
+      if (node->is_call()) lower(*node);
+    }
+    for (const ir::Node* out : g.outputs()) {
+      uint32_t id = tensor_of(out);
+      if (out->is_placeholder()) {  // an input or constant returned as is: copy it out
+        const uint32_t copy = new_tensor(out->spec());
+        add_node(fb::NodeKind::Copy, {id}, {copy}, {}, *out);
+        id = copy;
+      }
+      graph_->outputs.push_back(id);
+    }
+    return std::move(graph_);
+  }
+
+ private:
+  uint32_t new_tensor(const ir::TensorSpec& spec, std::string constant = {}) {
+    auto t = std::make_unique<fb::TensorT>();
+    for (const ir::SymInt& s : spec.shape) t->sizes.push_back(s.value());
+    t->constant = std::move(constant);
+    graph_->tensors.push_back(std::move(t));
+    return static_cast<uint32_t>(graph_->tensors.size() - 1);
+  }
+
+  // The tensor holding `node`'s (first) value, created on first use.
+  uint32_t tensor_of(const ir::Node* node) {
+    auto it = tensors_.find(node);
+    if (it != tensors_.end()) return it->second;
+    uint32_t id = 0;
+    if (is_constant(program_, *node)) {
+      const ir::TensorData* data = program_.constant_for_placeholder(node->name());
+      const ir::BufferPtr& bytes = data->data;
+      const std::string key =
+          fmt::format("ptec_cpu/{:016x}_{}", fnv1a(bytes->data(), bytes->size()), bytes->size());
+      result_.named_data[key] = bytes;  // shared, not copied
+      id = new_tensor(data->spec, key);
+    } else if (node->is_op("getitem")) {
+      id = tensor_of(node->arg(0).as_node());
+    } else {
+      id = new_tensor(node->meta().val.at(0));
+    }
+    tensors_[node] = id;
+    return id;
+  }
+
+  // Conv2d / Linear + (residual add) + (activation): `fused_into_[add or act] = producer`.
+  void plan_fusions() {
+    std::set<const ir::Node*> outputs;
+    for (const ir::Node* out : program_.graph().outputs()) outputs.insert(out);
+    auto single_use = [&](const ir::Node* n) {
+      return n->users().size() == 1 && outputs.count(n) == 0;
+    };
+    for (const ir::Node* node : program_.graph().nodes()) {
+      const CpuOpKind kind = classify(program_, *node);
+      if (kind != CpuOpKind::Conv2d && kind != CpuOpKind::Linear) continue;
+      Fusion f;
+      const ir::Node* tail = node;
+      if (single_use(tail)) {
+        const ir::Node* user = tail->users()[0];
+        if (user->is_op("aten::add.Tensor") && classify(program_, *user) == CpuOpKind::Binary) {
+          const ir::Node* a = user->arg("self").as_node();
+          const ir::Node* b = user->arg("other").as_node();
+          const ir::Node* other = a == tail ? b : a;
+          if (other != tail && other->spec().shape == tail->spec().shape) {
+            f.residual = other;
+            f.add = user;
+            tail = user;
+          }
+        }
+      }
+      if (single_use(tail)) {
+        const ir::Node* user = tail->users()[0];
+        if (classify(program_, *user) == CpuOpKind::Unary) {
+          f.activation = user;
+          tail = user;
+        }
+      }
+      if (tail == node) continue;
+      f.tail = tail;
+      fusions_[node] = f;
+      if (f.add != nullptr) absorbed_[f.add] = node;
+      if (f.activation != nullptr) absorbed_[f.activation] = node;
+      deferred_[tail] = node;
+    }
+  }
+
+  void add_node(fb::NodeKind kind, std::vector<uint32_t> inputs, std::vector<uint32_t> outputs,
+                std::vector<int64_t> ints, const ir::Node& origin,
+                std::vector<const ir::Node*> also = {}) {
+    auto n = std::make_unique<fb::NodeT>();
+    n->kind = kind;
+    n->inputs = std::move(inputs);
+    n->outputs = std::move(outputs);
+    n->ints = std::move(ints);
+    n->name = origin.meta().source.empty() ? origin.name() : origin.meta().source;
+    n->debug_handles.push_back(origin.debug_handle());
+    for (const ir::Node* a : also) n->debug_handles.push_back(a->debug_handle());
+    graph_->nodes.push_back(std::move(n));
+  }
+
+  void lower(const ir::Node& node) {
+    if (absorbed_.count(&node) != 0) {
+      // The tail of a fusion emits the fused node at its own position (every input, the
+      // residual included, is computed by then).
+      auto it = deferred_.find(&node);
+      if (it != deferred_.end()) lower_fused(*it->second);
+      return;
+    }
+    if (fusions_.count(&node) != 0) return;  // emitted at its tail
+    switch (classify(program_, node)) {
+      case CpuOpKind::Unsupported:
+        ptec::raise(Error::NotSupported, "PtecCpuBackend cannot run node %{} ({})", node.name(),
+                    node.target());
+      case CpuOpKind::Conv2d:
+      case CpuOpKind::Linear: lower_fused(node); return;
+      case CpuOpKind::WeightPermute:
+      case CpuOpKind::GetItem: return;  // absorbed by their users / producer
+      case CpuOpKind::MaxPool2d: {
+        const std::vector<int64_t> k = node.arg("kernel_size").to_int_vector();
+        std::vector<int64_t> s = arg_or_default(node, "stride").to_int_vector();
+        std::vector<int64_t> p = arg_or_default(node, "padding").to_int_vector();
+        std::vector<int64_t> d = arg_or_default(node, "dilation").to_int_vector();
+        auto pair = [](std::vector<int64_t> v, std::vector<int64_t> fallback) {
+          if (v.empty()) v = fallback;
+          if (v.size() == 1) v.push_back(v[0]);
+          return v;
+        };
+        const std::vector<int64_t> kk = pair(k, {1});
+        s = pair(s, kk);
+        p = pair(p, {0});
+        d = pair(d, {1});
+        add_node(fb::NodeKind::MaxPool2d, {tensor_of(node.arg("self").as_node())},
+                 {tensor_of(&node)}, {kk[0], kk[1], s[0], s[1], p[0], p[1], d[0], d[1]}, node);
+        return;
+      }
+      case CpuOpKind::GlobalAvgPool:
+        add_node(fb::NodeKind::GlobalAvgPool, {tensor_of(node.arg("self").as_node())},
+                 {tensor_of(&node)}, {}, node);
+        return;
+      case CpuOpKind::Unary: {
+        add_node(fb::NodeKind::Unary, {tensor_of(node.arg("self").as_node())}, {tensor_of(&node)},
+                 {}, node);
+        const ActivationInfo a = activation_of(node);
+        graph_->nodes.back()->activation = a.kind;
+        graph_->nodes.back()->clamp_min = a.lo;
+        graph_->nodes.back()->clamp_max = a.hi;
+        return;
+      }
+      case CpuOpKind::Binary: {
+        add_node(fb::NodeKind::Binary,
+                 {tensor_of(node.arg("self").as_node()), tensor_of(node.arg("other").as_node())},
+                 {tensor_of(&node)}, {}, node);
+        graph_->nodes.back()->binary = node.is_op("aten::add.Tensor")   ? fb::BinaryOp::Add
+                                       : node.is_op("aten::sub.Tensor") ? fb::BinaryOp::Sub
+                                       : node.is_op("aten::mul.Tensor") ? fb::BinaryOp::Mul
+                                                                        : fb::BinaryOp::Div;
+        return;
+      }
+      case CpuOpKind::Copy:
+        add_node(fb::NodeKind::Copy, {tensor_of(node.arg(0).as_node())}, {tensor_of(&node)}, {},
+                 node);
+        return;
+      case CpuOpKind::Cat: {
+        std::vector<uint32_t> inputs;
+        for (const ir::Node* t : node.arg("tensors").to_node_vector()) {
+          inputs.push_back(tensor_of(t));
+        }
+        int64_t dim = arg_or_default(node, "dim").as_int();
+        const int64_t rank = static_cast<int64_t>(node.spec().rank());
+        if (dim < 0) dim += rank;
+        add_node(fb::NodeKind::Cat, inputs, {tensor_of(&node)}, {dim}, node);
+        return;
+      }
+    }
+  }
+
+  void lower_fused(const ir::Node& node) {
+    const auto it = fusions_.find(&node);
+    const Fusion f = it != fusions_.end() ? it->second : Fusion{};
+    const ir::Node* tail = f.tail != nullptr ? f.tail : &node;
+    const uint32_t out = tensor_of(tail);
+    std::vector<const ir::Node*> also;
+    if (f.add != nullptr) also.push_back(f.add);
+    if (f.activation != nullptr) also.push_back(f.activation);
+    const uint32_t residual = f.residual != nullptr ? tensor_of(f.residual) : kAbsent;
+    if (node.is_op("aten::convolution")) {
+      const ir::Argument bias = arg_or_default(node, "bias");
+      const std::vector<int64_t> s = node.arg("stride").to_int_vector();
+      const std::vector<int64_t> p = node.arg("padding").to_int_vector();
+      const std::vector<int64_t> d = node.arg("dilation").to_int_vector();
+      add_node(fb::NodeKind::Conv2d,
+               {tensor_of(node.arg("input").as_node()), tensor_of(node.arg("weight").as_node()),
+                bias.is_none() ? kAbsent : tensor_of(bias.as_node()), residual},
+               {out}, {s[0], s[1], p[0], p[1], d[0], d[1], node.arg("groups").as_int()}, node,
+               also);
+    } else {
+      const bool addmm = node.is_op("aten::addmm");
+      const ir::Node* mat2 = node.arg("mat2").as_node();
+      const bool transposed = mat2->is_op("aten::permute_copy");
+      const ir::Node* weight = transposed ? mat2->arg("self").as_node() : mat2;
+      add_node(fb::NodeKind::Linear,
+               {tensor_of(node.arg(addmm ? "mat1" : "self").as_node()), tensor_of(weight),
+                addmm ? tensor_of(node.arg("self").as_node()) : kAbsent, residual},
+               {out}, {transposed ? 1 : 0}, node, also);
+    }
+    if (f.activation != nullptr) {
+      const ActivationInfo a = activation_of(*f.activation);
+      graph_->nodes.back()->activation = a.kind;
+      graph_->nodes.back()->clamp_min = a.lo;
+      graph_->nodes.back()->clamp_max = a.hi;
+    }
+  }
+
+  struct Fusion {
+    const ir::Node* residual = nullptr;
+    const ir::Node* add = nullptr;
+    const ir::Node* activation = nullptr;
+    const ir::Node* tail = nullptr;
+  };
+
+  const ir::ExportedProgram& program_;
+  partition::PreprocessResult& result_;
+  std::unique_ptr<fb::GraphT> graph_;
+  std::map<const ir::Node*, uint32_t> tensors_;
+  std::map<const ir::Node*, Fusion> fusions_;            // producer → its fusion
+  std::map<const ir::Node*, const ir::Node*> absorbed_;  // add / activation → producer
+  std::map<const ir::Node*, const ir::Node*> deferred_;  // fusion tail → producer
+};
+
+}  // namespace
+
+std::string CpuBackend::id() const { return kCpuBackendId; }
+
+partition::PreprocessResult CpuBackend::preprocess(
+    const ir::ExportedProgram& subgraph, const std::vector<partition::CompileSpec>&) const {
+  partition::PreprocessResult result;
+  const std::unique_ptr<fb::GraphT> graph = Lowering(subgraph, result).run();
+  flatbuffers::FlatBufferBuilder builder;
+  builder.Finish(fb::Graph::Pack(builder, graph.get()), fb::GraphIdentifier());
+  result.processed_bytes = ir::Buffer::copy_of(builder.GetBufferPointer(), builder.GetSize());
+  for (const auto& n : graph->nodes) {
+    // Delegate debug id = index of the backend node; it covers the graph nodes it computes.
+    const int64_t id = static_cast<int64_t>(result.debug_handle_map.size());
+    result.debug_handle_map[id] = n->debug_handles;
+  }
+  return result;
+}
+
+void register_cpu_backend_aot() {
+  static std::once_flag once;
+  std::call_once(once, [] { partition::register_backend(std::make_shared<CpuBackend>()); });
+}
+
+}  // namespace ptec::backends::cpu

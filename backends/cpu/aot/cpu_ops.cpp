@@ -1,0 +1,173 @@
+#include "backends/cpu/aot/cpu_ops.h"
+
+#include <algorithm>
+
+#include "ir/op_schema.h"
+
+namespace ptec::backends::cpu {
+namespace {
+
+bool float_static(const ir::TensorSpec& spec) {
+  return spec.dtype == DType::Float && spec.is_static() &&
+         (spec.dim_order.empty() || std::is_sorted(spec.dim_order.begin(), spec.dim_order.end()));
+}
+
+// Every tensor `node` writes and every node it reads is an fp32 static contiguous tensor.
+bool tensors_ok(const ir::Node& node) {
+  if (node.meta().val.empty()) return false;
+  for (const ir::TensorSpec& spec : node.meta().val) {
+    if (!float_static(spec)) return false;
+  }
+  for (const ir::Node* input : node.inputs()) {
+    if (input->meta().val.size() != 1 || !float_static(input->spec())) return false;
+  }
+  return true;
+}
+
+// Argument `name` of `node`, or the schema default when the call omits it.
+ir::Argument arg_or_default(const ir::Node& node, std::string_view name) {
+  const int index = node.op()->arg_index(name);
+  if (index >= 0 && static_cast<size_t>(index) < node.args().size()) {
+    return node.args()[static_cast<size_t>(index)];
+  }
+  const ir::ArgSchema& a = node.op()->args.at(static_cast<size_t>(index));
+  return a.default_value ? *a.default_value : ir::Argument();
+}
+
+bool is_one(const ir::Argument& a) {
+  return a.is_none() || ((a.is_int() || a.is_double()) && a.to_double() == 1.0);
+}
+
+bool int_list_of_length(const ir::Argument& a, size_t n) {
+  if (!a.is_list() || a.as_list().size() != n) return false;
+  return std::all_of(a.as_list().begin(), a.as_list().end(),
+                     [](const ir::Argument& i) { return i.is_int(); });
+}
+
+bool is_weight_permute(const ir::ExportedProgram& program, const ir::Node& node) {
+  if (!node.is_op("aten::permute_copy")) return false;
+  const ir::Argument& self = node.arg("self");
+  return self.is_node() && is_constant(program, *self.as_node()) &&
+         self.as_node()->spec().rank() == 2 &&
+         node.arg("dims").to_int_vector() == std::vector<int64_t>{1, 0};
+}
+
+// mat2 of a Linear: a constant [K, N], or permute_copy([1, 0]) of a constant [N, K] used only
+// by this product.
+bool linear_weight_ok(const ir::ExportedProgram& program, const ir::Node& mat2) {
+  if (is_constant(program, mat2)) return mat2.spec().rank() == 2;
+  return is_weight_permute(program, mat2) && mat2.users().size() == 1;
+}
+
+bool is_linear(const ir::ExportedProgram& program, const ir::Node& node) {
+  const bool addmm = node.is_op("aten::addmm");
+  if (!addmm && !node.is_op("aten::mm")) return false;
+  const ir::Argument mat1 = node.arg(addmm ? "mat1" : "self");
+  const ir::Argument mat2 = node.arg("mat2");
+  if (!mat1.is_node() || !mat2.is_node() || !linear_weight_ok(program, *mat2.as_node())) {
+    return false;
+  }
+  if (!addmm) return true;
+  if (!is_one(arg_or_default(node, "beta")) || !is_one(arg_or_default(node, "alpha"))) {
+    return false;
+  }
+  const ir::Argument self = node.arg("self");
+  if (!self.is_node() || !is_constant(program, *self.as_node())) return false;
+  const ir::TensorSpec& bias = self.as_node()->spec();
+  const int64_t n = node.spec().shape.back().value();
+  return (bias.rank() == 1 && bias.shape[0].value() == n) ||
+         (bias.rank() == 2 && bias.shape[0].value() == 1 && bias.shape[1].value() == n);
+}
+
+bool is_max_pool(const ir::Node& node) {
+  if (!node.is_op("aten::max_pool2d_with_indices") || node.meta().val.size() != 2) return false;
+  if (node.arg("self").as_node()->spec().rank() != 4) return false;
+  // Only the values are used: every user is getitem 0.
+  for (const ir::Node* user : node.users()) {
+    if (!user->is_op("getitem") || user->arg(1).as_int() != 0) return false;
+  }
+  return node.meta().val[0].dtype == DType::Float && node.meta().val[0].is_static() &&
+         node.arg("self").as_node()->meta().val.size() == 1 &&
+         float_static(node.arg("self").as_node()->spec());
+}
+
+}  // namespace
+
+bool is_constant(const ir::ExportedProgram& program, const ir::Node& node) {
+  return node.is_placeholder() && program.constant_for_placeholder(node.name()) != nullptr;
+}
+
+CpuOpKind classify(const ir::ExportedProgram& program, const ir::Node& node) {
+  if (!node.is_call() || node.op() == nullptr) return CpuOpKind::Unsupported;
+  if (node.is_op("getitem")) {
+    const ir::Argument& src = node.arg(0);
+    return src.is_node() && is_max_pool(*src.as_node()) ? CpuOpKind::GetItem
+                                                        : CpuOpKind::Unsupported;
+  }
+  if (is_max_pool(node)) return CpuOpKind::MaxPool2d;
+  if (!tensors_ok(node)) return CpuOpKind::Unsupported;
+
+  if (node.is_op("aten::convolution")) {
+    const ir::Argument& weight = node.arg("weight");
+    const ir::Argument bias = arg_or_default(node, "bias");
+    const bool ok =
+        node.arg("input").as_node()->spec().rank() == 4 && weight.is_node() &&
+        is_constant(program, *weight.as_node()) &&
+        (bias.is_none() || (bias.is_node() && is_constant(program, *bias.as_node()))) &&
+        !node.arg("transposed").as_bool() && int_list_of_length(node.arg("stride"), 2) &&
+        int_list_of_length(node.arg("padding"), 2) && int_list_of_length(node.arg("dilation"), 2);
+    return ok ? CpuOpKind::Conv2d : CpuOpKind::Unsupported;
+  }
+  if (is_linear(program, node)) return CpuOpKind::Linear;
+  if (is_weight_permute(program, node)) {
+    for (const ir::Node* user : node.users()) {
+      if (!is_linear(program, *user)) return CpuOpKind::Unsupported;
+    }
+    return CpuOpKind::WeightPermute;
+  }
+  if (node.is_op("aten::mean.dim")) {
+    const ir::Argument dim = arg_or_default(node, "dim");
+    const ir::Argument dtype = arg_or_default(node, "dtype");
+    if (node.arg("self").as_node()->spec().rank() != 4 || !dim.is_list() ||
+        !(dtype.is_none() || (dtype.is_dtype() && dtype.as_dtype() == DType::Float))) {
+      return CpuOpKind::Unsupported;
+    }
+    std::vector<int64_t> dims = dim.to_int_vector();
+    for (int64_t& d : dims) d = d < 0 ? d + 4 : d;
+    std::sort(dims.begin(), dims.end());
+    return dims == std::vector<int64_t>{2, 3} ? CpuOpKind::GlobalAvgPool : CpuOpKind::Unsupported;
+  }
+  if (node.is_op("aten::relu") || node.is_op("aten::sigmoid") || node.is_op("aten::tanh") ||
+      node.is_op("aten::silu") || node.is_op("aten::hardswish")) {
+    return CpuOpKind::Unary;
+  }
+  if (node.is_op("aten::gelu")) {
+    const ir::Argument a = arg_or_default(node, "approximate");
+    return a.is_string() && a.as_string() == "none" ? CpuOpKind::Unary : CpuOpKind::Unsupported;
+  }
+  if (node.is_op("aten::hardtanh")) return CpuOpKind::Unary;
+  if (node.is_op("aten::clamp")) {
+    const ir::Argument lo = arg_or_default(node, "min");
+    const ir::Argument hi = arg_or_default(node, "max");
+    const bool scalar_or_none = (lo.is_none() || lo.is_int() || lo.is_double()) &&
+                                (hi.is_none() || hi.is_int() || hi.is_double());
+    return scalar_or_none ? CpuOpKind::Unary : CpuOpKind::Unsupported;
+  }
+  if (node.is_op("aten::add.Tensor") || node.is_op("aten::sub.Tensor")) {
+    return is_one(arg_or_default(node, "alpha")) && node.arg("other").is_node()
+               ? CpuOpKind::Binary
+               : CpuOpKind::Unsupported;
+  }
+  if (node.is_op("aten::mul.Tensor") || node.is_op("aten::div.Tensor")) {
+    return node.arg("other").is_node() ? CpuOpKind::Binary : CpuOpKind::Unsupported;
+  }
+  if (node.is_op("aten::view_copy") || node.is_op("aten::squeeze_copy.dims") ||
+      node.is_op("aten::squeeze_copy.dim") || node.is_op("aten::squeeze_copy") ||
+      node.is_op("aten::unsqueeze_copy") || node.is_op("aten::clone")) {
+    return CpuOpKind::Copy;
+  }
+  if (node.is_op("aten::cat")) return CpuOpKind::Cat;
+  return CpuOpKind::Unsupported;
+}
+
+}  // namespace ptec::backends::cpu

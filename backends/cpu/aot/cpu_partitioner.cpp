@@ -1,0 +1,132 @@
+#include "backends/cpu/aot/cpu_partitioner.h"
+
+#include <map>
+#include <set>
+
+#include <fmt/format.h>
+
+#include "backends/cpu/aot/cpu_ops.h"
+
+namespace ptec::backends::cpu {
+namespace {
+
+using Group = int;
+constexpr Group kNone = -1;
+
+// Groups claimed nodes in topological order. A node joins the group of one of its claimed
+// producers unless some path from that group reaches the node through a node outside the group
+// (joining would make the group non-convex); otherwise it starts a group. `reach[n]`: the groups
+// from which a path leaves the group and arrives at n.
+std::map<const ir::Node*, Group> group_nodes(const ir::Graph& graph,
+                                             const std::set<const ir::Node*>& claimed) {
+  std::map<const ir::Node*, Group> group;
+  std::map<const ir::Node*, std::set<Group>> reach;
+  Group next = 0;
+  for (const ir::Node* node : graph.nodes()) {
+    std::set<Group> incoming;  // groups reaching node's inputs from outside
+    for (const ir::Node* input : node->inputs()) {
+      const auto& r = reach[input];
+      incoming.insert(r.begin(), r.end());
+    }
+    Group g = kNone;
+    if (claimed.count(node) != 0) {
+      for (const ir::Node* input : node->inputs()) {
+        auto it = group.find(input);
+        if (it != group.end() && incoming.count(it->second) == 0) {
+          g = it->second;
+          break;
+        }
+      }
+      if (g == kNone) g = next++;
+      group[node] = g;
+    }
+    std::set<Group>& mine = reach[node];
+    mine = incoming;
+    for (const ir::Node* input : node->inputs()) {
+      auto it = group.find(input);
+      if (it != group.end() && it->second != g) mine.insert(it->second);
+    }
+  }
+  return group;
+}
+
+}  // namespace
+
+partition::PartitionResult CpuPartitioner::partition(
+    const ir::ExportedProgram& program, const partition::PartitionContext& context) const {
+  const ir::Graph& graph = program.graph();
+  // Weight permutes only reorder a constant for their linear layer: they join its group
+  // afterwards instead of seeding groups of their own.
+  std::set<const ir::Node*> claimed;
+  std::set<const ir::Node*> permutes;
+  for (const ir::Node* node : graph.nodes()) {
+    const CpuOpKind kind = classify(program, *node);
+    if (kind == CpuOpKind::WeightPermute) {
+      permutes.insert(node);
+    } else if (kind != CpuOpKind::Unsupported) {
+      claimed.insert(node);
+    }
+  }
+  // A constant must go with the one group that uses it; a claimed node whose weight is also used
+  // elsewhere is given up (which can change the groups, so repeat until stable).
+  std::map<const ir::Node*, Group> group;
+  std::map<const ir::Node*, Group> constant_group;
+  for (bool changed = true; changed;) {
+    changed = false;
+    group = group_nodes(graph, claimed);
+    for (const ir::Node* permute : permutes) {
+      auto it = group.find(permute->users()[0]);  // a weight permute has one user
+      if (it != group.end()) group[permute] = it->second;
+    }
+    constant_group.clear();
+    for (const ir::Node* node : graph.nodes()) {
+      if (!is_constant(program, *node) || node->users().empty()) continue;
+      Group g = kNone;
+      bool one_group = true;
+      for (const ir::Node* user : node->users()) {
+        auto it = group.find(user);
+        if (it == group.end() || (g != kNone && it->second != g)) one_group = false;
+        if (it != group.end()) g = it->second;
+      }
+      if (one_group) {
+        constant_group[node] = g;
+        continue;
+      }
+      // Weights and biases of convolutions and linear layers must be the backend's own.
+      for (const ir::Node* user : node->users()) {
+        const CpuOpKind kind = classify(program, *user);
+        const ir::Node* layer = kind == CpuOpKind::WeightPermute ? user->users()[0] : user;
+        const bool needs_constant = kind == CpuOpKind::Conv2d || kind == CpuOpKind::Linear ||
+                                    kind == CpuOpKind::WeightPermute;
+        if (needs_constant && claimed.erase(layer) != 0) changed = true;
+      }
+    }
+    // A max pool without its getitem (or the reverse) cannot be lowered alone.
+    for (const ir::Node* node : graph.nodes()) {
+      if (classify(program, *node) != CpuOpKind::MaxPool2d || claimed.count(node) == 0) continue;
+      for (const ir::Node* user : node->users()) {
+        if (claimed.count(user) == 0 && claimed.erase(node) != 0) changed = true;
+      }
+    }
+  }
+
+  partition::PartitionResult result;
+  std::set<Group> used;
+  for (const auto& [node, g] : group) {
+    result.node_tags[node->name()] = fmt::format("cpu_{}", g);
+    used.insert(g);
+  }
+  for (const auto& [node, g] : constant_group) {
+    result.node_tags[node->name()] = fmt::format("cpu_{}", g);
+  }
+  for (Group g : used) {
+    partition::DelegationSpec spec;
+    spec.backend_id = kCpuBackendId;
+    spec.compile_specs.push_back(partition::CompileSpec::from_string(
+        partition::kMethodNameCompileSpec, context.method_name));
+    result.partition_tags[fmt::format("cpu_{}", g)] = spec;
+  }
+  return result;
+}
+
+}  // namespace ptec::backends::cpu

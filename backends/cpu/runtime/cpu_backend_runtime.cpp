@@ -1,0 +1,563 @@
+#include "backends/cpu/runtime/cpu_backend_runtime.h"
+
+#include <cstring>
+#include <limits>
+#include <new>
+
+#include "backends/cpu/cpu_delegate_generated.h"
+#include "core/log.h"
+#include "kernels/optimized/activation.h"
+#include "kernels/optimized/conv2d.h"
+#include "kernels/optimized/gemm.h"
+#include "kernels/optimized/threadpool.h"
+#include "runtime/core/tensor.h"
+
+namespace ptec::backends::cpu {
+namespace {
+
+namespace fb = ptec_cpu_fb;
+namespace opt = kernels::optimized;
+using runtime::EValue;
+using runtime::FreeableBuffer;
+using runtime::MemoryAllocator;
+
+constexpr uint32_t kAbsent = 0xFFFFFFFFu;
+constexpr uint32_t kBlobVersion = 1;
+constexpr int64_t kMaxRank = 8;
+constexpr size_t kAlign = 64;
+
+// One tensor of the subgraph.
+struct TensorSlot {
+  float* data = nullptr;  // bound at init (constants, intermediates) or execute (I/O)
+  const int64_t* sizes = nullptr;
+  int64_t rank = 0;
+  int64_t numel = 0;
+};
+
+// Per-node state prepared at init.
+struct NodeState {
+  const fb::Node* node = nullptr;
+  const float* packed = nullptr;  // packed weights (Conv2d, Linear)
+  opt::PackedMatrix packed_b;     // Linear
+  opt::Conv2dShape conv;          // Conv2d
+  int64_t m = 0, n = 0, k = 0;    // Linear
+};
+
+struct Handle {
+  const fb::Graph* graph = nullptr;
+  TensorSlot* tensors = nullptr;
+  size_t num_tensors = 0;
+  FreeableBuffer* constants = nullptr;  // one per tensor (empty for non-constants)
+  NodeState* nodes = nullptr;
+  size_t num_nodes = 0;
+  void* scratch = nullptr;
+  opt::GemmIsa isa = opt::GemmIsa::Generic;
+};
+
+opt::Activation activation_of(fb::Activation a) {
+  return static_cast<opt::Activation>(static_cast<uint8_t>(a));
+}
+
+// Element count of `sizes` (false on a negative size or overflow).
+bool count(const flatbuffers::Vector<int64_t>* sizes, int64_t* numel) {
+  int64_t n = 1;
+  for (int64_t s : *sizes) {
+    if (s < 0 || (s > 0 && n > std::numeric_limits<int64_t>::max() / 4 / s)) return false;
+    n *= s;
+  }
+  *numel = n;
+  return true;
+}
+
+#define CPU_CHECK(cond, error, ...) \
+  do {                              \
+    if (!(cond)) {                  \
+      PTEC_LOG(Error, __VA_ARGS__); \
+      return error;                 \
+    }                               \
+  } while (false)
+
+// Input `i` of a node, kAbsent when not given.
+uint32_t input(const fb::Node* n, uint32_t i) {
+  return n->inputs() != nullptr && i < n->inputs()->size() ? n->inputs()->Get(i) : kAbsent;
+}
+
+Error prepare_node(Handle& h, NodeState& st, MemoryAllocator& alloc, size_t* scratch) {
+  const fb::Node* n = st.node;
+  const uint32_t num = static_cast<uint32_t>(h.num_tensors);
+  CPU_CHECK(n->inputs() != nullptr && n->outputs() != nullptr && n->outputs()->size() == 1,
+            Error::InvalidProgram, "PtecCpuBackend: node '%s' needs inputs and one output",
+            n->name() != nullptr ? n->name()->c_str() : "?");
+  for (uint32_t id : *n->inputs()) {
+    CPU_CHECK(id == kAbsent || id < num, Error::InvalidProgram,
+              "PtecCpuBackend: node reads tensor %u of %u", id, num);
+  }
+  CPU_CHECK(n->outputs()->Get(0) < num, Error::InvalidProgram,
+            "PtecCpuBackend: node writes tensor %u of %u", n->outputs()->Get(0), num);
+  const TensorSlot& out = h.tensors[n->outputs()->Get(0)];
+  auto ints = [&](size_t want) { return n->ints() != nullptr && n->ints()->size() == want; };
+  auto tensor = [&](uint32_t i) -> const TensorSlot* {
+    const uint32_t id = input(n, i);
+    return id == kAbsent ? nullptr : &h.tensors[id];
+  };
+  switch (n->kind()) {
+    case fb::NodeKind::Conv2d: {
+      const TensorSlot* x = tensor(0);
+      const TensorSlot* w = tensor(1);
+      CPU_CHECK(x != nullptr && w != nullptr && ints(7) && x->rank == 4 && w->rank == 4 &&
+                    out.rank == 4 && h.constants[input(n, 1)].data() != nullptr,
+                Error::InvalidProgram, "PtecCpuBackend: malformed Conv2d node");
+      opt::Conv2dShape& s = st.conv;
+      s.n = x->sizes[0];
+      s.c = x->sizes[1];
+      s.h = x->sizes[2];
+      s.w = x->sizes[3];
+      s.oc = w->sizes[0];
+      s.kh = w->sizes[2];
+      s.kw = w->sizes[3];
+      s.sh = n->ints()->Get(0);
+      s.sw = n->ints()->Get(1);
+      s.ph = n->ints()->Get(2);
+      s.pw = n->ints()->Get(3);
+      s.dh = n->ints()->Get(4);
+      s.dw = n->ints()->Get(5);
+      s.groups = n->ints()->Get(6);
+      CPU_CHECK(s.valid() && w->sizes[1] == s.c_per_group() && out.sizes[0] == s.n &&
+                    out.sizes[1] == s.oc && out.sizes[2] == s.oh() && out.sizes[3] == s.ow(),
+                Error::InvalidProgram, "PtecCpuBackend: Conv2d shapes do not match");
+      const TensorSlot* bias = tensor(2);
+      const TensorSlot* residual = tensor(3);
+      CPU_CHECK((bias == nullptr || bias->numel == s.oc) &&
+                    (residual == nullptr || residual->numel == out.numel),
+                Error::InvalidProgram, "PtecCpuBackend: Conv2d bias or residual size");
+      const size_t bytes = opt::conv2d_packed_weights_bytes(s);
+      if (bytes > 0) {
+        auto* packed = static_cast<float*>(alloc.allocate(bytes, kAlign));
+        CPU_CHECK(packed != nullptr, Error::MemoryAllocationFailed,
+                  "PtecCpuBackend: no memory for %zu bytes of packed weights", bytes);
+        opt::conv2d_pack_weights(s, w->data, packed);
+        st.packed = packed;
+      }
+      *scratch = std::max(*scratch, opt::conv2d_scratch_bytes(s, true));
+      return Error::Ok;
+    }
+    case fb::NodeKind::Linear: {
+      const TensorSlot* x = tensor(0);
+      const TensorSlot* w = tensor(1);
+      CPU_CHECK(x != nullptr && w != nullptr && ints(1) && x->rank >= 1 && w->rank == 2 &&
+                    out.rank >= 1 && h.constants[input(n, 1)].data() != nullptr,
+                Error::InvalidProgram, "PtecCpuBackend: malformed Linear node");
+      const bool transposed = n->ints()->Get(0) != 0;
+      st.k = x->sizes[x->rank - 1];
+      st.n = transposed ? w->sizes[0] : w->sizes[1];
+      const int64_t wk = transposed ? w->sizes[1] : w->sizes[0];
+      st.m = st.k == 0 ? 0 : x->numel / st.k;
+      CPU_CHECK(wk == st.k && out.sizes[out.rank - 1] == st.n && out.numel == st.m * st.n,
+                Error::InvalidProgram, "PtecCpuBackend: Linear shapes do not match");
+      const TensorSlot* bias = tensor(2);
+      const TensorSlot* residual = tensor(3);
+      CPU_CHECK((bias == nullptr || bias->numel == st.n) &&
+                    (residual == nullptr || residual->numel == out.numel),
+                Error::InvalidProgram, "PtecCpuBackend: Linear bias or residual size");
+      const size_t bytes = opt::packed_b_bytes(st.k, st.n);
+      auto* packed = static_cast<float*>(alloc.allocate(bytes, kAlign));
+      CPU_CHECK(packed != nullptr, Error::MemoryAllocationFailed,
+                "PtecCpuBackend: no memory for %zu bytes of packed weights", bytes);
+      st.packed_b = opt::pack_b(st.k, st.n, w->data, transposed ? st.k : st.n, transposed, packed);
+      *scratch = std::max(*scratch, opt::gemm_scratch_bytes(st.m, st.n, st.k, false, true));
+      return Error::Ok;
+    }
+    case fb::NodeKind::MaxPool2d: {
+      const TensorSlot* x = tensor(0);
+      CPU_CHECK(x != nullptr && ints(8) && x->rank == 4 && out.rank == 4 &&
+                    out.sizes[0] == x->sizes[0] && out.sizes[1] == x->sizes[1],
+                Error::InvalidProgram, "PtecCpuBackend: malformed MaxPool2d node");
+      for (size_t i = 0; i < 8; ++i) {
+        CPU_CHECK(
+            n->ints()->Get(static_cast<flatbuffers::uoffset_t>(i)) >= (i >= 4 && i < 6 ? 0 : 1),
+            Error::InvalidProgram, "PtecCpuBackend: MaxPool2d parameter %zu", i);
+      }
+      return Error::Ok;
+    }
+    case fb::NodeKind::GlobalAvgPool: {
+      const TensorSlot* x = tensor(0);
+      CPU_CHECK(x != nullptr && x->rank == 4 && out.numel == x->sizes[0] * x->sizes[1],
+                Error::InvalidProgram, "PtecCpuBackend: malformed GlobalAvgPool node");
+      return Error::Ok;
+    }
+    case fb::NodeKind::Unary:
+    case fb::NodeKind::Copy: {
+      const TensorSlot* x = tensor(0);
+      CPU_CHECK(x != nullptr && x->numel == out.numel, Error::InvalidProgram,
+                "PtecCpuBackend: unary/copy node sizes differ");
+      return Error::Ok;
+    }
+    case fb::NodeKind::Binary: {
+      const TensorSlot* a = tensor(0);
+      const TensorSlot* b = tensor(1);
+      CPU_CHECK(a != nullptr && b != nullptr && out.rank <= kMaxRank && a->rank <= out.rank &&
+                    b->rank <= out.rank,
+                Error::InvalidProgram, "PtecCpuBackend: malformed Binary node");
+      for (const TensorSlot* t : {a, b}) {
+        for (int64_t d = 0; d < t->rank; ++d) {
+          const int64_t od = out.sizes[out.rank - t->rank + d];
+          CPU_CHECK(t->sizes[d] == od || t->sizes[d] == 1, Error::InvalidProgram,
+                    "PtecCpuBackend: Binary operand does not broadcast to the output");
+        }
+      }
+      return Error::Ok;
+    }
+    case fb::NodeKind::Cat: {
+      CPU_CHECK(ints(1) && n->ints()->Get(0) >= 0 && n->ints()->Get(0) < out.rank,
+                Error::InvalidProgram, "PtecCpuBackend: malformed Cat node");
+      const int64_t dim = n->ints()->Get(0);
+      int64_t total = 0;
+      for (uint32_t i = 0; i < n->inputs()->size(); ++i) {
+        const TensorSlot* t = tensor(i);
+        CPU_CHECK(t != nullptr && t->rank == out.rank, Error::InvalidProgram,
+                  "PtecCpuBackend: Cat input rank");
+        for (int64_t d = 0; d < out.rank; ++d) {
+          CPU_CHECK(d == dim || t->sizes[d] == out.sizes[d], Error::InvalidProgram,
+                    "PtecCpuBackend: Cat input sizes");
+        }
+        total += t->sizes[dim];
+      }
+      CPU_CHECK(total == out.sizes[dim], Error::InvalidProgram, "PtecCpuBackend: Cat sizes");
+      return Error::Ok;
+    }
+  }
+  PTEC_LOG(Error, "PtecCpuBackend: unknown node kind %d", static_cast<int>(n->kind()));
+  return Error::InvalidProgram;
+}
+
+void max_pool(const TensorSlot& x, const TensorSlot& out, const flatbuffers::Vector<int64_t>& p) {
+  const int64_t kh = p.Get(0), kw = p.Get(1), sh = p.Get(2), sw = p.Get(3);
+  const int64_t ph = p.Get(4), pw = p.Get(5), dh = p.Get(6), dw = p.Get(7);
+  const int64_t h = x.sizes[2], w = x.sizes[3], oh = out.sizes[2], ow = out.sizes[3];
+  const int64_t planes = x.sizes[0] * x.sizes[1];
+  opt::parallel_for(planes, [&](int64_t plane) {
+    const float* in = x.data + plane * h * w;
+    float* o = out.data + plane * oh * ow;
+    for (int64_t oy = 0; oy < oh; ++oy) {
+      for (int64_t ox = 0; ox < ow; ++ox) {
+        float best = -std::numeric_limits<float>::infinity();
+        bool nan = false;
+        for (int64_t ky = 0; ky < kh; ++ky) {
+          const int64_t iy = oy * sh - ph + ky * dh;
+          if (iy < 0 || iy >= h) continue;
+          for (int64_t kx = 0; kx < kw; ++kx) {
+            const int64_t ix = ox * sw - pw + kx * dw;
+            if (ix < 0 || ix >= w) continue;
+            const float v = in[iy * w + ix];
+            nan |= v != v;
+            best = v > best ? v : best;
+          }
+        }
+        o[oy * ow + ox] = nan ? std::numeric_limits<float>::quiet_NaN() : best;
+      }
+    }
+  });
+}
+
+float binary(fb::BinaryOp op, float a, float b) {
+  switch (op) {
+    case fb::BinaryOp::Add: return a + b;
+    case fb::BinaryOp::Sub: return a - b;
+    case fb::BinaryOp::Mul: return a * b;
+    case fb::BinaryOp::Div: return a / b;
+  }
+  return 0.0f;
+}
+
+void broadcast_binary(fb::BinaryOp op, const TensorSlot& a, const TensorSlot& b,
+                      const TensorSlot& out) {
+  if (a.numel == out.numel && b.numel == out.numel) {
+    for (int64_t i = 0; i < out.numel; ++i) out.data[i] = binary(op, a.data[i], b.data[i]);
+    return;
+  }
+  // Strides of a and b over the output's dims (0 where broadcast).
+  const int64_t rank = out.rank;
+  int64_t sa[kMaxRank] = {}, sb[kMaxRank] = {};
+  for (const auto& [t, s] : {std::pair<const TensorSlot*, int64_t*>{&a, sa}, {&b, sb}}) {
+    int64_t stride = 1;
+    for (int64_t d = t->rank - 1; d >= 0; --d) {
+      s[rank - t->rank + d] = t->sizes[d] == 1 ? 0 : stride;
+      stride *= t->sizes[d];
+    }
+  }
+  // The innermost dim runs as a loop; the others as a counter.
+  const int64_t inner = rank > 0 ? out.sizes[rank - 1] : 1;
+  const int64_t ia = rank > 0 ? sa[rank - 1] : 0, ib = rank > 0 ? sb[rank - 1] : 0;
+  int64_t index[kMaxRank] = {};
+  int64_t oa = 0, ob = 0;
+  for (int64_t base = 0; base < out.numel; base += inner) {
+    float* o = out.data + base;
+    for (int64_t j = 0; j < inner; ++j) o[j] = binary(op, a.data[oa + j * ia], b.data[ob + j * ib]);
+    for (int64_t d = rank - 2; d >= 0; --d) {
+      oa += sa[d];
+      ob += sb[d];
+      if (++index[d] < out.sizes[d]) break;
+      oa -= sa[d] * out.sizes[d];
+      ob -= sb[d] * out.sizes[d];
+      index[d] = 0;
+    }
+  }
+}
+
+Error run_node(Handle& h, const NodeState& st, runtime::BackendExecutionContext& context) {
+  const fb::Node* n = st.node;
+  const TensorSlot& out = h.tensors[n->outputs()->Get(0)];
+  auto slot = [&](uint32_t i) -> const TensorSlot* {
+    const uint32_t id = input(n, i);
+    return id == kAbsent ? nullptr : &h.tensors[id];
+  };
+  (void)context;
+  switch (n->kind()) {
+    case fb::NodeKind::Conv2d: {
+      opt::GemmEpilogue e;
+      e.bias = slot(2) != nullptr ? slot(2)->data : nullptr;
+      e.residual = slot(3) != nullptr ? slot(3)->data : nullptr;
+      e.activation = activation_of(n->activation());
+      e.clamp_min = n->clamp_min();
+      e.clamp_max = n->clamp_max();
+      return opt::conv2d(st.conv, slot(0)->data, slot(1)->data, st.packed, e, out.data, h.scratch)
+                 ? Error::Ok
+                 : Error::Internal;
+    }
+    case fb::NodeKind::Linear: {
+      opt::GemmEpilogue e;
+      e.bias = slot(2) != nullptr ? slot(2)->data : nullptr;
+      e.residual = slot(3) != nullptr ? slot(3)->data : nullptr;
+      e.ldr = st.n;
+      e.activation = activation_of(n->activation());
+      e.clamp_min = n->clamp_min();
+      e.clamp_max = n->clamp_max();
+      return opt::gemm(st.m, st.n, st.k, opt::GemmOperand::matrix(slot(0)->data, st.k),
+                       opt::GemmOperand::prepacked(st.packed_b), out.data, st.n, e, h.scratch)
+                 ? Error::Ok
+                 : Error::Internal;
+    }
+    case fb::NodeKind::MaxPool2d: max_pool(*slot(0), out, *n->ints()); return Error::Ok;
+    case fb::NodeKind::GlobalAvgPool: {
+      const TensorSlot& x = *slot(0);
+      const int64_t plane = x.sizes[2] * x.sizes[3];
+      for (int64_t p = 0; p < out.numel; ++p) {
+        const float* v = x.data + p * plane;
+        float s = 0.0f;
+        for (int64_t i = 0; i < plane; ++i) s += v[i];
+        out.data[p] =
+            plane > 0 ? s / static_cast<float>(plane) : std::numeric_limits<float>::quiet_NaN();
+      }
+      return Error::Ok;
+    }
+    case fb::NodeKind::Unary:
+      if (out.data != slot(0)->data) {
+        std::memcpy(out.data, slot(0)->data, static_cast<size_t>(out.numel) * sizeof(float));
+      }
+      opt::activate_in_place(out.data, out.numel, activation_of(n->activation()), n->clamp_min(),
+                             n->clamp_max());
+      return Error::Ok;
+    case fb::NodeKind::Copy:
+      if (out.data != slot(0)->data) {
+        std::memcpy(out.data, slot(0)->data, static_cast<size_t>(out.numel) * sizeof(float));
+      }
+      return Error::Ok;
+    case fb::NodeKind::Binary:
+      broadcast_binary(n->binary(), *slot(0), *slot(1), out);
+      return Error::Ok;
+    case fb::NodeKind::Cat: {
+      const int64_t dim = n->ints()->Get(0);
+      int64_t outer = 1;
+      for (int64_t d = 0; d < dim; ++d) outer *= out.sizes[d];
+      int64_t out_inner = 1;
+      for (int64_t d = dim; d < out.rank; ++d) out_inner *= out.sizes[d];
+      int64_t offset = 0;
+      for (uint32_t i = 0; i < n->inputs()->size(); ++i) {
+        const TensorSlot& t = *slot(i);
+        const int64_t inner = outer == 0 ? 0 : t.numel / outer;
+        for (int64_t o = 0; o < outer; ++o) {
+          std::memcpy(out.data + o * out_inner + offset, t.data + o * inner,
+                      static_cast<size_t>(inner) * sizeof(float));
+        }
+        offset += inner;
+      }
+      return Error::Ok;
+    }
+  }
+  return Error::Internal;
+}
+
+}  // namespace
+
+Result<runtime::DelegateHandle*> CpuBackendRuntime::init(
+    runtime::BackendInitContext& context, runtime::FreeableBuffer* processed,
+    Span<const runtime::CompileSpec> compile_specs) const {
+  (void)compile_specs;
+  MemoryAllocator* alloc = context.get_runtime_allocator();
+  CPU_CHECK(alloc != nullptr, Error::InvalidArgument, "PtecCpuBackend: no method allocator");
+  flatbuffers::Verifier verifier(static_cast<const uint8_t*>(processed->data()), processed->size());
+  CPU_CHECK(fb::GraphBufferHasIdentifier(processed->data()) && fb::VerifyGraphBuffer(verifier),
+            Error::InvalidProgram, "PtecCpuBackend: the delegate blob is not a valid PCB1 graph");
+  const fb::Graph* graph = fb::GetGraph(processed->data());
+  CPU_CHECK(graph->version() == kBlobVersion, Error::NotSupported,
+            "PtecCpuBackend: blob version %u is not supported (this runtime reads %u)",
+            graph->version(), kBlobVersion);
+  CPU_CHECK(graph->tensors() != nullptr && graph->nodes() != nullptr &&
+                graph->inputs() != nullptr && graph->outputs() != nullptr,
+            Error::InvalidProgram, "PtecCpuBackend: the blob has no tensors, nodes or I/O");
+
+  auto* h = alloc->allocate_list<Handle>(1);
+  CPU_CHECK(h != nullptr, Error::MemoryAllocationFailed, "PtecCpuBackend: out of memory");
+  new (h) Handle();
+  h->graph = graph;
+  h->num_tensors = graph->tensors()->size();
+  h->num_nodes = graph->nodes()->size();
+  h->isa = opt::active_gemm_isa();
+  h->tensors = alloc->allocate_list<TensorSlot>(h->num_tensors);
+  h->constants = alloc->allocate_list<FreeableBuffer>(h->num_tensors);
+  h->nodes = alloc->allocate_list<NodeState>(h->num_nodes);
+  CPU_CHECK(h->tensors != nullptr && h->constants != nullptr && h->nodes != nullptr,
+            Error::MemoryAllocationFailed, "PtecCpuBackend: out of memory");
+  for (size_t i = 0; i < h->num_tensors; ++i) {
+    new (&h->tensors[i]) TensorSlot();
+    new (&h->constants[i]) FreeableBuffer();
+  }
+  for (size_t i = 0; i < h->num_nodes; ++i) new (&h->nodes[i]) NodeState();
+
+  // Tensors: constants from the named data, intermediates from the method allocator; inputs
+  // and outputs are bound by execute().
+  auto is_io = [&](uint32_t id) {
+    for (uint32_t x : *graph->inputs()) {
+      if (x == id) return true;
+    }
+    for (uint32_t x : *graph->outputs()) {
+      if (x == id) return true;
+    }
+    return false;
+  };
+  for (uint32_t id : *graph->inputs()) {
+    CPU_CHECK(id < h->num_tensors, Error::InvalidProgram, "PtecCpuBackend: input id %u", id);
+  }
+  for (uint32_t id : *graph->outputs()) {
+    CPU_CHECK(id < h->num_tensors, Error::InvalidProgram, "PtecCpuBackend: output id %u", id);
+  }
+  Error status = Error::Ok;
+  for (uint32_t i = 0; i < h->num_tensors && status == Error::Ok; ++i) {
+    const fb::Tensor* t = graph->tensors()->Get(i);
+    TensorSlot& slot = h->tensors[i];
+    CPU_CHECK(
+        t->sizes() != nullptr && t->sizes()->size() <= kMaxRank && count(t->sizes(), &slot.numel),
+        Error::InvalidProgram, "PtecCpuBackend: tensor %u has invalid sizes", i);
+    slot.sizes = t->sizes()->data();
+    slot.rank = t->sizes()->size();
+    const size_t nbytes = static_cast<size_t>(slot.numel) * sizeof(float);
+    if (t->constant() != nullptr && t->constant()->size() > 0) {
+      const runtime::NamedDataMap* map = context.get_named_data_map();
+      CPU_CHECK(map != nullptr, Error::NotFound,
+                "PtecCpuBackend: constant '%s' needs the program's named data",
+                t->constant()->c_str());
+      auto data = map->get_data(t->constant()->string_view());
+      CPU_CHECK(data.ok(), data.error(), "PtecCpuBackend: constant '%s' not found",
+                t->constant()->c_str());
+      CPU_CHECK(data->size() == nbytes, Error::InvalidProgram,
+                "PtecCpuBackend: constant '%s' has %zu bytes, expected %zu", t->constant()->c_str(),
+                data->size(), nbytes);
+      CPU_CHECK(reinterpret_cast<uintptr_t>(data->data()) % alignof(float) == 0,
+                Error::InvalidProgram, "PtecCpuBackend: constant '%s' is misaligned",
+                t->constant()->c_str());
+      h->constants[i] = std::move(*data);
+      slot.data = const_cast<float*>(static_cast<const float*>(h->constants[i].data()));
+    } else if (!is_io(i)) {
+      slot.data = static_cast<float*>(alloc->allocate(nbytes > 0 ? nbytes : 1, kAlign));
+      CPU_CHECK(slot.data != nullptr, Error::MemoryAllocationFailed,
+                "PtecCpuBackend: no memory for a %zu-byte intermediate", nbytes);
+    }
+  }
+  size_t scratch = 0;
+  for (uint32_t i = 0; i < h->num_nodes; ++i) {
+    h->nodes[i].node = graph->nodes()->Get(i);
+    const Error e = prepare_node(*h, h->nodes[i], *alloc, &scratch);
+    if (e != Error::Ok) {
+      destroy(h);
+      return e;
+    }
+  }
+  if (scratch > 0) {
+    h->scratch = alloc->allocate(scratch, kAlign);
+    if (h->scratch == nullptr) {
+      destroy(h);
+      PTEC_LOG(Error, "PtecCpuBackend: no memory for %zu bytes of scratch", scratch);
+      return Error::MemoryAllocationFailed;
+    }
+  }
+  return h;
+}
+
+Error CpuBackendRuntime::execute(runtime::BackendExecutionContext& context,
+                                 runtime::DelegateHandle* handle,
+                                 Span<runtime::EValue*> args) const {
+  auto* h = static_cast<Handle*>(handle);
+  const auto* inputs = h->graph->inputs();
+  const auto* outputs = h->graph->outputs();
+  CPU_CHECK(args.size() == inputs->size() + outputs->size(), Error::InvalidArgument,
+            "PtecCpuBackend: %zu arguments, expected %u", args.size(),
+            inputs->size() + outputs->size());
+  CPU_CHECK(opt::active_gemm_isa() == h->isa, Error::InvalidState,
+            "PtecCpuBackend: weights were packed for another GEMM ISA");
+  for (size_t i = 0; i < args.size(); ++i) {
+    const uint32_t id = i < inputs->size()
+                            ? inputs->Get(static_cast<flatbuffers::uoffset_t>(i))
+                            : outputs->Get(static_cast<flatbuffers::uoffset_t>(i - inputs->size()));
+    TensorSlot& slot = h->tensors[id];
+    CPU_CHECK(args[i] != nullptr && args[i]->is_tensor(), Error::InvalidArgument,
+              "PtecCpuBackend: argument %zu is not a tensor", i);
+    runtime::Tensor& t = args[i]->to_tensor();
+    CPU_CHECK(t.dtype() == DType::Float, Error::InvalidArgument,
+              "PtecCpuBackend: argument %zu is %s, expected f32", i, to_string(t.dtype()));
+    bool same = static_cast<int64_t>(t.dim()) == slot.rank;
+    for (int64_t d = 0; same && d < slot.rank; ++d) same = t.size(d) == slot.sizes[d];
+    if (!same && i >= inputs->size()) {  // an output may need resizing to the static sizes
+      runtime::SizesType sizes[kMaxRank];
+      for (int64_t d = 0; d < slot.rank; ++d)
+        sizes[d] = static_cast<runtime::SizesType>(slot.sizes[d]);
+      same = static_cast<int64_t>(t.dim()) == slot.rank &&
+             runtime::resize_tensor(t, {sizes, static_cast<size_t>(slot.rank)}) == Error::Ok;
+    }
+    CPU_CHECK(same, Error::InvalidArgument,
+              "PtecCpuBackend: argument %zu has other sizes than the delegate was built for", i);
+    slot.data = t.mutable_data_ptr<float>();
+  }
+  runtime::EventTracer* tracer = context.event_tracer();
+  for (size_t i = 0; i < h->num_nodes; ++i) {
+    const NodeState& st = h->nodes[i];
+    runtime::EventTracerEntry entry;
+    if (tracer != nullptr) {
+      entry = tracer->start_profiling_delegate(nullptr, static_cast<int64_t>(i));
+    }
+    const Error e = run_node(*h, st, context);
+    if (tracer != nullptr) tracer->end_profiling_delegate(entry);
+    if (e != Error::Ok) {
+      PTEC_LOG(Error, "PtecCpuBackend: node %zu ('%s') failed", i,
+               st.node->name() != nullptr ? st.node->name()->c_str() : "?");
+      return e;
+    }
+  }
+  return Error::Ok;
+}
+
+void CpuBackendRuntime::destroy(runtime::DelegateHandle* handle) const {
+  auto* h = static_cast<Handle*>(handle);
+  if (h == nullptr) return;
+  // Memory comes from the method allocator; only the constants' buffers need releasing.
+  for (size_t i = 0; i < h->num_tensors; ++i) h->constants[i].~FreeableBuffer();
+  h->num_tensors = 0;
+}
+
+Error register_cpu_backend_runtime() {
+  static CpuBackendRuntime backend;
+  static const Error result =
+      runtime::register_backend(runtime::Backend{"PtecCpuBackend", &backend});
+  return result;
+}
+
+}  // namespace ptec::backends::cpu
