@@ -47,6 +47,10 @@ double apply(const Act& a, double x) {
   if (a.name == "ScaledTanh") return a.alpha * std::tanh(a.beta * x);
   if (a.name == "HardSigmoid") return std::min(1.0, std::max(0.0, a.alpha * x + a.beta));
   if (a.name == "Softsign") return x / (1 + std::abs(x));
+  if (a.name == "Softplus") return std::log(std::exp(x) + 1);
+  if (a.name == "Elu") return x >= 0 ? x : a.alpha * (std::exp(x) - 1);
+  if (a.name == "Affine") return a.alpha * x + a.beta;
+  if (a.name == "ThresholdedRelu") return x > a.alpha ? x : 0;
   ADD_FAILURE() << "no reference for " << a.name;
   return 0;
 }
@@ -264,11 +268,11 @@ ModelBuilder build(const Case& c, bool weights_as_inputs, int64_t opset = 14) {
     std::vector<float> alphas, betas;
     for (const Act& a : c.acts) {
       names.push_back(a.name);
-      if (a.name == "LeakyRelu" || a.name == "ScaledTanh" || a.name == "HardSigmoid") {
+      const bool beta = a.name == "ScaledTanh" || a.name == "HardSigmoid" || a.name == "Affine";
+      if (beta || a.name == "LeakyRelu" || a.name == "Elu" || a.name == "ThresholdedRelu") {
         alphas.push_back(static_cast<float>(a.alpha));
       }
-      if (a.name == "ScaledTanh" || a.name == "HardSigmoid")
-        betas.push_back(static_cast<float>(a.beta));
+      if (beta) betas.push_back(static_cast<float>(a.beta));
     }
     set_strings(n, "activations", names);
     if (!alphas.empty()) set_floats(n, "activation_alpha", alphas);
@@ -318,8 +322,8 @@ void expect_near(const std::vector<float>& got, const std::vector<float>& want, 
 
 /// Runs `c` with X (and, when `weights_as_inputs`, the weights) as inputs and compares every
 /// output with the reference.
-ir::ExportedProgram check(const Case& c, bool weights_as_inputs = false) {
-  ModelBuilder b = build(c, weights_as_inputs);
+ir::ExportedProgram check(const Case& c, bool weights_as_inputs = false, int64_t opset = 14) {
+  ModelBuilder b = build(c, weights_as_inputs, opset);
   std::vector<runtime::OwnedTensor> inputs;
   const int32_t S = static_cast<int32_t>(c.seq), B = static_cast<int32_t>(c.batch);
   const int32_t I = static_cast<int32_t>(c.input), H = static_cast<int32_t>(c.hidden);
@@ -436,6 +440,19 @@ TEST(Recurrent, LstmHardSigmoidSoftsignNoBias) {
   Case c = make("LSTM", 2, 2, 3, 2, "forward", false);
   c.b.clear();
   c.acts = {{"HardSigmoid", 0.3, 0.4}, {"Softsign"}, {"Tanh"}};
+  check(c);
+}
+
+TEST(Recurrent, RnnEluSoftplusOpset7) {
+  Case c = make("RNN", 3, 2, 3, 4, "bidirectional", false);
+  c.lens = i32({3, 2});
+  c.acts = {{"Elu", 0.7, 0}, {"Softplus"}};
+  check(c, false, 7);
+}
+
+TEST(Recurrent, LstmAffineThresholdedReluRelu) {
+  Case c = make("LSTM", 3, 2, 3, 2, "forward", false);
+  c.acts = {{"Affine", 0.5, 0.2}, {"ThresholdedRelu", 0.1, 0}, {"Relu"}};
   check(c);
 }
 
