@@ -5,6 +5,7 @@
 // (divisor_override=1) and divides by a constant tensor of per-window counts of input elements.
 // MaxPool's Indices output is ATen's per-plane index mapped to ONNX's flat index over the whole
 // tensor (row- or column-major per storage_order) by a constant lookup table plus plane offsets.
+// MaxUnpool scatters X into a zero tensor at those flat indices.
 
 #include <limits>
 
@@ -275,6 +276,56 @@ void import_global_pool(ImportContext& ctx, const NodeView& node) {
   }
 }
 
+/// MaxUnpool: Y = zeros(output shape) with Y.flat[I.flat] = X.flat (ONNX's indices are flat over
+/// the whole output, as MaxPool's Indices) → full, scatter.src over a 1-D view, view_copy. The
+/// output shape is the output_shape input (known at import time) or, per spatial dim,
+/// (in - 1) * stride + kernel - pad_begin - pad_end.
+void import_max_unpool(ImportContext& ctx, const NodeView& node) {
+  const std::vector<int64_t> x = ctx.input_sizes(node, 0);
+  if (x.size() < 3) {
+    node.fail(Error::InvalidArgument, "input of rank {} has no spatial dims", x.size());
+  }
+  if (ctx.input_sizes(node, 1) != x) {
+    node.fail(Error::InvalidArgument, "indices have sizes {}, X has {}",
+              sizes_to_string(ctx.input_sizes(node, 1)), sizes_to_string(x));
+  }
+  const size_t n = x.size() - 2;
+  const std::vector<int64_t> kernel = node.attr_ints("kernel_shape", {});
+  const std::vector<int64_t> strides = node.attr_ints("strides", std::vector<int64_t>(n, 1));
+  const std::vector<int64_t> pads = node.attr_ints("pads", std::vector<int64_t>(2 * n, 0));
+  if (kernel.size() != n || strides.size() != n || pads.size() != 2 * n) {
+    node.fail(Error::InvalidArgument, "kernel_shape/strides need {} values and pads {}", n, 2 * n);
+  }
+  std::vector<int64_t> out;
+  if (node.has_input(2)) {
+    out = ctx.require_constant(node, 2, "output_shape").to_int64();
+    if (out.size() != x.size()) {
+      node.fail(Error::InvalidArgument, "output_shape has {} values for an input of rank {}",
+                out.size(), x.size());
+    }
+  } else {
+    out = {x[0], x[1]};
+    for (size_t i = 0; i < n; ++i) {
+      out.push_back((x[i + 2] - 1) * strides[i] + kernel[i] - pads[i] - pads[i + n]);
+    }
+  }
+  if (out[0] != x[0] || out[1] != x[1]) {
+    node.fail(Error::InvalidArgument, "output_shape {} changes N or C of {}", sizes_to_string(out),
+              sizes_to_string(x));
+  }
+  for (int64_t d : out) {
+    if (d <= 0) node.fail(Error::InvalidArgument, "output shape {}", sizes_to_string(out));
+  }
+  const DType dtype = ctx.input_dtype(node, 0);
+  ir::Node* index = view(ctx, ctx.input(node, 1), {element_count(x)});
+  if (index->spec().dtype != DType::Long) index = ctx.call("aten::_to_copy", {index, DType::Long});
+  ir::Node* zeros = ctx.call(
+      "aten::full", {std::vector<int64_t>{element_count(out)}, scalar_arg(0, dtype), dtype});
+  ir::Node* y = ctx.call("aten::scatter.src", {zeros, int64_t{0}, index,
+                                               view(ctx, ctx.input(node, 0), {element_count(x)})});
+  ctx.set_output(node, 0, view(ctx, y, out));
+}
+
 }  // namespace
 
 std::vector<OpEntry> pool_ops() {
@@ -283,6 +334,7 @@ std::vector<OpEntry> pool_ops() {
       {"AveragePool", 1, 17, import_average_pool},
       {"GlobalAveragePool", 1, 17, import_global_pool},
       {"GlobalMaxPool", 1, 17, import_global_pool},
+      {"MaxUnpool", 9, 17, import_max_unpool},
   };
 }
 

@@ -1,6 +1,7 @@
 // Resize (per-axis taps against ONNX's reference interpolation), AveragePool with
-// count_include_pad=0 over explicit pads, MaxPool's Indices output, LRN, MeanVarianceNormalization,
-// Shrink and the window ops: the ATen calls the importer emits and the constants it computes.
+// count_include_pad=0 over explicit pads, MaxPool's Indices output, MaxUnpool, LRN,
+// MeanVarianceNormalization, Shrink and the window ops: the ATen calls the importer emits and the
+// constants it computes.
 // Reference matrices come from onnx/backend/test/case/node/resize.py (interpolate_1d_with_x
 // applied to unit vectors).
 
@@ -312,6 +313,34 @@ TEST(OnnxImportPool, MaxPoolIndicesUndoAnExplicitPad) {
   EXPECT_EQ(values<int64_t>(const_arg(p, first_call(p, "aten::index_select"), "self")),
             (V{0, 0, 1, 2, 2, 3}));
   EXPECT_EQ(first_call(p, "aten::add.Tensor"), nullptr);  // one plane: no offset
+}
+
+TEST(OnnxImportPool, MaxUnpoolScattersIntoZerosOfTheInferredShape) {
+  ModelBuilder b(11);
+  b.input("x", {1, 2, 2, 2}).input("i", {1, 2, 2, 2}, onnx::TensorProto::INT64).output("y");
+  auto& n = b.node("MaxUnpool", {"x", "i"}, {"y"}, "unpool");
+  set_attr(n, "kernel_shape", V{2, 2});
+  set_attr(n, "strides", V{2, 2});
+  set_attr(n, "pads", V{0, 0, 1, 0});
+  const ir::ExportedProgram p = import(b);
+  EXPECT_THAT(calls(p), ElementsAre("aten::view_copy", "aten::full", "aten::view_copy",
+                                    "aten::scatter.src", "aten::view_copy"));
+  // (2 - 1) * 2 + 2 - pads: H 3, W 4; the indices are flat over all of [1, 2, 3, 4].
+  EXPECT_EQ(first_call(p, "aten::full")->arg("size").to_int_vector(), (V{24}));
+  EXPECT_EQ(out_sizes(p), (V{1, 2, 3, 4}));
+}
+
+TEST(OnnxImportPool, MaxUnpoolTakesAConstantOutputShape) {
+  ModelBuilder b(11);
+  b.input("x", {1, 1, 2, 2}).input("i", {1, 1, 2, 2}, onnx::TensorProto::INT64);
+  b.output("y", onnx::TensorProto::FLOAT, {1, 1, 5, 5});
+  b.init_int64("shape", {4}, {1, 1, 5, 5});
+  auto& n = b.node("MaxUnpool", {"x", "i", "shape"}, {"y"}, "unpool");
+  set_attr(n, "kernel_shape", V{2, 2});
+  set_attr(n, "strides", V{2, 2});
+  const ir::ExportedProgram p = import(b);
+  EXPECT_EQ(first_call(p, "aten::full")->arg("size").to_int_vector(), (V{25}));
+  EXPECT_EQ(out_sizes(p), (V{1, 1, 5, 5}));
 }
 
 TEST(OnnxImportLocalNorm, LrnSumsAnAsymmetricChannelWindow) {
