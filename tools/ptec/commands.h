@@ -3,6 +3,10 @@
 #include <string>
 #include <vector>
 
+namespace ptec::program {
+class ExecutorchProgramManager;
+}
+
 namespace ptec::cli {
 
 struct ExportArgs {
@@ -17,6 +21,8 @@ struct ExportArgs {
   bool external_data = false;
   /// --dynamic INPUT:AXIS=[SYMBOL:]MIN..MAX, repeatable.
   std::vector<std::string> dynamic;
+  /// --etrecord FILE: export with generate_etrecord and save the ETRecord here.
+  std::string etrecord_path;
   bool json = false;
 };
 
@@ -44,6 +50,13 @@ struct InfoArgs {
 int run_export(const ExportArgs& args);
 /// The export API path of `ptec export` (--method, --constant, --external-data).
 int run_export_methods(const ExportArgs& args);
+/// Writes the .pte (and .ptd) of `et` and, when `etrecord_path` is not empty, its ETRecord, each
+/// atomically. The ETRecord is saved first and removed again when the .pte cannot be written, so
+/// a failed export leaves no ETRecord behind.
+void write_program_and_etrecord(const program::ExecutorchProgramManager& et,
+                                const std::string& output, const std::string& etrecord_path);
+/// NotFound naming `path` when the directory it would be written to does not exist.
+void check_output_directory(const std::string& path);
 int run_run(const RunArgs& args);
 int run_info(const InfoArgs& args);
 

@@ -10,6 +10,7 @@
 #include "emit/program_summary.h"
 #include "frontends/onnx/onnx_importer.h"
 #include "ir/exception.h"
+#include "program/edge_program_manager.h"
 #include "program/to_edge.h"
 #include "tools/ptec/commands.h"
 #include "tools/ptec/dynamic_dims.h"
@@ -26,9 +27,8 @@ int run_export(const ExportArgs& args) {
   }
 
   PTEC_ENFORCE(fs::exists(args.model), NotFound, "{}: no such file", args.model);
-  const fs::path out_dir = fs::path(args.output).parent_path();
-  PTEC_ENFORCE(out_dir.empty() || fs::is_directory(out_dir), NotFound,
-               "{}: output directory {} does not exist", args.output, out_dir.string());
+  check_output_directory(args.output);
+  if (!args.etrecord_path.empty()) check_output_directory(args.etrecord_path);
 
   onnx_import::OnnxImportOptions options;
   for (const std::string& d : args.dynamic) options.dynamic_dims.push_back(parse_dynamic_dim(d));
@@ -43,18 +43,32 @@ int run_export(const ExportArgs& args) {
   }
   const std::vector<DynamicDimRecord> records = dynamic_dim_records("forward", aten);
   const auto imported = Clock::now();
-  ir::ExportedProgram edge = program::to_edge(aten);
-  const auto lowered = Clock::now();
-
-  std::map<std::string, ir::ExportedProgram> methods;
-  methods.emplace("forward", std::move(edge));
   std::map<std::string, emit::ConstantValue> constant_methods;
   if (!records.empty()) constant_methods.emplace(kDynamicDimsMethod, encode_dynamic_dims(records));
-  const emit::EmittedProgram emitted =
-      emit::export_pte(methods, emit::EmitConfig{}, args.output, constant_methods);
+  auto lowered = imported;
+  emit::ProgramSummary summary;
+  if (args.etrecord_path.empty()) {
+    ir::ExportedProgram edge = program::to_edge(aten);
+    lowered = Clock::now();
+    std::map<std::string, ir::ExportedProgram> methods;
+    methods.emplace("forward", std::move(edge));
+    summary = emit::summarize(
+        emit::export_pte(methods, emit::EmitConfig{}, args.output, constant_methods));
+  } else {
+    // The export API records the ETRecord (generate_etrecord).
+    program::ToEdgeOptions edge_options;
+    edge_options.constant_methods = constant_methods;
+    edge_options.generate_etrecord = true;
+    std::map<std::string, ir::ExportedProgram> programs;
+    programs.emplace("forward", std::move(aten));
+    const program::EdgeProgramManager edge = program::to_edge(programs, edge_options);
+    lowered = Clock::now();
+    const program::ExecutorchProgramManager et = edge.to_executorch();
+    write_program_and_etrecord(et, args.output, args.etrecord_path);
+    summary = emit::summarize(et.emitted());
+  }
   const auto written = Clock::now();
 
-  const emit::ProgramSummary summary = emit::summarize(emitted);
   auto ms = [](Clock::duration d) { return std::chrono::duration<double, std::milli>(d).count(); };
   const auto file_size = fs::file_size(args.output);
   if (args.json) {
@@ -65,6 +79,10 @@ int run_export(const ExportArgs& args) {
     j["bytes"] = file_size;
     j["constants"] = summary.num_constants;
     j["constant_bytes"] = summary.constant_bytes;
+    if (!args.etrecord_path.empty()) {
+      j["etrecord"] = args.etrecord_path;
+      j["etrecord_bytes"] = fs::file_size(args.etrecord_path);
+    }
     size_t instructions = 0;
     for (const auto& m : summary.methods) instructions += m.num_instructions;
     j["instructions"] = instructions;
@@ -77,9 +95,11 @@ int run_export(const ExportArgs& args) {
     size_t instructions = 0;
     for (const auto& m : summary.methods) instructions += m.num_instructions;
     std::printf(
-        "ptec: exported %s -> %s (%llu bytes, %zu instructions, %zu constants) in %.0f ms\n",
+        "ptec: exported %s -> %s (%llu bytes, %zu instructions, %zu constants)%s in %.0f ms\n",
         args.model.c_str(), args.output.c_str(), static_cast<unsigned long long>(file_size),
-        instructions, summary.num_constants, ms(written - start));
+        instructions, summary.num_constants,
+        args.etrecord_path.empty() ? "" : (" + etrecord " + args.etrecord_path).c_str(),
+        ms(written - start));
   }
   return 0;
 }

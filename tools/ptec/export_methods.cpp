@@ -46,13 +46,35 @@ emit::ConstantValue parse_constant(const std::string& text) {
 
 }  // namespace
 
+void check_output_directory(const std::string& path) {
+  namespace fs = std::filesystem;
+  const fs::path dir = fs::path(path).parent_path();
+  PTEC_ENFORCE(dir.empty() || fs::is_directory(dir), NotFound,
+               "{}: output directory {} does not exist", path, dir.string());
+}
+
+void write_program_and_etrecord(const program::ExecutorchProgramManager& et,
+                                const std::string& output, const std::string& etrecord_path) {
+  if (etrecord_path.empty()) {
+    et.write_to_file(output);
+    return;
+  }
+  et.get_etrecord().save(etrecord_path);
+  try {
+    et.write_to_file(output);
+  } catch (...) {
+    std::error_code ignored;
+    std::filesystem::remove(etrecord_path, ignored);
+    throw;
+  }
+}
+
 int run_export_methods(const ExportArgs& args) {
   namespace fs = std::filesystem;
   using Clock = std::chrono::steady_clock;
   const auto start = Clock::now();
-  const fs::path out_dir = fs::path(args.output).parent_path();
-  PTEC_ENFORCE(out_dir.empty() || fs::is_directory(out_dir), NotFound,
-               "{}: output directory {} does not exist", args.output, out_dir.string());
+  check_output_directory(args.output);
+  if (!args.etrecord_path.empty()) check_output_directory(args.etrecord_path);
 
   std::map<std::string, std::string> sources;
   if (!args.model.empty()) sources["forward"] = args.model;
@@ -69,6 +91,7 @@ int run_export_methods(const ExportArgs& args) {
     programs.emplace(name, onnx_import::import_onnx(path));
   }
   program::ToEdgeOptions options;
+  options.generate_etrecord = !args.etrecord_path.empty();
   for (const std::string& c : args.constants) {
     auto [name, value] = split_assignment(c, "--constant");
     PTEC_ENFORCE(options.constant_methods.emplace(name, parse_constant(value)).second,
@@ -79,7 +102,7 @@ int run_export_methods(const ExportArgs& args) {
   config.external_constants = args.external_data;
   const program::ExecutorchProgramManager et =
       program::to_edge(programs, options).to_executorch(config);
-  et.write_to_file(args.output);
+  write_program_and_etrecord(et, args.output, args.etrecord_path);
   const auto written = Clock::now();
 
   const emit::ProgramSummary summary = emit::summarize(et.emitted());
@@ -99,6 +122,10 @@ int run_export_methods(const ExportArgs& args) {
       j["data"] = ptd;
       j["data_bytes"] = fs::file_size(ptd);
     }
+    if (!args.etrecord_path.empty()) {
+      j["etrecord"] = args.etrecord_path;
+      j["etrecord_bytes"] = fs::file_size(args.etrecord_path);
+    }
     j["constants"] = summary.num_constants;
     j["constant_bytes"] = summary.constant_bytes;
     j["instructions"] = instructions;
@@ -109,10 +136,12 @@ int run_export_methods(const ExportArgs& args) {
   } else {
     std::printf(
         "ptec: exported %zu method(s) and %zu constant method(s) -> %s (%llu bytes, %zu "
-        "instructions, %zu constants)%s in %.0f ms\n",
+        "instructions, %zu constants)%s%s in %.0f ms\n",
         sources.size(), et.config_methods().size(), args.output.c_str(),
         static_cast<unsigned long long>(file_size), instructions, summary.num_constants,
-        ptd.empty() ? "" : (" + " + ptd).c_str(), ms(written - start));
+        ptd.empty() ? "" : (" + " + ptd).c_str(),
+        args.etrecord_path.empty() ? "" : (" + etrecord " + args.etrecord_path).c_str(),
+        ms(written - start));
   }
   return 0;
 }

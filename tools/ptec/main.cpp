@@ -31,6 +31,9 @@ int main(int argc, char** argv) {
   export_cmd->add_option("--dynamic", export_args.dynamic,
                          "Make an input dim dynamic: INPUT:AXIS=MIN..MAX, or "
                          "INPUT:AXIS=SYMBOL:MIN..MAX to share SYMBOL across inputs (repeatable)");
+  export_cmd->add_option("--etrecord", export_args.etrecord_path,
+                         "Also write the ETRecord (the programs and the instruction -> node maps "
+                         "the devtools need) to this file");
 
   ptec::cli::RunArgs run_args;
   CLI::App* run_cmd = app.add_subcommand("run", "Run a method of a .pte program");
