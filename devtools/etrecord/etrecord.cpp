@@ -14,6 +14,7 @@
 
 #include "emit/atomic_file.h"
 #include "emit/emitted_program.h"
+#include "ir/detail/text_payload.h"
 #include "ir/exception.h"
 #include "ir/graph_json.h"
 #include "ir/printer.h"
@@ -360,6 +361,11 @@ class ZipReader {
 };
 
 std::string payload_entry(const ir::Buffer& payload) {
+  // A stand-in (a record loaded without payload bytes) has no bytes to store.
+  PTEC_ENFORCE(dynamic_cast<const ir::detail::UnloadedPayload*>(&payload) == nullptr, InvalidState,
+               "cannot store payload {} ({} bytes): its bytes are not available (the record was "
+               "loaded from a file that holds references only)",
+               ir::payload_hash(payload), payload.size());
   return fmt::format("{}{}_{}", e::kPayloadPrefix, ir::payload_hash(payload), payload.size());
 }
 

@@ -161,8 +161,9 @@ class ETRecord {
 
   /// Writes the record to `path` atomically (a temporary file renamed over it: a failure leaves
   /// nothing behind). InvalidState "cannot save the ETRecord: ..." when there is no Edge program
-  /// or no executorch maps (to_executorch has not run); AccessFailed naming the path on I/O
-  /// failure.
+  /// or no executorch maps (to_executorch has not run), or when store_payloads is asked for
+  /// payloads whose bytes the record does not have (it was loaded by reference); AccessFailed
+  /// naming the path on I/O failure.
   void save(const std::string& path, const ETRecordSaveOptions& options = {}) const;
 
   /// Reads a record. Errors (ptec::Exception): AccessFailed when the file cannot be read;

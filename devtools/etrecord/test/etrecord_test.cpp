@@ -225,6 +225,17 @@ TEST(ETRecord, PayloadsAreReferencedUnlessStoringIsAsked) {
   const ir::BufferPtr w_aten = stored.aten_program()->state_dict().at("w").data;
   EXPECT_EQ(std::memcmp(w_edge->data(), weight->data(), 24), 0);
   EXPECT_EQ(w_edge.get(), w_aten.get());  // stored once, shared after loading
+
+  // A record loaded by reference has no bytes to store.
+  try {
+    by_ref.save((dir / "again.etrecord").string(), ETRecordSaveOptions{true});
+    FAIL() << "no error";
+  } catch (const Exception& e) {
+    EXPECT_EQ(e.code(), Error::InvalidState);
+    EXPECT_THAT(e.what(), HasSubstr("cannot store payload " + ir::payload_hash(*weight) +
+                                    " (24 bytes): its bytes are not available"));
+  }
+  EXPECT_FALSE(fs::exists(dir / "again.etrecord"));
 }
 
 TEST(ETRecord, RepresentativeInputsAndReferenceOutputsKeepTheirBytes) {
