@@ -11,6 +11,7 @@
 #include "ir/exception.h"
 #include "ir/op_schema.h"
 #include "kernels/portable/register.h"
+#include "kernels/quantized/register.h"
 #include "passes/decompose.h"
 #include "runtime/extension/module.h"
 
@@ -149,6 +150,7 @@ NestedProgramRuntime& register_nested_backend() {
   static NestedProgramRuntime* runtime_half = [] {
     auto* r = new NestedProgramRuntime();
     (void)kernels::register_portable_kernels();
+    (void)kernels::register_quantized_kernels();
     (void)runtime::register_backend({kNestedBackendId, r});
     partition::register_backend(std::make_shared<NestedProgramBackend>());
     return r;

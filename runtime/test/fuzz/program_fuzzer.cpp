@@ -8,6 +8,7 @@
 
 #include "core/log.h"
 #include "kernels/portable/register.h"
+#include "kernels/quantized/register.h"
 #include "runtime/backend/interface.h"
 #include "runtime/kernel/boxing.h"
 #include "runtime/test/fuzz/exercise_program.h"
@@ -42,8 +43,10 @@ void silent(ptec::LogLevel, const char*, void*) {}
 
 extern "C" int LLVMFuzzerInitialize(int*, char***) {
   if (std::getenv("PTEC_FUZZ_VERBOSE") == nullptr) ptec::set_log_sink(&silent, nullptr);
-  // The real portable kernels: programs that use them load fully and run (bounded memory).
+  // The real portable and quantized kernels: programs that use them load fully and run (bounded
+  // memory).
   (void)ptec::kernels::register_portable_kernels();
+  (void)ptec::kernels::register_quantized_kernels();
   (void)ptec::runtime::register_backend({"BackendWithCompilerDemo", &g_backend});
   return 0;
 }
