@@ -84,10 +84,7 @@ std::vector<Activation> parse_activations(const NodeView& node, Kind kind, size_
                             : std::vector<std::string>{"Sigmoid", "Tanh", "Tanh"};
     for (size_t d = 0; d < directions; ++d)
       names.insert(names.end(), defaults.begin(), defaults.end());
-  } else if (names.size() == per && directions == 2) {
-    // One direction's list for a bidirectional node: both directions use it.
-    names.insert(names.end(), names.begin(), names.begin() + static_cast<ptrdiff_t>(per));
-  } else if (names.size() != per * directions) {
+  } else if (names.size() != per * directions && !(names.size() == per && directions == 2)) {
     node.fail(Error::InvalidArgument, "activations has {} names; {} direction(s) need {}",
               names.size(), directions, per * directions);
   }
@@ -107,6 +104,11 @@ std::vector<Activation> parse_activations(const NodeView& node, Kind kind, size_
     if (info->params >= 1 && next_alpha < alphas.size()) a.alpha = alphas[next_alpha++];
     if (info->params >= 2 && next_beta < betas.size()) a.beta = betas[next_beta++];
     out.push_back(a);
+  }
+  // One direction's list for a bidirectional node: both directions use it (alpha / beta too).
+  if (out.size() < per * directions) {
+    const std::vector<Activation> forward = out;
+    out.insert(out.end(), forward.begin(), forward.end());
   }
   return out;
 }
@@ -322,6 +324,7 @@ void Unroller::run() {
     node_.fail(Error::NotSupported, "X ('{}') has a dynamic input size (dim 2)", node_.input(0));
   }
   seq_ = x_shape_[time_dim_].value();
+  if (seq_ < 1) node_.fail(Error::NotSupported, "X ('{}') has an empty sequence", node_.input(0));
   const int64_t input_size = x_shape_[2].value();
   const int64_t gates = num_gates(kind_);
   const std::vector<int64_t> w = ctx_.input_sizes(node_, 1);

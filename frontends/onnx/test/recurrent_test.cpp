@@ -63,9 +63,10 @@ struct Case {
   bool batch_first = false;
   bool linear_before_reset = false;
   bool input_forget = false;
-  float clip = 0;                            // 0: none
-  std::vector<Act> acts;                     // empty: the defaults
-  std::vector<int32_t> lens;                 // empty: no sequence_lens
+  float clip = 0;             // 0: none
+  std::vector<Act> acts;      // empty: the defaults
+  bool acts_once = false;     // bidirectional: the attribute lists the forward half of `acts` only
+  std::vector<int32_t> lens;  // empty: no sequence_lens
   std::vector<float> x, w, r, b, h0, c0, p;  // b, h0, c0, p may be empty
 
   int64_t dirs() const { return direction == "bidirectional" ? 2 : 1; }
@@ -266,7 +267,9 @@ ModelBuilder build(const Case& c, bool weights_as_inputs, int64_t opset = 14) {
   if (!c.acts.empty()) {
     std::vector<std::string> names;
     std::vector<float> alphas, betas;
-    for (const Act& a : c.acts) {
+    const size_t listed = c.acts_once ? c.acts.size() / 2 : c.acts.size();
+    for (size_t k = 0; k < listed; ++k) {
+      const Act& a = c.acts[k];
       names.push_back(a.name);
       const bool beta = a.name == "ScaledTanh" || a.name == "HardSigmoid" || a.name == "Affine";
       if (beta || a.name == "LeakyRelu" || a.name == "Elu" || a.name == "ThresholdedRelu") {
@@ -433,6 +436,17 @@ TEST(Recurrent, RnnActivationsAlphaBeta) {
   c.lens = i32({1, 3});
   // alpha / beta are consumed in order by the activations that take them.
   c.acts = {{"LeakyRelu", 0.1, 0}, {"ScaledTanh", 0.8, 1.5}};
+  check(c);
+}
+
+TEST(Recurrent, GruBidirectionalOneActivationList) {
+  // One direction's activations (with their alpha / beta) serve both directions.
+  Case c = make("GRU", 3, 2, 2, 3, "bidirectional", false);
+  c.acts = {{"HardSigmoid", 0.3, 0.45},
+            {"LeakyRelu", 0.2, 0},
+            {"HardSigmoid", 0.3, 0.45},
+            {"LeakyRelu", 0.2, 0}};
+  c.acts_once = true;
   check(c);
 }
 
