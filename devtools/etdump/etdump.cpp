@@ -123,6 +123,16 @@ Offset<fb::Event> write_event(FlatBufferBuilder& b, const ETDumpEvent& e) {
 
 std::string str(const flatbuffers::String* s) { return s == nullptr ? "" : s->str(); }
 
+// The verifier checks only 4-byte alignment for vectors, so a malformed file can hold a [long]
+// that is not 8-byte aligned: copy the bytes instead of reading them in place.
+std::vector<int64_t> read_longs(const flatbuffers::Vector<int64_t>* v) {
+  std::vector<int64_t> out;
+  if (v == nullptr) return out;
+  out.resize(v->size());
+  if (!out.empty()) std::memcpy(out.data(), v->Data(), out.size() * sizeof(int64_t));
+  return out;
+}
+
 ETDumpTensor read_tensor(const fb::Tensor* t, const std::string& where, const std::string& source) {
   if (t == nullptr) malformed(source, where + ": missing tensor");
   ETDumpTensor out;
@@ -130,8 +140,8 @@ ETDumpTensor read_tensor(const fb::Tensor* t, const std::string& where, const st
   if (!is_valid_dtype(type))
     malformed(source, fmt::format("{}: unknown scalar type {}", where, type));
   out.dtype = static_cast<DType>(type);
-  if (t->sizes() != nullptr) out.sizes.assign(t->sizes()->begin(), t->sizes()->end());
-  if (t->strides() != nullptr) out.strides.assign(t->strides()->begin(), t->strides()->end());
+  out.sizes = read_longs(t->sizes());
+  out.strides = read_longs(t->strides());
   for (int64_t s : out.sizes) {
     if (s < 0) malformed(source, fmt::format("{}: negative size {}", where, s));
   }
