@@ -63,8 +63,8 @@ void expect_every_instruction_mapped(const ETRecord& record, const std::string& 
 TEST(EtrecordCli, ExportWritesARecordThatMapsEveryInstructionToItsOnnxNode) {
   const fs::path dir = temp_dir("single");
   std::string out;
-  ASSERT_EQ(ptec("export " + kModel + " -o " + (dir / "m.pte").string() + " --etrecord " +
-                     (dir / "m.etrecord").string(),
+  ASSERT_EQ(ptec("export " + kModel + " --recipe portable -o " + (dir / "m.pte").string() +
+                     " --etrecord " + (dir / "m.etrecord").string(),
                  &out),
             0)
       << out;
@@ -87,6 +87,20 @@ TEST(EtrecordCli, ExportWritesARecordThatMapsEveryInstructionToItsOnnxNode) {
   // Without --etrecord no record is written.
   ASSERT_EQ(ptec("export " + kModel + " -o " + (dir / "plain.pte").string(), &out), 0) << out;
   EXPECT_EQ(std::distance(fs::directory_iterator(dir), fs::directory_iterator()), 3);
+
+  // The default recipe (which may delegate): every instruction, delegate calls included, still
+  // maps to the Edge program's nodes and their ONNX names.
+  ASSERT_EQ(ptec("export " + kModel + " -o " + (dir / "d.pte").string() + " --etrecord " +
+                     (dir / "d.etrecord").string(),
+                 &out),
+            0)
+      << out;
+  const ETRecord delegated = ETRecord::load((dir / "d.etrecord").string());
+  expect_every_instruction_mapped(delegated, "forward");
+  for (const auto& [id, call] : delegated.delegate_map("forward")) {
+    EXPECT_FALSE(call.name.empty());
+    EXPECT_GE(delegated.instruction_id_to_num_outs_map("forward").at(id), 1);
+  }
 }
 
 TEST(EtrecordCli, MultiMethodExportRecordsEveryMethod) {
