@@ -1,5 +1,6 @@
 #include "backends/cpu/aot/cpu_backend.h"
 
+#include <algorithm>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -131,12 +132,21 @@ class Lowering {
     return id;
   }
 
-  // Conv2d / Linear + (residual add) + (activation): `fused_into_[add or act] = producer`.
+  // Conv2d / Linear + (residual add) + (activation): `fused_into_[add or act] = producer`;
+  // decomposed LayerNorms: `ln_tails_[last node] = match`.
   void plan_fusions() {
+    for (const ir::Node* node : program_.graph().nodes()) {
+      if (!node->is_op("aten::mean.dim") || ln_absorbed_.count(node) != 0) continue;
+      std::optional<LayerNormMatch> m = match_layer_norm(program_, *node);
+      if (!m) continue;
+      for (const ir::Node* n : m->nodes) ln_absorbed_.insert(n);
+      const ir::Node* tail = m->nodes.back();
+      ln_tails_[tail] = std::move(*m);
+    }
     std::set<const ir::Node*> outputs;
     for (const ir::Node* out : program_.graph().outputs()) outputs.insert(out);
     auto single_use = [&](const ir::Node* n) {
-      return n->users().size() == 1 && outputs.count(n) == 0;
+      return n->users().size() == 1 && outputs.count(n) == 0 && ln_absorbed_.count(n->users()[0]) == 0;
     };
     for (const ir::Node* node : program_.graph().nodes()) {
       const CpuOpKind kind = classify(program_, *node);
@@ -145,7 +155,10 @@ class Lowering {
       const ir::Node* tail = node;
       if (single_use(tail)) {
         const ir::Node* user = tail->users()[0];
-        if (user->is_op("aten::add.Tensor") && classify(program_, *user) == CpuOpKind::Binary) {
+        // Both operands of a residual add may be convolutions (ResNet's downsample branch):
+        // the first one in graph order takes the add.
+        if (user->is_op("aten::add.Tensor") && absorbed_.count(user) == 0 &&
+            classify(program_, *user) == CpuOpKind::Binary) {
           const ir::Node* a = user->arg("self").as_node();
           const ir::Node* b = user->arg("other").as_node();
           const ir::Node* other = a == tail ? b : a;
@@ -158,7 +171,7 @@ class Lowering {
       }
       if (single_use(tail)) {
         const ir::Node* user = tail->users()[0];
-        if (classify(program_, *user) == CpuOpKind::Unary) {
+        if (absorbed_.count(user) == 0 && classify(program_, *user) == CpuOpKind::Unary) {
           f.activation = user;
           tail = user;
         }
@@ -187,6 +200,11 @@ class Lowering {
   }
 
   void lower(const ir::Node& node) {
+    if (auto it = ln_tails_.find(&node); it != ln_tails_.end()) {
+      lower_layer_norm(it->second);
+      return;
+    }
+    if (ln_absorbed_.count(&node) != 0) return;  // emitted at the pattern's tail
     if (absorbed_.count(&node) != 0) {
       // The tail of a fusion emits the fused node at its own position (every input, the
       // residual included, is computed by then).
@@ -259,7 +277,117 @@ class Lowering {
         add_node(fb::NodeKind::Cat, inputs, {tensor_of(&node)}, {dim}, node);
         return;
       }
+      case CpuOpKind::BatchMatMul:
+        add_node(fb::NodeKind::BatchMatMul,
+                 {tensor_of(node.arg("self").as_node()), tensor_of(node.arg("mat2").as_node())},
+                 {tensor_of(&node)}, {}, node);
+        return;
+      case CpuOpKind::Softmax: {
+        int64_t dim = node.arg("dim").as_int();
+        const int64_t rank = static_cast<int64_t>(node.spec().rank());
+        if (dim < 0) dim += rank;
+        add_node(fb::NodeKind::Softmax, {tensor_of(node.arg("self").as_node())},
+                 {tensor_of(&node)}, {std::max<int64_t>(dim, 0)}, node);
+        return;
+      }
+      case CpuOpKind::StridedCopy:
+        add_node(fb::NodeKind::StridedCopy, {tensor_of(node.arg("self").as_node())},
+                 {tensor_of(&node)}, strided_view(node), node);
+        return;
+      case CpuOpKind::ScalarBinary: {
+        add_node(fb::NodeKind::ScalarBinary, {tensor_of(node.arg("self").as_node())},
+                 {tensor_of(&node)}, {}, node);
+        fb::NodeT& n = *graph_->nodes.back();
+        if (node.is_op("aten::pow.Tensor_Scalar")) {
+          n.binary = fb::BinaryOp::Pow;
+          n.scalar = static_cast<float>(node.arg("exponent").to_double());
+        } else {
+          const bool add = node.is_op("aten::add.Scalar"), sub = node.is_op("aten::sub.Scalar");
+          const double alpha = add || sub ? arg_or_default(node, "alpha").to_double() : 1.0;
+          n.binary = add                             ? fb::BinaryOp::Add
+                     : sub                           ? fb::BinaryOp::Sub
+                     : node.is_op("aten::mul.Scalar") ? fb::BinaryOp::Mul
+                                                      : fb::BinaryOp::Div;
+          n.scalar = static_cast<float>(node.arg("other").to_double() * alpha);
+        }
+        return;
+      }
+      case CpuOpKind::Math: {
+        add_node(fb::NodeKind::Math, {tensor_of(node.arg("self").as_node())}, {tensor_of(&node)},
+                 {}, node);
+        graph_->nodes.back()->unary = node.is_op("aten::sqrt")    ? fb::UnaryOp::Sqrt
+                                      : node.is_op("aten::rsqrt") ? fb::UnaryOp::Rsqrt
+                                      : node.is_op("aten::erf")   ? fb::UnaryOp::Erf
+                                      : node.is_op("aten::exp")   ? fb::UnaryOp::Exp
+                                      : node.is_op("aten::log")   ? fb::UnaryOp::Log
+                                      : node.is_op("aten::neg")   ? fb::UnaryOp::Neg
+                                      : node.is_op("aten::abs")   ? fb::UnaryOp::Abs
+                                                                  : fb::UnaryOp::Reciprocal;
+        return;
+      }
+      case CpuOpKind::MeanInner:
+        add_node(fb::NodeKind::MeanInner, {tensor_of(node.arg("self").as_node())},
+                 {tensor_of(&node)}, {}, node);
+        return;
     }
+  }
+
+  // [offset, stride per output dim] of a permute / slice / select / expand of a contiguous input.
+  std::vector<int64_t> strided_view(const ir::Node& node) {
+    const ir::TensorSpec& in = node.arg("self").as_node()->spec();
+    const ir::TensorSpec& out = node.spec();
+    const int64_t rank = static_cast<int64_t>(in.rank());
+    std::vector<int64_t> stride(static_cast<size_t>(rank), 1);
+    for (int64_t d = rank - 2; d >= 0; --d) {
+      stride[static_cast<size_t>(d)] =
+          stride[static_cast<size_t>(d + 1)] * in.shape[static_cast<size_t>(d + 1)].value();
+    }
+    auto norm_dim = [&](int64_t d) { return d < 0 ? d + rank : d; };
+    std::vector<int64_t> r = {0};
+    if (node.is_op("aten::permute_copy")) {
+      for (int64_t d : node.arg("dims").to_int_vector()) {
+        r.push_back(stride[static_cast<size_t>(norm_dim(d))]);
+      }
+    } else if (node.is_op("aten::slice_copy.Tensor")) {
+      const int64_t dim = norm_dim(arg_or_default(node, "dim").as_int());
+      const int64_t size = in.shape[static_cast<size_t>(dim)].value();
+      const ir::Argument start_arg = arg_or_default(node, "start");
+      int64_t start = start_arg.is_none() ? 0 : start_arg.as_int();
+      if (start < 0) start += size;
+      start = std::clamp<int64_t>(start, 0, size);
+      const int64_t step = arg_or_default(node, "step").as_int();
+      r[0] = start * stride[static_cast<size_t>(dim)];
+      for (int64_t d = 0; d < rank; ++d) {
+        r.push_back(stride[static_cast<size_t>(d)] * (d == dim ? step : 1));
+      }
+    } else if (node.is_op("aten::select_copy.int")) {
+      const int64_t dim = norm_dim(node.arg("dim").as_int());
+      int64_t index = node.arg("index").as_int();
+      if (index < 0) index += in.shape[static_cast<size_t>(dim)].value();
+      r[0] = index * stride[static_cast<size_t>(dim)];
+      for (int64_t d = 0; d < rank; ++d) {
+        if (d != dim) r.push_back(stride[static_cast<size_t>(d)]);
+      }
+    } else {  // expand_copy
+      const int64_t out_rank = static_cast<int64_t>(out.rank());
+      for (int64_t d = 0; d < out_rank; ++d) {
+        const int64_t j = d - (out_rank - rank);
+        const bool broadcast = j < 0 || (in.shape[static_cast<size_t>(j)].value() == 1 &&
+                                         out.shape[static_cast<size_t>(d)].value() != 1);
+        r.push_back(broadcast ? 0 : stride[static_cast<size_t>(j)]);
+      }
+    }
+    return r;
+  }
+
+  void lower_layer_norm(const LayerNormMatch& m) {
+    const ir::Node& head = *m.nodes.front();
+    std::vector<const ir::Node*> also(m.nodes.begin() + 1, m.nodes.end());
+    add_node(fb::NodeKind::LayerNorm,
+             {tensor_of(m.x), m.weight != nullptr ? tensor_of(m.weight) : kAbsent,
+              m.bias != nullptr ? tensor_of(m.bias) : kAbsent},
+             {tensor_of(m.nodes.back())}, {}, head, also);
+    graph_->nodes.back()->scalar = static_cast<float>(m.eps);
   }
 
   void lower_fused(const ir::Node& node) {
@@ -313,6 +441,8 @@ class Lowering {
   std::map<const ir::Node*, Fusion> fusions_;            // producer → its fusion
   std::map<const ir::Node*, const ir::Node*> absorbed_;  // add / activation → producer
   std::map<const ir::Node*, const ir::Node*> deferred_;  // fusion tail → producer
+  std::map<const ir::Node*, LayerNormMatch> ln_tails_;   // last node → its LayerNorm
+  std::set<const ir::Node*> ln_absorbed_;                // every node of a LayerNorm
 };
 
 }  // namespace

@@ -153,6 +153,25 @@ TEST_F(CpuBackend, BatchAboveOneAndTwoThreads) {
   set_num_threads(0);
 }
 
+// ResNet's downsample block: both operands of the residual add are convolutions with a single
+// use, so only one of them may absorb the add.
+TEST_F(CpuBackend, BothOperandsOfAResidualAddAreConvolutions) {
+  auto build = [] {
+    builder::GraphBuilder b("downsample");
+    Value x = b.input("x", DType::Float, {1, 4, 8, 8});
+    Value wa = b.parameter("wa", tensor({6, 4, 3, 3}, 11));
+    Value wb = b.parameter("wb", tensor({6, 4, 1, 1}, 12));
+    const std::vector<int64_t> one = {1, 1}, zero = {0, 0}, two = {2, 2};
+    Value a = b.call("aten::convolution", {x, wa, nullptr, two, one, one, false, zero, 1});
+    Value c = b.call("aten::convolution", {x, wb, nullptr, two, zero, one, false, zero, 1});
+    Value s = b.call("aten::add.Tensor", {a, c});
+    Value r = b.call("aten::relu", {s});
+    b.output({r});
+    return b.build();
+  };
+  EXPECT_EQ(expect_same(build, {{1, 4, 8, 8}}), 1u);
+}
+
 // Squeeze-excitation (mean → linear → sigmoid → broadcast mul), cat, sub/div and gelu/tanh.
 TEST_F(CpuBackend, BroadcastingBinaryOpsCatAndActivations) {
   auto build = [] {
