@@ -146,7 +146,8 @@ class Lowering {
     std::set<const ir::Node*> outputs;
     for (const ir::Node* out : program_.graph().outputs()) outputs.insert(out);
     auto single_use = [&](const ir::Node* n) {
-      return n->users().size() == 1 && outputs.count(n) == 0 && ln_absorbed_.count(n->users()[0]) == 0;
+      return n->users().size() == 1 && outputs.count(n) == 0 &&
+             ln_absorbed_.count(n->users()[0]) == 0;
     };
     for (const ir::Node* node : program_.graph().nodes()) {
       const CpuOpKind kind = classify(program_, *node);
@@ -286,8 +287,8 @@ class Lowering {
         int64_t dim = node.arg("dim").as_int();
         const int64_t rank = static_cast<int64_t>(node.spec().rank());
         if (dim < 0) dim += rank;
-        add_node(fb::NodeKind::Softmax, {tensor_of(node.arg("self").as_node())},
-                 {tensor_of(&node)}, {std::max<int64_t>(dim, 0)}, node);
+        add_node(fb::NodeKind::Softmax, {tensor_of(node.arg("self").as_node())}, {tensor_of(&node)},
+                 {std::max<int64_t>(dim, 0)}, node);
         return;
       }
       case CpuOpKind::StridedCopy:
@@ -304,8 +305,8 @@ class Lowering {
         } else {
           const bool add = node.is_op("aten::add.Scalar"), sub = node.is_op("aten::sub.Scalar");
           const double alpha = add || sub ? arg_or_default(node, "alpha").to_double() : 1.0;
-          n.binary = add                             ? fb::BinaryOp::Add
-                     : sub                           ? fb::BinaryOp::Sub
+          n.binary = add                              ? fb::BinaryOp::Add
+                     : sub                            ? fb::BinaryOp::Sub
                      : node.is_op("aten::mul.Scalar") ? fb::BinaryOp::Mul
                                                       : fb::BinaryOp::Div;
           n.scalar = static_cast<float>(node.arg("other").to_double() * alpha);

@@ -38,6 +38,10 @@ bool is_one(const ir::Argument& a) {
   return a.is_none() || ((a.is_int() || a.is_double()) && a.to_double() == 1.0);
 }
 
+bool is_number(const ir::Argument& a) { return a.is_int() || a.is_double(); }
+
+constexpr size_t kMaxRank = 8;
+
 bool int_list_of_length(const ir::Argument& a, size_t n) {
   if (!a.is_list() || a.as_list().size() != n) return false;
   return std::all_of(a.as_list().begin(), a.as_list().end(),
@@ -120,22 +124,65 @@ CpuOpKind classify(const ir::ExportedProgram& program, const ir::Node& node) {
   }
   if (is_linear(program, node)) return CpuOpKind::Linear;
   if (is_weight_permute(program, node)) {
-    for (const ir::Node* user : node.users()) {
-      if (!is_linear(program, *user)) return CpuOpKind::Unsupported;
+    bool all_linear = true;
+    for (const ir::Node* user : node.users()) all_linear &= is_linear(program, *user);
+    if (all_linear) return CpuOpKind::WeightPermute;
+  }
+  if (node.is_op("aten::mm") || node.is_op("aten::bmm")) {
+    const size_t rank = node.is_op("aten::mm") ? 2 : 3;
+    return node.arg("self").as_node()->spec().rank() == rank &&
+                   node.arg("mat2").as_node()->spec().rank() == rank
+               ? CpuOpKind::BatchMatMul
+               : CpuOpKind::Unsupported;
+  }
+  if (node.is_op("aten::_softmax")) {
+    return !node.arg("half_to_float").as_bool() && node.spec().rank() <= kMaxRank
+               ? CpuOpKind::Softmax
+               : CpuOpKind::Unsupported;
+  }
+  if (node.is_op("aten::permute_copy") || node.is_op("aten::slice_copy.Tensor") ||
+      node.is_op("aten::select_copy.int") || node.is_op("aten::expand_copy")) {
+    const ir::Node* self = node.arg("self").as_node();
+    if (node.spec().rank() > kMaxRank || self->spec().rank() > kMaxRank) {
+      return CpuOpKind::Unsupported;
     }
-    return CpuOpKind::WeightPermute;
+    if (node.is_op("aten::slice_copy.Tensor")) {
+      const ir::Argument start = arg_or_default(node, "start");
+      const ir::Argument step = arg_or_default(node, "step");
+      if (!(start.is_none() || start.is_int()) || !step.is_int() || step.as_int() < 1) {
+        return CpuOpKind::Unsupported;
+      }
+    }
+    return CpuOpKind::StridedCopy;
+  }
+  if (node.is_op("aten::add.Scalar") || node.is_op("aten::sub.Scalar") ||
+      node.is_op("aten::mul.Scalar") || node.is_op("aten::div.Scalar")) {
+    const ir::Argument other = node.arg("other");
+    const bool alpha_ok = node.is_op("aten::mul.Scalar") || node.is_op("aten::div.Scalar") ||
+                          is_number(arg_or_default(node, "alpha"));
+    return is_number(other) && alpha_ok ? CpuOpKind::ScalarBinary : CpuOpKind::Unsupported;
+  }
+  if (node.is_op("aten::pow.Tensor_Scalar")) {
+    return is_number(node.arg("exponent")) ? CpuOpKind::ScalarBinary : CpuOpKind::Unsupported;
+  }
+  if (node.is_op("aten::sqrt") || node.is_op("aten::rsqrt") || node.is_op("aten::erf") ||
+      node.is_op("aten::exp") || node.is_op("aten::log") || node.is_op("aten::neg") ||
+      node.is_op("aten::abs") || node.is_op("aten::reciprocal")) {
+    return CpuOpKind::Math;
   }
   if (node.is_op("aten::mean.dim")) {
     const ir::Argument dim = arg_or_default(node, "dim");
     const ir::Argument dtype = arg_or_default(node, "dtype");
-    if (node.arg("self").as_node()->spec().rank() != 4 || !dim.is_list() ||
+    const int64_t rank = static_cast<int64_t>(node.arg("self").as_node()->spec().rank());
+    if (rank == 0 || !dim.is_list() ||
         !(dtype.is_none() || (dtype.is_dtype() && dtype.as_dtype() == DType::Float))) {
       return CpuOpKind::Unsupported;
     }
     std::vector<int64_t> dims = dim.to_int_vector();
-    for (int64_t& d : dims) d = d < 0 ? d + 4 : d;
+    for (int64_t& d : dims) d = d < 0 ? d + rank : d;
     std::sort(dims.begin(), dims.end());
-    return dims == std::vector<int64_t>{2, 3} ? CpuOpKind::GlobalAvgPool : CpuOpKind::Unsupported;
+    if (rank == 4 && dims == std::vector<int64_t>{2, 3}) return CpuOpKind::GlobalAvgPool;
+    return dims == std::vector<int64_t>{rank - 1} ? CpuOpKind::MeanInner : CpuOpKind::Unsupported;
   }
   if (node.is_op("aten::relu") || node.is_op("aten::sigmoid") || node.is_op("aten::tanh") ||
       node.is_op("aten::silu") || node.is_op("aten::hardswish")) {
@@ -168,6 +215,97 @@ CpuOpKind classify(const ir::ExportedProgram& program, const ir::Node& node) {
   }
   if (node.is_op("aten::cat")) return CpuOpKind::Cat;
   return CpuOpKind::Unsupported;
+}
+
+namespace {
+
+// The one user of `node`, when it has exactly one and is not a graph output.
+const ir::Node* only_user(const ir::ExportedProgram& program, const ir::Node* node) {
+  if (node->users().size() != 1) return nullptr;
+  for (const ir::Node* out : program.graph().outputs()) {
+    if (out == node) return nullptr;
+  }
+  return node->users()[0];
+}
+
+bool is_last_dim_mean(const ir::ExportedProgram& program, const ir::Node* n) {
+  return n != nullptr && classify(program, *n) == CpuOpKind::MeanInner &&
+         arg_or_default(*n, "keepdim").as_bool();
+}
+
+// `n` is `op`(a, b) (in either order when commutative) with `a` as one operand; the other one.
+const ir::Node* other_operand(const ir::Node* n, const ir::Node* a) {
+  const ir::Argument self = n->arg("self");
+  const ir::Argument other = n->arg("other");
+  if (!self.is_node() || !other.is_node()) return nullptr;
+  if (self.as_node() == a) return other.as_node();
+  if (other.as_node() == a) return self.as_node();
+  return nullptr;
+}
+
+}  // namespace
+
+std::optional<LayerNormMatch> match_layer_norm(const ir::ExportedProgram& program,
+                                               const ir::Node& mean) {
+  if (!is_last_dim_mean(program, &mean)) return std::nullopt;
+  LayerNormMatch m;
+  m.x = mean.arg("self").as_node();
+  const int64_t c = m.x->spec().shape.back().value();
+  if (c <= 0) return std::nullopt;
+  // d = x - m: the mean's only user.
+  const ir::Node* d = only_user(program, &mean);
+  if (d == nullptr || !d->is_op("aten::sub.Tensor") || classify(program, *d) != CpuOpKind::Binary ||
+      d->arg("self").as_node() != m.x || d->arg("other").as_node() != &mean ||
+      d->spec().shape != m.x->spec().shape || d->users().size() != 2) {
+    return std::nullopt;
+  }
+  for (const ir::Node* out : program.graph().outputs()) {
+    if (out == d) return std::nullopt;
+  }
+  const ir::Node* p = nullptr;
+  const ir::Node* y = nullptr;
+  for (const ir::Node* u : d->users()) {
+    if (u->is_op("aten::pow.Tensor_Scalar")) p = u;
+    if (u->is_op("aten::div.Tensor")) y = u;
+  }
+  if (p == nullptr || y == nullptr || classify(program, *p) != CpuOpKind::ScalarBinary ||
+      p->arg("exponent").to_double() != 2.0 || y->arg("self").as_node() != d ||
+      classify(program, *y) != CpuOpKind::Binary) {
+    return std::nullopt;
+  }
+  const ir::Node* v = only_user(program, p);
+  if (!is_last_dim_mean(program, v)) return std::nullopt;
+  const ir::Node* e = only_user(program, v);
+  if (e == nullptr || !e->is_op("aten::add.Scalar") ||
+      classify(program, *e) != CpuOpKind::ScalarBinary) {
+    return std::nullopt;
+  }
+  m.eps = e->arg("other").to_double() * arg_or_default(*e, "alpha").to_double();
+  const ir::Node* s = only_user(program, e);
+  if (s == nullptr || !s->is_op("aten::sqrt") || classify(program, *s) != CpuOpKind::Math ||
+      only_user(program, s) != y || y->arg("other").as_node() != s) {
+    return std::nullopt;
+  }
+  m.nodes = {&mean, d, p, v, e, s, y};
+  // Optional affine part: y * weight, then + bias (constants of C elements).
+  auto affine = [&](const ir::Node* n, const char* op) -> const ir::Node* {
+    if (n == nullptr || !n->is_op(op) || classify(program, *n) != CpuOpKind::Binary) {
+      return nullptr;
+    }
+    const ir::Node* w = other_operand(n, m.nodes.back());
+    if (w == nullptr || !is_constant(program, *w) || w->spec().rank() != 1 ||
+        w->spec().shape[0].value() != c || n->spec().shape != m.x->spec().shape) {
+      return nullptr;
+    }
+    return w;
+  };
+  if (const ir::Node* mul = only_user(program, y); (m.weight = affine(mul, "aten::mul.Tensor"))) {
+    m.nodes.push_back(mul);
+    if (const ir::Node* add = only_user(program, mul); (m.bias = affine(add, "aten::add.Tensor"))) {
+      m.nodes.push_back(add);
+    }
+  }
+  return m;
 }
 
 }  // namespace ptec::backends::cpu

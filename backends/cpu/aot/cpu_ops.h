@@ -3,7 +3,9 @@
 // What PtecCpuBackend runs: one place that both the partitioner (which nodes to claim) and
 // preprocess (how to lower them) consult, so that they cannot disagree.
 
+#include <optional>
 #include <string>
+#include <vector>
 
 #include "ir/exported_program.h"
 #include "ir/node.h"
@@ -25,11 +27,34 @@ enum class CpuOpKind {
   Binary,         // add / sub (alpha = 1), mul, div, broadcasting
   Copy,           // view_copy, squeeze_copy, unsqueeze_copy, clone, _to_copy to fp32
   Cat,            // cat
+  BatchMatMul,    // aten::bmm, aten::mm of two computed tensors
+  Softmax,        // aten::_softmax (half_to_float false)
+  StridedCopy,    // permute_copy, slice_copy.Tensor, select_copy.int, expand_copy
+  ScalarBinary,   // add / sub / mul / div .Scalar, pow.Tensor_Scalar
+  Math,           // sqrt, rsqrt, erf, exp, log, neg, abs, reciprocal
+  MeanInner,      // aten::mean.dim over the last dim
 };
 
 /// The kind of `node` in `program` (an EDGE program), Unsupported when the backend cannot run it
 /// with these arguments: every tensor it reads or writes must be fp32 with static sizes.
 CpuOpKind classify(const ir::ExportedProgram& program, const ir::Node& node);
+
+/// The decomposed LayerNorm of the last dim that ONNX exporters and torch produce:
+///   m = mean(x, [-1], keepdim) → d = x - m → p = d ** 2 → v = mean(p, [-1], keepdim) →
+///   e = v + eps → s = sqrt(e) → y = d / s [→ y * weight [→ + bias]]
+/// with weight / bias constants of the last dim's size and every intermediate used only inside
+/// the pattern. Partitioner and preprocess both use this match.
+struct LayerNormMatch {
+  const ir::Node* x = nullptr;
+  const ir::Node* weight = nullptr;  // may be null
+  const ir::Node* bias = nullptr;    // may be null
+  double eps = 0.0;
+  std::vector<const ir::Node*> nodes;  // the pattern's call nodes, first (mean) to last (tail)
+};
+
+/// The LayerNorm that starts at `mean` (the first mean.dim), if the pattern matches exactly.
+std::optional<LayerNormMatch> match_layer_norm(const ir::ExportedProgram& program,
+                                               const ir::Node& mean);
 
 /// True when `node` is a placeholder whose value is a constant of the program (a weight).
 bool is_constant(const ir::ExportedProgram& program, const ir::Node& node);

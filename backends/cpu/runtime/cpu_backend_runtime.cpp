@@ -1,5 +1,7 @@
 #include "backends/cpu/runtime/cpu_backend_runtime.h"
 
+#include <algorithm>
+#include <cmath>
 #include <cstring>
 #include <limits>
 #include <new>
@@ -22,7 +24,8 @@ using runtime::FreeableBuffer;
 using runtime::MemoryAllocator;
 
 constexpr uint32_t kAbsent = 0xFFFFFFFFu;
-constexpr uint32_t kBlobVersion = 1;
+constexpr uint32_t kMinBlobVersion = 1;
+constexpr uint32_t kBlobVersion = 2;  // kCpuBlobVersion of backends/cpu/aot
 constexpr int64_t kMaxRank = 8;
 constexpr size_t kAlign = 64;
 
@@ -37,10 +40,12 @@ struct TensorSlot {
 // Per-node state prepared at init.
 struct NodeState {
   const fb::Node* node = nullptr;
-  const float* packed = nullptr;  // packed weights (Conv2d, Linear)
-  opt::PackedMatrix packed_b;     // Linear
-  opt::Conv2dShape conv;          // Conv2d
-  int64_t m = 0, n = 0, k = 0;    // Linear
+  const float* packed = nullptr;          // packed weights (Conv2d, Linear)
+  opt::PackedMatrix packed_b;             // Linear
+  opt::Conv2dShape conv;                  // Conv2d
+  int64_t m = 0, n = 0, k = 0;            // Linear, BatchMatMul
+  int64_t batch = 0;                      // BatchMatMul
+  int64_t outer = 0, len = 0, inner = 0;  // Softmax
 };
 
 struct Handle {
@@ -225,9 +230,170 @@ Error prepare_node(Handle& h, NodeState& st, MemoryAllocator& alloc, size_t* scr
       CPU_CHECK(total == out.sizes[dim], Error::InvalidProgram, "PtecCpuBackend: Cat sizes");
       return Error::Ok;
     }
+    case fb::NodeKind::BatchMatMul: {
+      const TensorSlot* a = tensor(0);
+      const TensorSlot* b = tensor(1);
+      CPU_CHECK(a != nullptr && b != nullptr && a->rank >= 2 && b->rank >= 2 && out.rank >= 2,
+                Error::InvalidProgram, "PtecCpuBackend: malformed BatchMatMul node");
+      st.m = a->sizes[a->rank - 2];
+      st.k = a->sizes[a->rank - 1];
+      st.n = b->sizes[b->rank - 1];
+      st.batch = 1;
+      for (int64_t d = 0; d + 2 < out.rank; ++d) st.batch *= out.sizes[d];
+      CPU_CHECK(b->sizes[b->rank - 2] == st.k && out.sizes[out.rank - 2] == st.m &&
+                    out.sizes[out.rank - 1] == st.n && a->numel == st.batch * st.m * st.k &&
+                    b->numel == st.batch * st.k * st.n,
+                Error::InvalidProgram, "PtecCpuBackend: BatchMatMul shapes do not match");
+      *scratch = std::max(*scratch, opt::gemm_scratch_bytes(st.m, st.n, st.k, false, false));
+      return Error::Ok;
+    }
+    case fb::NodeKind::Softmax: {
+      const TensorSlot* x = tensor(0);
+      CPU_CHECK(x != nullptr && ints(1) && x->numel == out.numel && x->rank == out.rank &&
+                    n->ints()->Get(0) >= 0 && n->ints()->Get(0) < std::max<int64_t>(out.rank, 1),
+                Error::InvalidProgram, "PtecCpuBackend: malformed Softmax node");
+      const int64_t dim = n->ints()->Get(0);
+      st.outer = 1;
+      st.len = out.rank == 0 ? 1 : out.sizes[dim];
+      st.inner = 1;
+      for (int64_t d = 0; d < dim; ++d) st.outer *= out.sizes[d];
+      for (int64_t d = dim + 1; d < out.rank; ++d) st.inner *= out.sizes[d];
+      return Error::Ok;
+    }
+    case fb::NodeKind::LayerNorm: {
+      const TensorSlot* x = tensor(0);
+      CPU_CHECK(x != nullptr && x->rank >= 1 && x->numel == out.numel && x->sizes[x->rank - 1] > 0,
+                Error::InvalidProgram, "PtecCpuBackend: malformed LayerNorm node");
+      const int64_t c = x->sizes[x->rank - 1];
+      for (uint32_t i : {1u, 2u}) {
+        CPU_CHECK(tensor(i) == nullptr || tensor(i)->numel == c, Error::InvalidProgram,
+                  "PtecCpuBackend: LayerNorm weight or bias size");
+      }
+      return Error::Ok;
+    }
+    case fb::NodeKind::StridedCopy: {
+      const TensorSlot* x = tensor(0);
+      CPU_CHECK(x != nullptr && n->ints() != nullptr &&
+                    static_cast<int64_t>(n->ints()->size()) == out.rank + 1,
+                Error::InvalidProgram, "PtecCpuBackend: malformed StridedCopy node");
+      // Every element read lies inside x.
+      int64_t last = n->ints()->Get(0);
+      bool ok = last >= 0;
+      for (int64_t d = 0; d < out.rank && ok; ++d) {
+        const int64_t stride = n->ints()->Get(static_cast<flatbuffers::uoffset_t>(d + 1));
+        ok = stride >= 0 && (out.sizes[d] == 0 || stride <= x->numel);
+        if (ok && out.sizes[d] > 0) last += (out.sizes[d] - 1) * stride;
+      }
+      CPU_CHECK(ok && (out.numel == 0 || last < x->numel), Error::InvalidProgram,
+                "PtecCpuBackend: StridedCopy reads outside its input");
+      return Error::Ok;
+    }
+    case fb::NodeKind::ScalarBinary:
+    case fb::NodeKind::Math: {
+      const TensorSlot* x = tensor(0);
+      CPU_CHECK(x != nullptr && x->numel == out.numel, Error::InvalidProgram,
+                "PtecCpuBackend: element-wise node sizes differ");
+      return Error::Ok;
+    }
+    case fb::NodeKind::MeanInner: {
+      const TensorSlot* x = tensor(0);
+      CPU_CHECK(x != nullptr && (out.numel == 0 ? x->numel == 0 : x->numel % out.numel == 0),
+                Error::InvalidProgram, "PtecCpuBackend: malformed MeanInner node");
+      return Error::Ok;
+    }
   }
   PTEC_LOG(Error, "PtecCpuBackend: unknown node kind %d", static_cast<int>(n->kind()));
   return Error::InvalidProgram;
+}
+
+void softmax(const NodeState& st, const float* x, float* out) {
+  const int64_t len = st.len, inner = st.inner;
+  opt::parallel_for(st.outer, [&](int64_t o) {
+    for (int64_t i = 0; i < inner; ++i) {
+      const float* in = x + o * len * inner + i;
+      float* y = out + o * len * inner + i;
+      float mx = -std::numeric_limits<float>::infinity();
+      for (int64_t j = 0; j < len; ++j) mx = std::max(mx, in[j * inner]);
+      float sum = 0.0f;
+      for (int64_t j = 0; j < len; ++j) {
+        const float e = std::exp(in[j * inner] - mx);
+        y[j * inner] = e;
+        sum += e;
+      }
+      const float scale = 1.0f / sum;
+      for (int64_t j = 0; j < len; ++j) y[j * inner] *= scale;
+    }
+  });
+}
+
+void layer_norm(const TensorSlot& x, const float* weight, const float* bias, float eps,
+                const TensorSlot& out) {
+  const int64_t c = x.sizes[x.rank - 1];
+  opt::parallel_for(x.numel / c, [&](int64_t row) {
+    const float* in = x.data + row * c;
+    float* y = out.data + row * c;
+    double sum = 0.0;
+    for (int64_t j = 0; j < c; ++j) sum += in[j];
+    const float mean = static_cast<float>(sum / static_cast<double>(c));
+    double sq = 0.0;
+    for (int64_t j = 0; j < c; ++j) {
+      const float d = in[j] - mean;
+      sq += static_cast<double>(d) * d;
+    }
+    const float var = static_cast<float>(sq / static_cast<double>(c));
+    const float scale = 1.0f / std::sqrt(var + eps);
+    for (int64_t j = 0; j < c; ++j) {
+      float v = (in[j] - mean) * scale;
+      if (weight != nullptr) v *= weight[j];
+      if (bias != nullptr) v += bias[j];
+      y[j] = v;
+    }
+  });
+}
+
+void strided_copy(const TensorSlot& x, const TensorSlot& out,
+                  const flatbuffers::Vector<int64_t>& p) {
+  if (out.numel == 0) return;
+  const int64_t rank = out.rank;
+  const float* base = x.data + p.Get(0);
+  if (rank == 0) {
+    out.data[0] = base[0];
+    return;
+  }
+  int64_t stride[kMaxRank] = {};
+  for (int64_t d = 0; d < rank; ++d) stride[d] = p.Get(static_cast<flatbuffers::uoffset_t>(d + 1));
+  const int64_t inner = out.sizes[rank - 1], is = stride[rank - 1];
+  int64_t index[kMaxRank] = {};
+  int64_t offset = 0;
+  for (int64_t o = 0; o < out.numel; o += inner) {
+    float* y = out.data + o;
+    const float* in = base + offset;
+    if (is == 1) {
+      std::memcpy(y, in, static_cast<size_t>(inner) * sizeof(float));
+    } else {
+      for (int64_t j = 0; j < inner; ++j) y[j] = in[j * is];
+    }
+    for (int64_t d = rank - 2; d >= 0; --d) {
+      offset += stride[d];
+      if (++index[d] < out.sizes[d]) break;
+      offset -= stride[d] * out.sizes[d];
+      index[d] = 0;
+    }
+  }
+}
+
+float math(fb::UnaryOp op, float v) {
+  switch (op) {
+    case fb::UnaryOp::Sqrt: return std::sqrt(v);
+    case fb::UnaryOp::Rsqrt: return 1.0f / std::sqrt(v);
+    case fb::UnaryOp::Erf: return std::erf(v);
+    case fb::UnaryOp::Exp: return std::exp(v);
+    case fb::UnaryOp::Log: return std::log(v);
+    case fb::UnaryOp::Neg: return -v;
+    case fb::UnaryOp::Abs: return std::fabs(v);
+    case fb::UnaryOp::Reciprocal: return 1.0f / v;
+  }
+  return v;
 }
 
 void max_pool(const TensorSlot& x, const TensorSlot& out, const flatbuffers::Vector<int64_t>& p) {
@@ -265,6 +431,7 @@ float binary(fb::BinaryOp op, float a, float b) {
     case fb::BinaryOp::Sub: return a - b;
     case fb::BinaryOp::Mul: return a * b;
     case fb::BinaryOp::Div: return a / b;
+    case fb::BinaryOp::Pow: return std::pow(a, b);
   }
   return 0.0f;
 }
@@ -383,6 +550,56 @@ Error run_node(Handle& h, const NodeState& st, runtime::BackendExecutionContext&
       }
       return Error::Ok;
     }
+    case fb::NodeKind::BatchMatMul: {
+      const float* a = slot(0)->data;
+      const float* b = slot(1)->data;
+      if (st.k == 0) {
+        std::memset(out.data, 0, static_cast<size_t>(out.numel) * sizeof(float));
+        return Error::Ok;
+      }
+      for (int64_t i = 0; i < st.batch; ++i) {
+        if (!opt::gemm(st.m, st.n, st.k, opt::GemmOperand::matrix(a + i * st.m * st.k, st.k),
+                       opt::GemmOperand::matrix(b + i * st.k * st.n, st.n),
+                       out.data + i * st.m * st.n, st.n, opt::GemmEpilogue{}, h.scratch)) {
+          return Error::Internal;
+        }
+      }
+      return Error::Ok;
+    }
+    case fb::NodeKind::Softmax: softmax(st, slot(0)->data, out.data); return Error::Ok;
+    case fb::NodeKind::LayerNorm:
+      layer_norm(*slot(0), slot(1) != nullptr ? slot(1)->data : nullptr,
+                 slot(2) != nullptr ? slot(2)->data : nullptr, n->scalar(), out);
+      return Error::Ok;
+    case fb::NodeKind::StridedCopy: strided_copy(*slot(0), out, *n->ints()); return Error::Ok;
+    case fb::NodeKind::ScalarBinary: {
+      const float* x = slot(0)->data;
+      const float s = n->scalar();
+      const fb::BinaryOp op = n->binary();
+      if (op == fb::BinaryOp::Pow && s == 2.0f) {
+        for (int64_t i = 0; i < out.numel; ++i) out.data[i] = x[i] * x[i];
+      } else {
+        for (int64_t i = 0; i < out.numel; ++i) out.data[i] = binary(op, x[i], s);
+      }
+      return Error::Ok;
+    }
+    case fb::NodeKind::Math: {
+      const float* x = slot(0)->data;
+      const fb::UnaryOp op = n->unary();
+      for (int64_t i = 0; i < out.numel; ++i) out.data[i] = math(op, x[i]);
+      return Error::Ok;
+    }
+    case fb::NodeKind::MeanInner: {
+      const TensorSlot& x = *slot(0);
+      const int64_t r = out.numel == 0 ? 0 : x.numel / out.numel;
+      for (int64_t p = 0; p < out.numel; ++p) {
+        const float* v = x.data + p * r;
+        float s = 0.0f;
+        for (int64_t i = 0; i < r; ++i) s += v[i];
+        out.data[p] = r > 0 ? s / static_cast<float>(r) : std::numeric_limits<float>::quiet_NaN();
+      }
+      return Error::Ok;
+    }
   }
   return Error::Internal;
 }
@@ -399,9 +616,14 @@ Result<runtime::DelegateHandle*> CpuBackendRuntime::init(
   CPU_CHECK(fb::GraphBufferHasIdentifier(processed->data()) && fb::VerifyGraphBuffer(verifier),
             Error::InvalidProgram, "PtecCpuBackend: the delegate blob is not a valid PCB1 graph");
   const fb::Graph* graph = fb::GetGraph(processed->data());
-  CPU_CHECK(graph->version() == kBlobVersion, Error::NotSupported,
-            "PtecCpuBackend: blob version %u is not supported (this runtime reads %u)",
-            graph->version(), kBlobVersion);
+  CPU_CHECK(graph->version() >= kMinBlobVersion && graph->version() <= kBlobVersion,
+            Error::NotSupported,
+            "PtecCpuBackend: blob version %u is not supported (this runtime reads %u to %u)",
+            graph->version(), kMinBlobVersion, kBlobVersion);
+  for (const fb::Node* n : *graph->nodes()) {
+    CPU_CHECK(graph->version() >= 2 || n->kind() <= fb::NodeKind::Cat, Error::InvalidProgram,
+              "PtecCpuBackend: node kind %d needs blob version 2", static_cast<int>(n->kind()));
+  }
   CPU_CHECK(graph->tensors() != nullptr && graph->nodes() != nullptr &&
                 graph->inputs() != nullptr && graph->outputs() != nullptr,
             Error::InvalidProgram, "PtecCpuBackend: the blob has no tensors, nodes or I/O");

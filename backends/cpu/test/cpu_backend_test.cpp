@@ -4,13 +4,16 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <optional>
 #include <random>
 
 #include "backends/cpu/aot/cpu_backend.h"
 #include "backends/cpu/aot/cpu_ops.h"
 #include "backends/cpu/aot/cpu_partitioner.h"
+#include "backends/cpu/cpu_delegate_generated.h"
 #include "backends/cpu/runtime/cpu_backend_runtime.h"
 #include "frontends/builder/graph_builder.h"
 #include "kernels/optimized/ops/register.h"
@@ -195,7 +198,7 @@ TEST_F(CpuBackend, BroadcastingBinaryOpsCatAndActivations) {
   EXPECT_EQ(expect_same(build, {{2, 6, 5, 4}}), 1u);
 }
 
-// An op the backend does not run (exp) between claimed ones splits the graph into convex
+// An op the backend does not run (sin) between claimed ones splits the graph into convex
 // delegates; the results still match.
 TEST_F(CpuBackend, UnsupportedOpInTheMiddleGivesConvexDelegates) {
   auto build = [] {
@@ -204,13 +207,177 @@ TEST_F(CpuBackend, UnsupportedOpInTheMiddleGivesConvexDelegates) {
     Value w = b.parameter("w", tensor({4, 4, 1, 1}, 8));
     const std::vector<int64_t> one = {1, 1}, zero = {0, 0};
     Value c = b.call("aten::convolution", {x, w, nullptr, one, zero, one, false, zero, 1});
-    Value e = b.call("aten::exp", {c});
-    Value s = b.call("aten::add.Tensor", {c, e});  // c reaches s directly and through exp
+    Value e = b.call("aten::sin", {c});
+    Value s = b.call("aten::add.Tensor", {c, e});  // c reaches s directly and through sin
     Value r = b.call("aten::relu", {s});
     b.output({r});
     return b.build();
   };
   EXPECT_EQ(expect_same(build, {{1, 4, 6, 6}}), 2u);
+}
+
+// The decomposed LayerNorm of the last dim (as ONNX and torch export it), optionally with weight
+// and bias.
+Value decomposed_layer_norm(builder::GraphBuilder& b, Value x, std::optional<Value> weight,
+                            std::optional<Value> bias, double eps) {
+  const std::vector<int64_t> last = {-1};
+  Value m = b.call("aten::mean.dim", {x, last, true});
+  Value d = b.call("aten::sub.Tensor", {x, m});
+  Value p = b.call("aten::pow.Tensor_Scalar", {d, 2.0});
+  Value v = b.call("aten::mean.dim", {p, last, true});
+  Value e = b.call("aten::add.Scalar", {v, eps});
+  Value s = b.call("aten::sqrt", {e});
+  Value y = b.call("aten::div.Tensor", {d, s});
+  if (weight) y = b.call("aten::mul.Tensor", {y, *weight});
+  if (bias) y = b.call("aten::add.Tensor", {y, *bias});
+  return y;
+}
+
+// One post-norm transformer encoder layer on [batch, seq, d] with `heads` heads, as the Edge
+// graphs of exported torch / ONNX encoders look: linear projections (addmm with permuted
+// weights), slices of the fused QKV, head permutes, bmm, scaled softmax, residual adds,
+// decomposed LayerNorms and the erf form of GELU.
+ir::ExportedProgram encoder_layer(int64_t batch, int64_t seq, int64_t d, int64_t heads) {
+  const int64_t hd = d / heads, bh = batch * heads, ff = 2 * d + 1;
+  builder::GraphBuilder b("encoder_layer");
+  Value x = b.input("x", DType::Float, {batch, seq, d});
+  Value w_qkv = b.parameter("w_qkv", tensor({3 * d, d}, 11));
+  Value b_qkv = b.parameter("b_qkv", tensor({3 * d}, 12));
+  Value w_o = b.parameter("w_o", tensor({d, d}, 13));
+  Value b_o = b.parameter("b_o", tensor({d}, 14));
+  Value w_1 = b.parameter("w_1", tensor({ff, d}, 15));
+  Value b_1 = b.parameter("b_1", tensor({ff}, 16));
+  Value w_2 = b.parameter("w_2", tensor({d, ff}, 17));
+  Value g_1 = b.parameter("g_1", tensor({d}, 18));
+  Value be_1 = b.parameter("be_1", tensor({d}, 19));
+  Value g_2 = b.parameter("g_2", tensor({d}, 20));
+  Value be_2 = b.parameter("be_2", tensor({d}, 21));
+  using V = std::vector<int64_t>;
+  auto linear = [&](Value in, Value w, std::optional<Value> bias) {
+    Value t = b.call("aten::permute_copy", {w, V{1, 0}});
+    return bias ? b.call("aten::addmm", {*bias, in, t}) : b.call("aten::mm", {in, t});
+  };
+  Value x2 = b.call("aten::view_copy", {x, V{batch * seq, d}});
+  Value qkv = b.call("aten::view_copy", {linear(x2, w_qkv, b_qkv), V{batch, seq, 3 * d}});
+  auto head_split = [&](int64_t i) {
+    Value part = b.call("aten::slice_copy.Tensor", {qkv, 2, i * d, (i + 1) * d, 1});
+    Value v4 = b.call("aten::view_copy", {part, V{batch, seq, heads, hd}});
+    Value p = b.call("aten::permute_copy", {v4, V{0, 2, 1, 3}});
+    return b.call("aten::view_copy", {p, V{bh, seq, hd}});
+  };
+  Value q = head_split(0), k = head_split(1), v = head_split(2);
+  Value kt = b.call("aten::permute_copy", {k, V{0, 2, 1}});
+  Value scores = b.call("aten::bmm", {q, kt});
+  Value scaled = b.call("aten::div.Scalar", {scores, std::sqrt(static_cast<double>(hd))});
+  Value attn = b.call("aten::_softmax", {scaled, -1, false});
+  Value ctx = b.call("aten::bmm", {attn, v});
+  Value c4 = b.call("aten::view_copy", {ctx, V{batch, heads, seq, hd}});
+  Value cp = b.call("aten::permute_copy", {c4, V{0, 2, 1, 3}});
+  Value c2 = b.call("aten::view_copy", {cp, V{batch * seq, d}});
+  Value o = b.call("aten::view_copy", {linear(c2, w_o, b_o), V{batch, seq, d}});
+  Value h1 = decomposed_layer_norm(b, b.call("aten::add.Tensor", {x, o}), g_1, be_1, 1e-5);
+  Value f1 = linear(b.call("aten::view_copy", {h1, V{batch * seq, d}}), w_1, b_1);
+  // gelu(f1) = f1 * 0.5 * (1 + erf(f1 / sqrt(2)))
+  Value erf = b.call("aten::erf", {b.call("aten::div.Scalar", {f1, 1.4142135623730951})});
+  Value gate = b.call("aten::add.Scalar", {erf, 1.0});
+  Value g = b.call("aten::mul.Scalar", {b.call("aten::mul.Tensor", {f1, gate}), 0.5});
+  Value f2 = b.call("aten::view_copy", {linear(g, w_2, std::nullopt), V{batch, seq, d}});
+  Value y = decomposed_layer_norm(b, b.call("aten::add.Tensor", {h1, f2}), g_2, be_2, 1e-6);
+  b.output({y});
+  return b.build();
+}
+
+TEST_F(CpuBackend, TransformerEncoderLayerRunsInOneDelegate) {
+  EXPECT_EQ(expect_same([] { return encoder_layer(1, 7, 12, 2); }, {{1, 7, 12}}), 1u);
+}
+
+TEST_F(CpuBackend, TransformerEncoderLayerBatchAboveOneAndTwoThreads) {
+  set_num_threads(2);
+  EXPECT_EQ(expect_same([] { return encoder_layer(3, 5, 15, 3); }, {{3, 5, 15}}), 1u);
+  set_num_threads(0);
+}
+
+// The node kinds of the blob preprocess writes for the whole of `program`.
+std::vector<ptec_cpu_fb::NodeKind> blob_kinds(const ir::ExportedProgram& program) {
+  const partition::PreprocessResult r = backends::cpu::CpuBackend().preprocess(program, {});
+  const auto* graph = ptec_cpu_fb::GetGraph(r.processed_bytes->data());
+  EXPECT_EQ(graph->version(), kCpuBlobVersion);
+  std::vector<ptec_cpu_fb::NodeKind> kinds;
+  for (const auto* n : *graph->nodes()) kinds.push_back(n->kind());
+  return kinds;
+}
+
+TEST_F(CpuBackend, DecomposedLayerNormIsFusedWithAndWithoutAffine) {
+  using K = ptec_cpu_fb::NodeKind;
+  for (int affine = 0; affine < 3; ++affine) {
+    auto build = [affine] {
+      builder::GraphBuilder b("layer_norm");
+      Value x = b.input("x", DType::Float, {3, 4, 7});
+      std::optional<Value> w, bias;
+      if (affine >= 1) w = b.parameter("w", tensor({7}, 30));
+      if (affine >= 2) bias = b.parameter("bias", tensor({7}, 31));
+      b.output({decomposed_layer_norm(b, x, w, bias, 1e-3)});
+      return b.build();
+    };
+    EXPECT_EQ(expect_same(build, {{3, 4, 7}}), 1u) << "affine " << affine;
+    EXPECT_EQ(blob_kinds(build()), std::vector<K>{K::LayerNorm}) << "affine " << affine;
+  }
+}
+
+TEST_F(CpuBackend, NearMissLayerNormIsNotFusedButStillRuns) {
+  using K = ptec_cpu_fb::NodeKind;
+  // The variance's mean also feeds the output: not a LayerNorm any more.
+  auto build = [] {
+    builder::GraphBuilder b("near_miss");
+    Value x = b.input("x", DType::Float, {2, 5, 9});
+    const std::vector<int64_t> last = {-1};
+    Value m = b.call("aten::mean.dim", {x, last, true});
+    Value d = b.call("aten::sub.Tensor", {x, m});
+    Value p = b.call("aten::pow.Tensor_Scalar", {d, 2.0});
+    Value v = b.call("aten::mean.dim", {p, last, true});
+    Value e = b.call("aten::add.Scalar", {v, 1e-5});
+    Value s = b.call("aten::sqrt", {e});
+    Value y = b.call("aten::div.Tensor", {d, s});
+    b.output({b.call("aten::add.Tensor", {y, v})});
+    return b.build();
+  };
+  EXPECT_EQ(expect_same(build, {{2, 5, 9}}), 1u);
+  const std::vector<K> kinds = blob_kinds(build());
+  EXPECT_EQ(std::count(kinds.begin(), kinds.end(), K::LayerNorm), 0);
+  EXPECT_EQ(std::count(kinds.begin(), kinds.end(), K::MeanInner), 2);
+}
+
+// Softmax over an inner dim, strided copies (slice with step and negative start, select, expand,
+// a 4-D permute), scalar ops and the element-wise math kinds, mean of the last dim without
+// keepdim, and mm / bmm of computed operands.
+TEST_F(CpuBackend, SoftmaxStridedCopiesScalarAndMathOps) {
+  auto build = [] {
+    using V = std::vector<int64_t>;
+    builder::GraphBuilder b("misc");
+    Value x = b.input("x", DType::Float, {3, 5, 7});
+    Value sm = b.call("aten::_softmax", {x, 1, false});               // [3, 5, 7]
+    Value sl = b.call("aten::slice_copy.Tensor", {sm, 2, -6, 7, 2});  // [3, 5, 3]
+    Value se = b.call("aten::select_copy.int", {x, 1, -2});           // [3, 7]
+    Value ex = b.call("aten::expand_copy", {b.call("aten::view_copy", {se, V{3, 1, 7}}),
+                                            V{2, 3, 4, 7}});       // [2, 3, 4, 7]
+    Value pe = b.call("aten::permute_copy", {ex, V{3, 1, 0, 2}});  // [7, 3, 2, 4]
+    Value a = b.call("aten::exp", {b.call("aten::neg", {pe})});
+    Value l = b.call("aten::log", {b.call("aten::add.Scalar", {b.call("aten::abs", {a}), 1.5})});
+    Value r = b.call("aten::rsqrt", {b.call("aten::sub.Scalar", {l, -2.0, 3})});
+    Value q = b.call("aten::reciprocal", {b.call("aten::mul.Scalar", {r, 3})});
+    Value pw = b.call("aten::pow.Tensor_Scalar", {q, 1.5});  // [7, 3, 2, 4]
+    Value mm = b.call("aten::mm", {b.call("aten::view_copy", {pw, V{21, 8}}),
+                                   b.call("aten::view_copy", {ex, V{8, 21}})});  // [21, 21]
+    Value bm = b.call("aten::bmm", {b.call("aten::view_copy", {mm, V{3, 7, 21}}),
+                                    b.call("aten::view_copy", {mm, V{3, 21, 7}})});  // [3, 7, 7]
+    Value m1 = b.call("aten::mean.dim", {bm, V{-1}, false});                         // [3, 7]
+    Value m2 = b.call("aten::mean.dim", {sl, V{2}, false});                          // [3, 5]
+    Value c = b.call("aten::cat", {std::vector<Value>{m1, m2}, 1});                  // [3, 12]
+    Value out = b.call("aten::div.Scalar", {b.call("aten::sqrt", {c}), 2});
+    b.output({b.call("aten::erf", {out})});
+    return b.build();
+  };
+  EXPECT_EQ(expect_same(build, {{3, 5, 7}}), 1u);
 }
 
 TEST_F(CpuBackend, PartitionerLeavesOtherDtypesAndDynamicShapesAlone) {
