@@ -2,6 +2,7 @@
 
 #include <map>
 #include <set>
+#include <vector>
 
 #include <fmt/format.h>
 
@@ -15,38 +16,89 @@ constexpr Group kNone = -1;
 
 // Groups claimed nodes in topological order. A node joins the group of one of its claimed
 // producers unless some path from that group reaches the node through a node outside the group
-// (joining would make the group non-convex); otherwise it starts a group. `reach[n]`: the groups
-// from which a path leaves the group and arrives at n.
+// (joining would make the group non-convex); otherwise it starts a group. The groups of its other
+// claimed producers merge into it too when no path leads from one of the two groups to the other
+// through an outside node (independent branches, such as the two convolutions of a ResNet
+// downsample block, end up in one delegate). Neither may close a cycle between groups (group A
+// feeding group B through one path and B feeding A through another): the delegates could not be
+// ordered. `reach[n]`: the groups from which a path leaves the group and arrives at n;
+// `reached[g]`: the groups with a path into g (transitively). Group ids are resolved through
+// `merged_into` (union-find) before every comparison.
 std::map<const ir::Node*, Group> group_nodes(const ir::Graph& graph,
                                              const std::set<const ir::Node*>& claimed) {
   std::map<const ir::Node*, Group> group;
   std::map<const ir::Node*, std::set<Group>> reach;
-  Group next = 0;
+  std::vector<Group> merged_into;
+  std::map<Group, std::set<Group>> reached;
+  auto find = [&](Group g) {
+    while (merged_into[static_cast<size_t>(g)] != g) g = merged_into[static_cast<size_t>(g)];
+    return g;
+  };
+  auto resolved = [&](const std::set<Group>& groups) {
+    std::set<Group> r;
+    for (Group g : groups) r.insert(find(g));
+    return r;
+  };
   for (const ir::Node* node : graph.nodes()) {
     std::set<Group> incoming;  // groups reaching node's inputs from outside
     for (const ir::Node* input : node->inputs()) {
       const auto& r = reach[input];
       incoming.insert(r.begin(), r.end());
     }
+    incoming = resolved(incoming);
+    // Every group with a path into node: through outside nodes (incoming) or directly.
+    std::set<Group> feeding = incoming;
+    for (const ir::Node* input : node->inputs()) {
+      auto it = group.find(input);
+      if (it != group.end()) feeding.insert(find(it->second));
+    }
+    // Node may join `cand` unless that closes a cycle between groups: a path from cand leaves
+    // it and reaches a group that feeds node.
+    auto can_join = [&](Group cand) {
+      if (incoming.count(cand) != 0) return false;
+      for (Group h : feeding) {
+        if (h != cand && resolved(reached[h]).count(cand) != 0) return false;
+      }
+      return true;
+    };
     Group g = kNone;
     if (claimed.count(node) != 0) {
       for (const ir::Node* input : node->inputs()) {
         auto it = group.find(input);
-        if (it != group.end() && incoming.count(it->second) == 0) {
-          g = it->second;
+        if (it != group.end() && can_join(find(it->second))) {
+          g = find(it->second);
           break;
         }
       }
-      if (g == kNone) g = next++;
+      if (g == kNone) {
+        g = static_cast<Group>(merged_into.size());
+        merged_into.push_back(g);
+      } else {
+        for (const ir::Node* input : node->inputs()) {
+          auto it = group.find(input);
+          if (it == group.end()) continue;
+          const Group other = find(it->second);
+          if (other == g || incoming.count(other) != 0) continue;
+          const std::set<Group> into_g = resolved(reached[g]);
+          const std::set<Group> into_other = resolved(reached[other]);
+          if (into_g.count(other) != 0 || into_other.count(g) != 0) continue;
+          merged_into[static_cast<size_t>(other)] = g;
+          reached[g].insert(into_other.begin(), into_other.end());
+        }
+      }
       group[node] = g;
+      for (Group h : feeding) {
+        if (find(h) != g) reached[g].insert(find(h));
+      }
     }
     std::set<Group>& mine = reach[node];
     mine = incoming;
     for (const ir::Node* input : node->inputs()) {
       auto it = group.find(input);
-      if (it != group.end() && it->second != g) mine.insert(it->second);
+      if (it != group.end() && find(it->second) != g) mine.insert(find(it->second));
     }
   }
+  for (auto& [node, g] : group) g = find(g);
   return group;
 }
 

@@ -380,6 +380,24 @@ TEST_F(CpuBackend, SoftmaxStridedCopiesScalarAndMathOps) {
   EXPECT_EQ(expect_same(build, {{3, 5, 7}}), 1u);
 }
 
+// Independent claimed branches merge into one delegate (covered above), but not when a path leads
+// from one to the other through an op the backend does not run: a = relu(x) reaches
+// b2 = tanh(x) + sin(a) through sin, so c = a + tanh(x) must not merge the two groups.
+TEST_F(CpuBackend, BranchesMergeOnlyWhenTheResultStaysConvex) {
+  auto build = [] {
+    builder::GraphBuilder b("branches");
+    Value x = b.input("x", DType::Float, {2, 3, 5});
+    Value a = b.call("aten::relu", {x});
+    Value s = b.call("aten::sin", {a});
+    Value b1 = b.call("aten::tanh", {x});
+    Value b2 = b.call("aten::add.Tensor", {b1, s});
+    Value c = b.call("aten::add.Tensor", {a, b1});
+    b.output({b.call("aten::mul.Tensor", {c, b2})});
+    return b.build();
+  };
+  EXPECT_EQ(expect_same(build, {{2, 3, 5}}), 2u);
+}
+
 TEST_F(CpuBackend, PartitionerLeavesOtherDtypesAndDynamicShapesAlone) {
   builder::GraphBuilder b("ints");
   Value x = b.input("x", DType::Long, {4});
