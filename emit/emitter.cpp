@@ -110,6 +110,15 @@ EmittedProgram emit_program(const std::map<std::string, ir::ExportedProgram>& me
     }
   }
   for (const auto& [key, blob] : tables.named_data) {
+    if (config.external_constants) {
+      // Backends' named data (e.g. weights a delegate packs at init) goes to the .ptd with the
+      // tensors, so that the .pte holds no weights; the runtime serves both through one map.
+      const ir::TensorSpec bytes(DType::Byte,
+                                 std::vector<int64_t>{static_cast<int64_t>(blob->size())});
+      PTEC_ENFORCE(tables.external_tensors.emplace(key, ir::TensorData{bytes, blob}).second,
+                   InvalidProgram, "named data key '{}' is also a tensor's name", key);
+      continue;
+    }
     auto named = std::make_unique<fb::NamedDataT>();
     named->key = key;
     named->segment_index = append_segment(blob);

@@ -119,8 +119,13 @@ class Lowering {
     if (is_constant(program_, *node)) {
       const ir::TensorData* data = program_.constant_for_placeholder(node->name());
       const ir::BufferPtr& bytes = data->data;
+      // The tensor's name (for errors a user can act on) and a hash of its bytes (identical
+      // weights of several methods share one entry).
+      const ir::InputSpec* spec = program_.signature().find_input(node->name());
+      const std::string name =
+          spec != nullptr && !spec->target.empty() ? spec->target : node->name();
       const std::string key =
-          fmt::format("ptec_cpu/{:016x}_{}", fnv1a(bytes->data(), bytes->size()), bytes->size());
+          fmt::format("ptec_cpu/{}/{:016x}", name, fnv1a(bytes->data(), bytes->size()));
       result_.named_data[key] = bytes;  // shared, not copied
       id = new_tensor(data->spec, key);
     } else if (node->is_op("getitem")) {
