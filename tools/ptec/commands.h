@@ -12,7 +12,7 @@ namespace ptec::cli {
 struct ExportArgs {
   std::string model;
   std::string output;
-  std::string recipe = "portable";
+  std::string recipe = "cpu_fp32";
   /// --method NAME=MODEL.onnx, repeatable (several methods in one program).
   std::vector<std::string> methods;
   /// --constant NAME=VALUE, repeatable (constant methods: int, double, bool or string).
@@ -33,6 +33,8 @@ struct RunArgs {
   std::string outputs_dir;
   std::string data_path;
   int iterations = 1;
+  /// --threads N: threads for kernels and delegates (0: one per core).
+  int threads = 0;
   bool json = false;
   /// --etdump FILE: record the runtime's events (ETDump, FORMAT.md §6) and write them here.
   std::string etdump_path;

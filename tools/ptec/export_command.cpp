@@ -1,4 +1,5 @@
-// `ptec export`: ONNX → ATEN program → to_edge → memory plan + emit → .pte (atomic write).
+// `ptec export`: ONNX → ATEN program → to_edge (+ the recipe's backends) → memory plan + emit →
+// .pte (atomic write).
 
 #include <chrono>
 #include <cstdio>
@@ -12,8 +13,10 @@
 #include "ir/exception.h"
 #include "program/edge_program_manager.h"
 #include "program/to_edge.h"
+#include "program/to_edge_transform_and_lower.h"
 #include "tools/ptec/commands.h"
 #include "tools/ptec/dynamic_dims.h"
+#include "tools/ptec/recipes.h"
 
 namespace ptec::cli {
 
@@ -47,7 +50,9 @@ int run_export(const ExportArgs& args) {
   if (!records.empty()) constant_methods.emplace(kDynamicDimsMethod, encode_dynamic_dims(records));
   auto lowered = imported;
   emit::ProgramSummary summary;
-  if (args.etrecord_path.empty()) {
+  const program::PartitionerList partitioners = recipe_partitioners(args.recipe);
+  if (args.etrecord_path.empty() && partitioners.empty()) {
+    // Portable: the streaming path (no program manager).
     ir::ExportedProgram edge = program::to_edge(aten);
     lowered = Clock::now();
     std::map<std::string, ir::ExportedProgram> methods;
@@ -55,13 +60,15 @@ int run_export(const ExportArgs& args) {
     summary = emit::summarize(
         emit::export_pte(methods, emit::EmitConfig{}, args.output, constant_methods));
   } else {
-    // The export API records the ETRecord (generate_etrecord).
-    program::ToEdgeOptions edge_options;
+    // The export API: lowering to the recipe's backends, and the ETRecord (generate_etrecord).
+    program::TransformAndLowerOptions edge_options;
+    edge_options.partitioners = partitioners;
     edge_options.constant_methods = constant_methods;
-    edge_options.generate_etrecord = true;
+    edge_options.generate_etrecord = !args.etrecord_path.empty();
     std::map<std::string, ir::ExportedProgram> programs;
     programs.emplace("forward", std::move(aten));
-    const program::EdgeProgramManager edge = program::to_edge(programs, edge_options);
+    const program::EdgeProgramManager edge =
+        program::to_edge_transform_and_lower(programs, edge_options);
     lowered = Clock::now();
     const program::ExecutorchProgramManager et = edge.to_executorch();
     write_program_and_etrecord(et, args.output, args.etrecord_path);

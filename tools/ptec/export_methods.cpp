@@ -1,7 +1,8 @@
 // `ptec export` with several methods, constant methods or external data: each
 // `--method NAME=MODEL.onnx` is imported as method NAME, `--constant NAME=VALUE` adds a constant
 // method, and `--external-data` puts the weights in a .ptd beside the .pte. Goes through the
-// export API: to_edge(methods, {constant_methods}) → to_executorch → write_to_file.
+// export API: to_edge_transform_and_lower(methods, {recipe's partitioners, constant_methods})
+// → to_executorch → write_to_file.
 
 #include <chrono>
 #include <cstdio>
@@ -13,7 +14,9 @@
 #include "frontends/onnx/onnx_importer.h"
 #include "ir/exception.h"
 #include "program/edge_program_manager.h"
+#include "program/to_edge_transform_and_lower.h"
 #include "tools/ptec/commands.h"
+#include "tools/ptec/recipes.h"
 
 namespace ptec::cli {
 namespace {
@@ -90,7 +93,8 @@ int run_export_methods(const ExportArgs& args) {
     PTEC_ENFORCE(fs::exists(path), NotFound, "{}: no such file (method '{}')", path, name);
     programs.emplace(name, onnx_import::import_onnx(path));
   }
-  program::ToEdgeOptions options;
+  program::TransformAndLowerOptions options;
+  options.partitioners = recipe_partitioners(args.recipe);
   options.generate_etrecord = !args.etrecord_path.empty();
   for (const std::string& c : args.constants) {
     auto [name, value] = split_assignment(c, "--constant");
@@ -101,7 +105,7 @@ int run_export_methods(const ExportArgs& args) {
   program::ExecutorchBackendConfig config;
   config.external_constants = args.external_data;
   const program::ExecutorchProgramManager et =
-      program::to_edge(programs, options).to_executorch(config);
+      program::to_edge_transform_and_lower(programs, options).to_executorch(config);
   write_program_and_etrecord(et, args.output, args.etrecord_path);
   const auto written = Clock::now();
 

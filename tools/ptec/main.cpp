@@ -7,6 +7,7 @@
 
 #include "ir/exception.h"
 #include "tools/ptec/commands.h"
+#include "tools/ptec/recipes.h"
 
 int main(int argc, char** argv) {
   CLI::App app{"ptec: export models to ExecuTorch .pte programs and run them"};
@@ -17,8 +18,11 @@ int main(int argc, char** argv) {
   CLI::App* export_cmd = app.add_subcommand("export", "Export an ONNX model to a .pte program");
   export_cmd->add_option("model", export_args.model, "ONNX model (.onnx), method forward");
   export_cmd->add_option("-o,--output", export_args.output, "Output .pte path")->required();
-  export_cmd->add_option("--recipe", export_args.recipe, "Export recipe")
-      ->check(CLI::IsMember({"portable"}))
+  export_cmd
+      ->add_option("--recipe", export_args.recipe,
+                   "Export recipe: cpu_fp32 (PtecCpuBackend + optimized kernels) or "
+                   "portable (reference kernels only)")
+      ->check(CLI::IsMember(ptec::cli::recipe_names()))
       ->capture_default_str();
   export_cmd->add_flag("--json", export_args.json, "Print a JSON summary");
   export_cmd->add_option("--method", export_args.methods,
@@ -46,6 +50,10 @@ int main(int argc, char** argv) {
   run_cmd->add_option("--iterations", run_args.iterations, "Number of timed runs")
       ->check(CLI::PositiveNumber)
       ->capture_default_str();
+  run_cmd
+      ->add_option("--threads", run_args.threads,
+                   "Threads for kernels and delegates (default: one per core)")
+      ->check(CLI::NonNegativeNumber);
   run_cmd->add_flag("--json", run_args.json, "Print one JSON object");
   run_cmd->add_option("--etdump", run_args.etdump_path,
                       "Write the runtime's profiling events (ETDump, .etdp) to this file");

@@ -10,10 +10,12 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "backends/cpu/runtime/cpu_backend_runtime.h"
 #include "devtools/etdump/etdump_gen.h"
 #include "emit/atomic_file.h"
 #include "ir/exception.h"
-#include "kernels/portable/register.h"
+#include "kernels/optimized/ops/register.h"
+#include "kernels/optimized/threadpool.h"
 #include "kernels/prim_ops/prim_ops.h"
 #include "kernels/quantized/register.h"
 #include "runtime/extension/module.h"
@@ -173,7 +175,11 @@ nlohmann::ordered_json write_etdump(const devtools::ETDumpGen& gen, const RunArg
 int run_run(const RunArgs& args) {
   using Clock = std::chrono::steady_clock;
   RuntimeErrorCapture errors;
-  errors.check(kernels::register_portable_kernels(), "registering the portable kernels");
+  // The optimized kernels (with the portable ones for every other operator) and the CPU
+  // backend, on the threads --threads asks for.
+  errors.check(kernels::register_optimized_kernels(), "registering the kernels");
+  errors.check(backends::cpu::register_cpu_backend_runtime(), "registering PtecCpuBackend");
+  set_num_threads(args.threads);
   errors.check(kernels::register_quantized_kernels(), "registering the quantized kernels");
   errors.check(kernels::register_prim_ops(), "registering the prim ops");
 
@@ -277,6 +283,7 @@ int run_run(const RunArgs& args) {
     for (const EValue& v : outputs) outs.push_back(describe_output(v));
     j["outputs"] = outs;
     j["iterations"] = args.iterations;
+    j["threads"] = num_threads();
     j["latency_ms"] = {{"min", sorted.front()}, {"median", median}, {"max", sorted.back()}};
     if (!etdump_summary.is_null()) j["etdump"] = etdump_summary;
     std::printf("%s\n", j.dump(2).c_str());
