@@ -1,0 +1,374 @@
+#include "devtools/inspector/inspector.h"
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <cmath>
+#include <set>
+#include <tuple>
+#include <utility>
+
+#include "ir/exception.h"
+
+namespace ptec::devtools {
+
+namespace {
+
+constexpr double kNsPerMs = 1e6;
+
+double percentile(const std::vector<double>& sorted, double q) {
+  if (sorted.empty()) return 0;
+  const double pos = q * static_cast<double>(sorted.size() - 1);
+  const size_t lo = static_cast<size_t>(std::floor(pos));
+  const size_t hi = std::min(lo + 1, sorted.size() - 1);
+  const double frac = pos - static_cast<double>(lo);
+  return sorted[lo] + (sorted[hi] - sorted[lo]) * frac;
+}
+
+EventKind kind_of(const ProfileEvent& ev) {
+  if (ev.is_delegate_event()) return EventKind::Delegate;
+  if (ev.name == "DELEGATE_CALL") return EventKind::DelegateCall;
+  if (ev.name.rfind("native_call_", 0) == 0 && ev.instruction_id >= 0) return EventKind::Kernel;
+  return EventKind::Other;
+}
+
+// Identity of an event inside a run block; `occurrence` tells repeated events apart (an
+// instruction run more than once in a block, e.g. in a loop).
+using EventKey = std::tuple<std::string, int32_t, int32_t, int32_t, std::string, size_t>;
+
+std::string join(const std::vector<std::string>& parts, const char* sep) {
+  std::string out;
+  for (size_t i = 0; i < parts.size(); ++i) {
+    if (i > 0) out += sep;
+    out += parts[i];
+  }
+  return out;
+}
+
+std::string format_ms(double v) { return fmt::format("{:.6f}", v); }
+
+}  // namespace
+
+PerfStats compute_stats(const std::vector<double>& samples) {
+  PerfStats s;
+  if (samples.empty()) return s;
+  std::vector<double> sorted = samples;
+  std::sort(sorted.begin(), sorted.end());
+  s.p10 = percentile(sorted, 0.10);
+  s.p50 = percentile(sorted, 0.50);
+  s.p90 = percentile(sorted, 0.90);
+  double sum = 0;
+  for (double v : sorted) sum += v;
+  s.avg = sum / static_cast<double>(sorted.size());
+  s.min = sorted.front();
+  s.max = sorted.back();
+  return s;
+}
+
+const char* to_string(EventKind kind) {
+  switch (kind) {
+    case EventKind::Kernel: return "kernel";
+    case EventKind::DelegateCall: return "delegate_call";
+    case EventKind::Delegate: return "delegate";
+    case EventKind::Other: return "other";
+  }
+  return "other";
+}
+
+std::string InspectorEvent::op_type_key() const { return join(op_types, "+"); }
+
+double MappingCoverage::op_type_fraction() const {
+  return runtime_events == 0
+             ? 0.0
+             : static_cast<double>(with_op_type) / static_cast<double>(runtime_events);
+}
+double MappingCoverage::source_fraction() const {
+  return runtime_events == 0
+             ? 0.0
+             : static_cast<double>(with_source) / static_cast<double>(runtime_events);
+}
+
+Inspector::Inspector(ETRecord record, ETDump etdump, std::vector<uint8_t> debug_buffer)
+    : record_(std::move(record)),
+      etdump_(std::move(etdump)),
+      debug_buffer_(std::move(debug_buffer)) {
+  if (!record_.has_executorch_maps()) {
+    raise(Error::InvalidArgument,
+          "inspector: the ETRecord has no instruction maps (it was recorded before "
+          "to_executorch)");
+  }
+  build();
+}
+
+Inspector Inspector::load(const std::string& etrecord_path, const std::string& etdump_path,
+                          const std::string& debug_buffer_path) {
+  ETRecord record = ETRecord::load(etrecord_path);
+  ETDump dump = ETDump::load(etdump_path);
+  std::vector<uint8_t> buffer;
+  if (!debug_buffer_path.empty()) buffer = read_binary_file(debug_buffer_path);
+  return Inspector(std::move(record), std::move(dump), std::move(buffer));
+}
+
+void Inspector::build() {
+  // Methods the record knows (their maps).
+  std::set<std::string> known;
+  for (const auto& [m, _] : record_.debug_handle_map()) known.insert(m);
+  std::string default_method = "forward";
+  if (known.size() == 1) default_method = *known.begin();
+
+  std::map<std::string, std::map<int64_t, RecordedNode>> node_indexes;
+  auto nodes_of = [&](const std::string& method) -> const std::map<int64_t, RecordedNode>& {
+    auto it = node_indexes.find(method);
+    if (it == node_indexes.end()) {
+      std::map<int64_t, RecordedNode> index;
+      if (record_.graphs_available() && record_.edge_programs().count(method) != 0)
+        index = record_.node_index(method);
+      it = node_indexes.emplace(method, std::move(index)).first;
+    }
+    return it->second;
+  };
+
+  // (method, block name) → block index; per block: event key → event index.
+  std::map<std::pair<std::string, std::string>, size_t> block_index;
+  std::vector<std::map<EventKey, size_t>> event_index;
+
+  for (const RunData& run : etdump_.run_data) {
+    const std::string method = run.method_name.empty() ? default_method : run.method_name;
+    if (known.count(method) == 0) {
+      raise(Error::InvalidArgument,
+            "inspector: the ETDump has events of method '{}', which the ETRecord does not "
+            "record (methods: {})",
+            method, join(std::vector<std::string>(known.begin(), known.end()), ", "));
+    }
+    const auto bkey = std::make_pair(method, run.name);
+    auto bit = block_index.find(bkey);
+    if (bit == block_index.end()) {
+      bit = block_index.emplace(bkey, blocks_.size()).first;
+      blocks_.push_back(EventBlock{method, run.name, 0, {}});
+      event_index.emplace_back();
+    }
+    EventBlock& block = blocks_[bit->second];
+    std::map<EventKey, size_t>& index = event_index[bit->second];
+    ++block.runs;
+
+    const MethodDebugHandleMap& handles_map = record_.debug_handle_map(method);
+    const auto dm_it = record_.delegate_map().find(method);
+    const std::map<int64_t, RecordedNode>& nodes = nodes_of(method);
+
+    std::map<std::tuple<std::string, int32_t, int32_t, int32_t, std::string>, size_t> seen;
+    for (const ETDumpEvent& e : run.events) {
+      const ProfileEvent* ev = e.profile();
+      if (ev == nullptr) continue;
+      // OPERATOR_CALL wraps the kernel's own native_call_ event: the same instruction twice.
+      if (ev->name == "OPERATOR_CALL") continue;
+      const auto base = std::make_tuple(ev->name, ev->chain_index, ev->instruction_id,
+                                        ev->delegate_debug_id_int, ev->delegate_debug_id_str);
+      const size_t occurrence = seen[base]++;
+      const EventKey key = std::tuple_cat(base, std::make_tuple(occurrence));
+      auto it = index.find(key);
+      if (it == index.end()) {
+        InspectorEvent ie;
+        ie.name = ev->name;
+        ie.kind = kind_of(*ev);
+        ie.chain_index = ev->chain_index;
+        ie.instruction_id = ev->instruction_id;
+        ie.delegate_debug_id = ev->delegate_debug_id_int;
+        ie.delegate_debug_id_str = ev->delegate_debug_id_str;
+        if (ie.kind == EventKind::Kernel || ie.kind == EventKind::DelegateCall) {
+          auto h = handles_map.find(ev->instruction_id);
+          if (h != handles_map.end()) ie.debug_handles = h->second;
+        }
+        if ((ie.kind == EventKind::Delegate || ie.kind == EventKind::DelegateCall) &&
+            dm_it != record_.delegate_map().end()) {
+          auto d = dm_it->second.find(ev->instruction_id);
+          if (d != dm_it->second.end()) {
+            ie.delegate_backend = d->second.name;
+            if (ie.kind == EventKind::Delegate && ev->delegate_debug_id_int != -1) {
+              auto dd = d->second.delegate_map.find(ev->delegate_debug_id_int);
+              if (dd != d->second.delegate_map.end()) ie.debug_handles = dd->second;
+            }
+          }
+        }
+        for (int64_t handle : ie.debug_handles) {
+          auto n = nodes.find(handle);
+          if (n == nodes.end()) continue;
+          ie.nodes.push_back(n->second);
+          if (!n->second.op.empty() &&
+              std::find(ie.op_types.begin(), ie.op_types.end(), n->second.op) == ie.op_types.end())
+            ie.op_types.push_back(n->second.op);
+          if (!n->second.source.empty() &&
+              std::find(ie.source_locations.begin(), ie.source_locations.end(), n->second.source) ==
+                  ie.source_locations.end())
+            ie.source_locations.push_back(n->second.source);
+        }
+        it = index.emplace(key, block.events.size()).first;
+        block.events.push_back(std::move(ie));
+      }
+      const uint64_t dur = ev->end_time >= ev->start_time ? ev->end_time - ev->start_time : 0;
+      block.events[it->second].samples.push_back(static_cast<double>(dur) / kNsPerMs);
+    }
+  }
+  for (EventBlock& block : blocks_)
+    for (InspectorEvent& ev : block.events) ev.stats = compute_stats(ev.samples);
+}
+
+std::vector<std::string> Inspector::methods() const {
+  std::vector<std::string> out;
+  for (const EventBlock& b : blocks_)
+    if (std::find(out.begin(), out.end(), b.method) == out.end()) out.push_back(b.method);
+  return out;
+}
+
+std::vector<OperatorTotal> Inspector::operator_totals() const {
+  std::vector<OperatorTotal> out;
+  for (const std::string& method : methods()) {
+    std::map<std::string, OperatorTotal> by_type;
+    for (const EventBlock& b : blocks_) {
+      if (b.method != method || b.name != "Execute") continue;
+      for (const InspectorEvent& ev : b.events) {
+        if (ev.kind != EventKind::Kernel && ev.kind != EventKind::Delegate) continue;
+        std::string type = ev.op_type_key();
+        if (type.empty()) type = "<unmapped>";
+        OperatorTotal& t = by_type[type];
+        t.method = method;
+        t.op_type = type;
+        ++t.events;
+        t.avg_ms_per_run += ev.stats.avg;
+        for (double s : ev.samples) t.total_ms += s;
+      }
+    }
+    std::vector<OperatorTotal> totals;
+    for (auto& [_, t] : by_type) totals.push_back(t);
+    std::stable_sort(totals.begin(), totals.end(), [](const auto& a, const auto& b) {
+      return a.avg_ms_per_run > b.avg_ms_per_run;
+    });
+    out.insert(out.end(), totals.begin(), totals.end());
+  }
+  return out;
+}
+
+MappingCoverage Inspector::coverage() const {
+  MappingCoverage c;
+  for (const EventBlock& b : blocks_) {
+    if (b.name != "Execute") continue;
+    for (const InspectorEvent& ev : b.events) {
+      if (!ev.is_runtime_event()) continue;
+      ++c.runtime_events;
+      if (!ev.op_types.empty()) ++c.with_op_type;
+      if (!ev.source_locations.empty()) ++c.with_source;
+    }
+  }
+  return c;
+}
+
+nlohmann::json Inspector::to_json() const {
+  using nlohmann::json;
+  json blocks = json::array();
+  for (const EventBlock& b : blocks_) {
+    json events = json::array();
+    for (const InspectorEvent& ev : b.events) {
+      json nodes = json::array();
+      for (const RecordedNode& n : ev.nodes)
+        nodes.push_back({{"name", n.name},
+                         {"op", n.op},
+                         {"source", n.source},
+                         {"debug_handle", n.debug_handle}});
+      json e = {{"name", ev.name},
+                {"kind", to_string(ev.kind)},
+                {"chain_index", ev.chain_index},
+                {"instruction_id", ev.instruction_id},
+                {"debug_handles", ev.debug_handles},
+                {"op_types", ev.op_types},
+                {"source_locations", ev.source_locations},
+                {"nodes", nodes},
+                {"raw_ms", ev.samples},
+                {"p10_ms", ev.stats.p10},
+                {"p50_ms", ev.stats.p50},
+                {"p90_ms", ev.stats.p90},
+                {"avg_ms", ev.stats.avg},
+                {"min_ms", ev.stats.min},
+                {"max_ms", ev.stats.max}};
+      if (ev.delegate_debug_id != -1) e["delegate_debug_id"] = ev.delegate_debug_id;
+      if (!ev.delegate_debug_id_str.empty()) e["delegate_debug_id_str"] = ev.delegate_debug_id_str;
+      if (!ev.delegate_backend.empty()) e["delegate_backend"] = ev.delegate_backend;
+      events.push_back(std::move(e));
+    }
+    blocks.push_back(
+        {{"method", b.method}, {"name", b.name}, {"runs", b.runs}, {"events", std::move(events)}});
+  }
+  json totals = json::array();
+  for (const OperatorTotal& t : operator_totals())
+    totals.push_back({{"method", t.method},
+                      {"op_type", t.op_type},
+                      {"events", t.events},
+                      {"avg_ms_per_run", t.avg_ms_per_run},
+                      {"total_ms", t.total_ms}});
+  const MappingCoverage c = coverage();
+  return {{"methods", methods()},
+          {"event_blocks", std::move(blocks)},
+          {"operator_totals", std::move(totals)},
+          {"coverage",
+           {{"runtime_events", c.runtime_events},
+            {"with_op_type", c.with_op_type},
+            {"with_source", c.with_source},
+            {"op_type_fraction", c.op_type_fraction()},
+            {"source_fraction", c.source_fraction()}}}};
+}
+
+std::string Inspector::to_tsv() const {
+  std::string out =
+      "method\tblock\tevent\tkind\tchain\tinstruction_id\tdelegate_debug_id\tdelegate_backend\t"
+      "debug_handles\top_types\tsource_locations\truns\tp10_ms\tp50_ms\tp90_ms\tavg_ms\tmin_ms\t"
+      "max_ms\traw_ms\n";
+  for (const EventBlock& b : blocks_) {
+    for (const InspectorEvent& ev : b.events) {
+      std::vector<std::string> handles;
+      for (int64_t h : ev.debug_handles) handles.push_back(std::to_string(h));
+      std::vector<std::string> raw;
+      for (double s : ev.samples) raw.push_back(format_ms(s));
+      const std::string ddid = ev.delegate_debug_id != -1 ? std::to_string(ev.delegate_debug_id)
+                                                          : ev.delegate_debug_id_str;
+      out += fmt::format(
+          "{}\t{}\t{}\t{}\t{}\t{}\t{}\t{}\t{}\t{}\t{}\t{}\t{}\t{}\t{}\t{}\t{}\t{}\t{}\n", b.method,
+          b.name, ev.name, to_string(ev.kind), ev.chain_index, ev.instruction_id, ddid,
+          ev.delegate_backend, join(handles, ","), join(ev.op_types, ","),
+          join(ev.source_locations, ","), ev.samples.size(), format_ms(ev.stats.p10),
+          format_ms(ev.stats.p50), format_ms(ev.stats.p90), format_ms(ev.stats.avg),
+          format_ms(ev.stats.min), format_ms(ev.stats.max), join(raw, ","));
+    }
+  }
+  return out;
+}
+
+std::string Inspector::to_text() const {
+  std::string out;
+  for (const EventBlock& b : blocks_) {
+    out += fmt::format("== method '{}', block '{}' ({} run{}) ==\n", b.method, b.name, b.runs,
+                       b.runs == 1 ? "" : "s");
+    out += fmt::format("{:<36} {:>5} {:>10} {:>10} {:>10}  {}\n", "event", "instr", "p50_ms",
+                       "avg_ms", "max_ms", "op types / source");
+    for (const InspectorEvent& ev : b.events) {
+      std::string where = join(ev.op_types, "+");
+      if (!ev.source_locations.empty()) where += "  " + join(ev.source_locations, ",");
+      if (!ev.delegate_backend.empty()) where += "  [" + ev.delegate_backend + "]";
+      std::string name = ev.name;
+      if (ev.delegate_debug_id != -1)
+        name = fmt::format("  delegate node {}", ev.delegate_debug_id);
+      out += fmt::format("{:<36} {:>5} {:>10.4f} {:>10.4f} {:>10.4f}  {}\n", name,
+                         ev.instruction_id, ev.stats.p50, ev.stats.avg, ev.stats.max, where);
+    }
+  }
+  out += "== time per operator type ==\n";
+  for (const OperatorTotal& t : operator_totals())
+    out += fmt::format("{:<12} {:<48} {:>4} events {:>10.4f} ms/run\n", t.method, t.op_type,
+                       t.events, t.avg_ms_per_run);
+  const MappingCoverage c = coverage();
+  out += fmt::format(
+      "mapped: {}/{} runtime events to op types ({:.1f}%), {}/{} to source nodes ({:.1f}%)\n",
+      c.with_op_type, c.runtime_events, 100 * c.op_type_fraction(), c.with_source, c.runtime_events,
+      100 * c.source_fraction());
+  return out;
+}
+
+}  // namespace ptec::devtools

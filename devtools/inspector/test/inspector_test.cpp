@@ -1,0 +1,287 @@
+// The Inspector on a synthetic ETDump joined with an ETRecord built in memory: events joined
+// across run blocks with their statistics, op types and source (ONNX) node names through
+// debug_handle_map for kernels and delegate_map for delegate nodes, the delegate's backend,
+// every method, totals per op type, the mapped fraction, JSON / TSV output and errors.
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+
+#include "devtools/inspector/inspector.h"
+#include "ir/exception.h"
+#include "tests/delegate/test_models.h"
+
+namespace ptec::devtools {
+namespace {
+
+using ::testing::ElementsAre;
+using ::testing::HasSubstr;
+
+// two_mul_program with ONNX-style source names on its calls; `handles` gets name → handle.
+ProgramPtr program_with_sources(std::map<std::string, int64_t>& handles) {
+  ir::ExportedProgram p = test::two_mul_program();
+  for (ir::Node* node : p.graph().nodes()) {
+    if (node->is_call()) node->meta().source = "/" + node->name() + "/Op";
+    handles[node->name()] = node->debug_handle();
+  }
+  return snapshot(p);
+}
+
+// forward: instruction 0 = kernel mul (a), 1 = delegate "TestBackend" over r and c (its nodes 0
+// and 1), 2 = kernel add (d). second: instruction 0 = kernel add (d).
+ETRecord make_record() {
+  std::map<std::string, int64_t> h;
+  ETRecord record;
+  record.set_edge_program("forward", program_with_sources(h));
+  record.set_edge_program("second", program_with_sources(h));
+  std::map<std::string, MethodDebugHandleMap> dhm = {
+      {"forward", {{0, {h["a"]}}, {1, {h["r"], h["c"]}}, {2, {h["d"]}}}},
+      {"second", {{0, {h["d"]}}}}};
+  std::map<std::string, MethodDelegateMap> dm = {
+      {"forward", {{1, DelegateCallInfo{"TestBackend", {{0, {h["r"]}}, {1, {h["c"]}}}}}}},
+      {"second", {}}};
+  std::map<std::string, MethodNumOutsMap> outs = {{"forward", {{1, 1}}}, {"second", {}}};
+  record.set_executorch_maps(dhm, dm, outs);
+  return record;
+}
+
+ETDumpEvent profile(const std::string& name, int32_t instruction, uint64_t duration_ns,
+                    int32_t delegate_id = -1) {
+  ProfileEvent ev;
+  ev.name = name;
+  ev.instruction_id = instruction;
+  ev.delegate_debug_id_int = delegate_id;
+  ev.start_time = 1000;
+  ev.end_time = 1000 + duration_ns;
+  return ETDumpEvent{ev};
+}
+
+constexpr uint64_t kMs = 1000000;
+
+// One "Default" block and `runs` "Execute" blocks of forward (run r: the mul kernel takes r+1
+// ms, delegate node 1 takes 10*(r+1) ms), then one "Execute" block of second.
+ETDump make_dump(int runs, int32_t extra_instruction = -1) {
+  ETDump dump;
+  RunData load;
+  load.name = "Default";
+  load.method_name = "forward";
+  load.events.push_back(profile("Method::init", -1, 5 * kMs));
+  dump.run_data.push_back(load);
+  for (int r = 0; r < runs; ++r) {
+    RunData run;
+    run.name = "Execute";
+    run.method_name = "forward";
+    const uint64_t k = static_cast<uint64_t>(r + 1);
+    run.events.push_back(profile("Method::execute", -1, 100 * kMs));
+    run.events.push_back(profile("OPERATOR_CALL", 0, k * kMs));
+    run.events.push_back(profile("native_call_mul.Tensor", 0, k * kMs));
+    run.events.push_back(profile("DELEGATE_CALL", 1, 30 * k * kMs));
+    run.events.push_back(profile("", 1, 2 * kMs, 0));
+    run.events.push_back(profile("", 1, 10 * k * kMs, 1));
+    run.events.push_back(profile("OPERATOR_CALL", 2, 3 * kMs));
+    run.events.push_back(profile("native_call_add.Tensor", 2, 3 * kMs));
+    if (extra_instruction >= 0)
+      run.events.push_back(profile("native_call_mystery.out", extra_instruction, kMs));
+    dump.run_data.push_back(run);
+  }
+  RunData second;
+  second.name = "Execute";
+  second.method_name = "second";
+  second.events.push_back(profile("native_call_add.Tensor", 0, 7 * kMs));
+  dump.run_data.push_back(second);
+  return dump;
+}
+
+const InspectorEvent& find_event(const EventBlock& block, const std::string& name,
+                                 int32_t delegate_id = -1) {
+  for (const InspectorEvent& ev : block.events)
+    if (ev.name == name && ev.delegate_debug_id == delegate_id) return ev;
+  throw std::runtime_error("no event " + name);
+}
+
+TEST(InspectorStats, PercentilesInterpolateLinearly) {
+  const PerfStats s = compute_stats({5, 1, 4, 2, 3});
+  EXPECT_DOUBLE_EQ(s.p10, 1.4);
+  EXPECT_DOUBLE_EQ(s.p50, 3.0);
+  EXPECT_DOUBLE_EQ(s.p90, 4.6);
+  EXPECT_DOUBLE_EQ(s.avg, 3.0);
+  EXPECT_DOUBLE_EQ(s.min, 1.0);
+  EXPECT_DOUBLE_EQ(s.max, 5.0);
+  EXPECT_EQ(compute_stats({}), PerfStats{});
+  EXPECT_DOUBLE_EQ(compute_stats({7}).p90, 7.0);
+}
+
+TEST(Inspector, JoinsRunBlocksPerMethodWithSamplesAndStats) {
+  const Inspector inspector(make_record(), make_dump(5));
+  const auto& blocks = inspector.event_blocks();
+  ASSERT_EQ(blocks.size(), 3u);
+  EXPECT_EQ(blocks[0].method, "forward");
+  EXPECT_EQ(blocks[0].name, "Default");
+  EXPECT_EQ(blocks[0].runs, 1u);
+  EXPECT_EQ(blocks[1].method, "forward");
+  EXPECT_EQ(blocks[1].name, "Execute");
+  EXPECT_EQ(blocks[1].runs, 5u);
+  EXPECT_EQ(blocks[2].method, "second");
+  EXPECT_EQ(blocks[2].runs, 1u);
+  EXPECT_THAT(inspector.methods(), ElementsAre("forward", "second"));
+
+  // OPERATOR_CALL duplicates the kernel's own event: not listed.
+  for (const InspectorEvent& ev : blocks[1].events) EXPECT_NE(ev.name, "OPERATOR_CALL");
+  ASSERT_EQ(blocks[1].events.size(), 6u);
+
+  const InspectorEvent& mul = find_event(blocks[1], "native_call_mul.Tensor");
+  EXPECT_EQ(mul.kind, EventKind::Kernel);
+  EXPECT_THAT(mul.samples, ElementsAre(1, 2, 3, 4, 5));
+  EXPECT_DOUBLE_EQ(mul.stats.p10, 1.4);
+  EXPECT_DOUBLE_EQ(mul.stats.p50, 3.0);
+  EXPECT_DOUBLE_EQ(mul.stats.p90, 4.6);
+  EXPECT_DOUBLE_EQ(mul.stats.avg, 3.0);
+  EXPECT_DOUBLE_EQ(mul.stats.min, 1.0);
+  EXPECT_DOUBLE_EQ(mul.stats.max, 5.0);
+}
+
+TEST(Inspector, MapsKernelAndDelegateEventsToOpTypesSourcesAndBackend) {
+  const Inspector inspector(make_record(), make_dump(5));
+  const EventBlock& fwd = inspector.event_blocks()[1];
+
+  const InspectorEvent& mul = find_event(fwd, "native_call_mul.Tensor");
+  EXPECT_THAT(mul.op_types, ElementsAre("aten::mul.Tensor"));
+  EXPECT_THAT(mul.source_locations, ElementsAre("/a/Op"));
+  EXPECT_EQ(mul.delegate_backend, "");
+
+  const InspectorEvent& call = find_event(fwd, "DELEGATE_CALL");
+  EXPECT_EQ(call.kind, EventKind::DelegateCall);
+  EXPECT_EQ(call.delegate_backend, "TestBackend");
+  EXPECT_THAT(call.op_types, ElementsAre("aten::relu", "aten::mul.Tensor"));
+  EXPECT_THAT(call.source_locations, ElementsAre("/r/Op", "/c/Op"));
+
+  const InspectorEvent& node0 = find_event(fwd, "", 0);
+  EXPECT_EQ(node0.kind, EventKind::Delegate);
+  EXPECT_EQ(node0.delegate_backend, "TestBackend");
+  EXPECT_THAT(node0.op_types, ElementsAre("aten::relu"));
+  EXPECT_THAT(node0.source_locations, ElementsAre("/r/Op"));
+  const InspectorEvent& node1 = find_event(fwd, "", 1);
+  EXPECT_THAT(node1.op_types, ElementsAre("aten::mul.Tensor"));
+  EXPECT_THAT(node1.source_locations, ElementsAre("/c/Op"));
+  EXPECT_THAT(node1.samples, ElementsAre(10, 20, 30, 40, 50));
+
+  // Every method: second's kernel maps through second's own maps.
+  const InspectorEvent& add2 = find_event(inspector.event_blocks()[2], "native_call_add.Tensor");
+  EXPECT_THAT(add2.op_types, ElementsAre("aten::add.Tensor"));
+  EXPECT_THAT(add2.source_locations, ElementsAre("/d/Op"));
+
+  // Load events are not runtime events and map to nothing.
+  const InspectorEvent& init = find_event(inspector.event_blocks()[0], "Method::init");
+  EXPECT_EQ(init.kind, EventKind::Other);
+  EXPECT_TRUE(init.op_types.empty());
+}
+
+TEST(Inspector, TotalsPerOperatorTypeCountLeafEventsOnce) {
+  const Inspector inspector(make_record(), make_dump(5));
+  std::map<std::string, OperatorTotal> fwd;
+  for (const OperatorTotal& t : inspector.operator_totals())
+    if (t.method == "forward") fwd[t.op_type] = t;
+  ASSERT_EQ(fwd.size(), 3u);  // mul, relu, add: the DELEGATE_CALL is not counted again
+  EXPECT_EQ(fwd["aten::mul.Tensor"].events, 2u);
+  EXPECT_DOUBLE_EQ(fwd["aten::mul.Tensor"].avg_ms_per_run, 3.0 + 30.0);
+  EXPECT_DOUBLE_EQ(fwd["aten::mul.Tensor"].total_ms, 15.0 + 150.0);
+  EXPECT_DOUBLE_EQ(fwd["aten::relu"].avg_ms_per_run, 2.0);
+  EXPECT_DOUBLE_EQ(fwd["aten::add.Tensor"].avg_ms_per_run, 3.0);
+  // Largest first.
+  EXPECT_EQ(inspector.operator_totals().front().op_type, "aten::mul.Tensor");
+}
+
+TEST(Inspector, CoverageCountsRuntimeEventsMappedToOpTypesAndSources) {
+  const Inspector full(make_record(), make_dump(3));
+  MappingCoverage c = full.coverage();
+  EXPECT_EQ(c.runtime_events, 6u);  // forward: 2 kernels, the call, 2 nodes; second: 1 kernel
+  EXPECT_EQ(c.with_op_type, 6u);
+  EXPECT_EQ(c.with_source, 6u);
+  EXPECT_DOUBLE_EQ(c.op_type_fraction(), 1.0);
+
+  // An instruction the record does not know stays unmapped and lowers the fraction.
+  const Inspector partial(make_record(), make_dump(3, /*extra_instruction=*/9));
+  c = partial.coverage();
+  EXPECT_EQ(c.runtime_events, 7u);
+  EXPECT_EQ(c.with_op_type, 6u);
+  EXPECT_EQ(c.with_source, 6u);
+  EXPECT_NEAR(c.source_fraction(), 6.0 / 7.0, 1e-12);
+  bool unmapped_total = false;
+  for (const OperatorTotal& t : partial.operator_totals())
+    unmapped_total |= t.op_type == "<unmapped>";
+  EXPECT_TRUE(unmapped_total);
+}
+
+TEST(Inspector, JsonAndTsvCarryEveryEvent) {
+  const Inspector inspector(make_record(), make_dump(5));
+  const nlohmann::json j = inspector.to_json();
+  EXPECT_EQ(j["methods"], nlohmann::json({"forward", "second"}));
+  ASSERT_EQ(j["event_blocks"].size(), 3u);
+  const nlohmann::json& fwd = j["event_blocks"][1];
+  EXPECT_EQ(fwd["method"], "forward");
+  EXPECT_EQ(fwd["runs"], 5);
+  bool saw_node = false;
+  for (const auto& e : fwd["events"]) {
+    if (e.value("delegate_debug_id", -1) != 1) continue;
+    saw_node = true;
+    EXPECT_EQ(e["delegate_backend"], "TestBackend");
+    EXPECT_EQ(e["op_types"], nlohmann::json({"aten::mul.Tensor"}));
+    EXPECT_EQ(e["source_locations"], nlohmann::json({"/c/Op"}));
+    EXPECT_EQ(e["raw_ms"], nlohmann::json({10.0, 20.0, 30.0, 40.0, 50.0}));
+    EXPECT_DOUBLE_EQ(e["p50_ms"].get<double>(), 30.0);
+  }
+  EXPECT_TRUE(saw_node);
+  EXPECT_EQ(j["coverage"]["runtime_events"], 6);
+  EXPECT_DOUBLE_EQ(j["coverage"]["source_fraction"].get<double>(), 1.0);
+  EXPECT_FALSE(j["operator_totals"].empty());
+
+  const std::string tsv = inspector.to_tsv();
+  size_t lines = 0;
+  for (char ch : tsv) lines += ch == '\n';
+  EXPECT_EQ(lines, 1u + 1u + 6u + 1u);  // header, Default, forward Execute, second Execute
+  EXPECT_THAT(tsv, HasSubstr("method\tblock\tevent\tkind"));
+  EXPECT_THAT(tsv, HasSubstr("forward\tExecute\tnative_call_mul.Tensor\tkernel\t0\t0\t\t\t"));
+  EXPECT_THAT(tsv, HasSubstr("aten::mul.Tensor\t/c/Op\t5\t"));
+  EXPECT_THAT(inspector.to_text(), HasSubstr("mapped: 6/6 runtime events"));
+}
+
+TEST(Inspector, RefusesMethodsTheRecordDoesNotKnowAndRecordsWithoutMaps) {
+  ETDump dump = make_dump(1);
+  dump.run_data.back().method_name = "gamma";
+  try {
+    const Inspector inspector(make_record(), dump);
+    FAIL() << "expected an error";
+  } catch (const Exception& e) {
+    EXPECT_THAT(e.what(), HasSubstr("method 'gamma'"));
+    EXPECT_THAT(e.what(), HasSubstr("forward, second"));
+  }
+  std::map<std::string, int64_t> h;
+  ETRecord no_maps;
+  no_maps.set_edge_program("forward", program_with_sources(h));
+  try {
+    const Inspector inspector(no_maps, make_dump(1));
+    FAIL() << "expected an error";
+  } catch (const Exception& e) {
+    EXPECT_THAT(e.what(), HasSubstr("no instruction maps"));
+  }
+}
+
+TEST(Inspector, UnnamedRunBlocksBelongToTheOnlyMethod) {
+  std::map<std::string, int64_t> h;
+  ETRecord record;
+  record.set_edge_program("main", program_with_sources(h));
+  record.set_executorch_maps({{"main", {{0, {h["d"]}}}}}, {{"main", {}}}, {{"main", {}}});
+  ETDump dump;
+  RunData run;
+  run.name = "Execute";
+  run.events.push_back(profile("native_call_add.Tensor", 0, kMs));
+  dump.run_data.push_back(run);
+  const Inspector inspector(record, dump);
+  ASSERT_EQ(inspector.event_blocks().size(), 1u);
+  EXPECT_EQ(inspector.event_blocks()[0].method, "main");
+  EXPECT_THAT(inspector.event_blocks()[0].events[0].source_locations, ElementsAre("/d/Op"));
+}
+
+}  // namespace
+}  // namespace ptec::devtools
