@@ -202,9 +202,8 @@ RecipeTypeInfo RecipeRegistry::recipe_type(const std::string& type) const {
   raise(Error::NotFound, "unknown recipe type '{}' ({})", type, available_types_locked());
 }
 
-ExportRecipe RecipeRegistry::create_locked(const BackendRecipeProvider& provider,
-                                           const RecipeTypeInfo& info,
-                                           const RecipeKwargs& kwargs) const {
+ExportRecipe RecipeRegistry::create_with(const BackendRecipeProvider& provider,
+                                         const RecipeTypeInfo& info, const RecipeKwargs& kwargs) {
   check_kwargs(info.name, info.kwargs, kwargs);
   ExportRecipe recipe = provider.create_recipe(info.name, kwargs);
   if (recipe.name.empty()) recipe.name = info.name;
@@ -213,36 +212,51 @@ ExportRecipe RecipeRegistry::create_locked(const BackendRecipeProvider& provider
 
 ExportRecipe RecipeRegistry::create_recipe(const std::string& type,
                                            const RecipeKwargs& kwargs) const {
-  std::lock_guard<std::mutex> lock(mutex_);
-  if (auto p = find_provider_locked(type)) return create_locked(*p, info_of(*p, type), kwargs);
-  for (const TargetRecipeInfo& t : targets_) {
-    if (t.name != type) continue;
-    check_kwargs(type, declared_kwargs_locked(type), kwargs);
-    std::vector<ExportRecipe> parts;
-    for (const std::string& sub : t.recipe_types) {
-      auto p = find_provider_locked(sub);
-      PTEC_ENFORCE(p != nullptr, NotFound, "target recipe '{}': recipe type '{}' is not registered",
-                   type, sub);
-      const RecipeTypeInfo info = info_of(*p, sub);
-      RecipeKwargs own;
-      for (const auto& [name, value] : kwargs) {
-        if (find_kwarg(info.kwargs, name) != nullptr) own.emplace(name, value);
+  // What to create, decided under the lock; the providers run without it (they may use the
+  // registry themselves).
+  struct Part {
+    std::shared_ptr<const BackendRecipeProvider> provider;
+    RecipeTypeInfo info;
+    RecipeKwargs kwargs;
+  };
+  std::vector<Part> parts;
+  bool is_target = false;
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (auto p = find_provider_locked(type)) {
+      parts.push_back({p, info_of(*p, type), kwargs});
+    } else {
+      for (const TargetRecipeInfo& t : targets_) {
+        if (t.name != type) continue;
+        is_target = true;
+        check_kwargs(type, declared_kwargs_locked(type), kwargs);
+        for (const std::string& sub : t.recipe_types) {
+          auto sp = find_provider_locked(sub);
+          PTEC_ENFORCE(sp != nullptr, NotFound,
+                       "target recipe '{}': recipe type '{}' is not registered", type, sub);
+          Part part{sp, info_of(*sp, sub), {}};
+          for (const auto& [name, value] : kwargs) {
+            if (find_kwarg(part.info.kwargs, name) != nullptr) part.kwargs.emplace(name, value);
+          }
+          parts.push_back(std::move(part));
+        }
       }
-      parts.push_back(create_locked(*p, info, own));
+      if (!is_target) declared_kwargs_locked(type);  // throws the unknown-recipe (or QAT) error
     }
-    ExportRecipe combined = ExportRecipe::combine(parts, type);
-    combined.name = type;
-    return combined;
   }
-  declared_kwargs_locked(type);  // throws the unknown-recipe (or QAT) error
-  raise(Error::NotFound, "unknown recipe '{}'", type);
+  std::vector<ExportRecipe> recipes;
+  for (const Part& part : parts)
+    recipes.push_back(create_with(*part.provider, part.info, part.kwargs));
+  if (!is_target) return std::move(recipes.front());
+  ExportRecipe combined = ExportRecipe::combine(recipes, type);
+  combined.name = type;
+  return combined;
 }
 
 ExportRecipe RecipeRegistry::create_recipe(const std::string& backend, const std::string& type,
                                            const RecipeKwargs& kwargs) const {
   std::shared_ptr<const BackendRecipeProvider> p = provider(backend);
-  std::lock_guard<std::mutex> lock(mutex_);
-  return create_locked(*p, info_of(*p, type), kwargs);
+  return create_with(*p, info_of(*p, type), kwargs);
 }
 
 bool RecipeRegistry::supports_recipe(const std::string& type) const {

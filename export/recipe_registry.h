@@ -60,12 +60,14 @@ class BackendRecipeProvider {
   virtual ~BackendRecipeProvider() = default;
   /// The backend this provider is registered under ("cpu").
   virtual std::string backend_name() const = 0;
-  /// Every recipe type this provider declares.
+  /// Every recipe type this provider declares. Called with the registry locked: must not use
+  /// the registry.
   virtual std::vector<RecipeTypeInfo> recipe_types() const = 0;
   /// Creates a recipe of `type` (one of recipe_types()). `kwargs` has already been checked
   /// against the type's declared kwargs (names and types); it holds exactly what the caller
-  /// gave. Throws ptec::Exception (e.g. NotSupported for a declared type that is not
-  /// available, InvalidArgument for a bad value).
+  /// gave. Called without the registry's lock: it may create other recipes through the registry
+  /// (e.g. to build on them). Throws ptec::Exception (e.g. NotSupported for a declared type that is
+  /// not available, InvalidArgument for a bad value).
   virtual ExportRecipe create_recipe(const std::string& type, const RecipeKwargs& kwargs) const = 0;
 };
 
@@ -128,8 +130,8 @@ class RecipeRegistry {
   std::vector<RecipeKwarg> declared_kwargs_locked(const std::string& type) const;
   std::shared_ptr<const BackendRecipeProvider> find_provider_locked(const std::string& type) const;
   std::string available_types_locked() const;
-  ExportRecipe create_locked(const BackendRecipeProvider& provider, const RecipeTypeInfo& info,
-                             const RecipeKwargs& kwargs) const;
+  static ExportRecipe create_with(const BackendRecipeProvider& provider, const RecipeTypeInfo& info,
+                                  const RecipeKwargs& kwargs);
 
   mutable std::mutex mutex_;
   std::map<std::string, std::shared_ptr<const BackendRecipeProvider>> providers_;

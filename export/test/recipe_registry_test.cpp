@@ -240,6 +240,30 @@ TEST(RecipeRegistry, KwargsAreTypeChecked) {
             emit::MemoryPlanning::Naive);
 }
 
+// A provider that builds its recipe on another one, through the registry.
+class LayeredProvider final : public BackendRecipeProvider {
+ public:
+  std::string backend_name() const override { return "test_layered"; }
+  std::vector<RecipeTypeInfo> recipe_types() const override {
+    return {{"test_layered_fp32", "cpu_fp32 with 64-byte alignment", {}, true}};
+  }
+  ExportRecipe create_recipe(const std::string& type, const RecipeKwargs&) const override {
+    ExportRecipe r = RecipeRegistry::instance().create_recipe("cpu_fp32");
+    r.name = type;
+    r.backend_config.alignment = 64;
+    return r;
+  }
+};
+
+TEST(RecipeRegistry, ProvidersMayUseTheRegistry) {
+  RecipeRegistry& r = RecipeRegistry::instance();
+  r.register_provider(std::make_shared<LayeredProvider>());
+  const ExportRecipe recipe = r.create_recipe("test_layered_fp32");
+  EXPECT_EQ(recipe.name, "test_layered_fp32");
+  EXPECT_EQ(recipe.backend_config.alignment, 64u);
+  EXPECT_EQ(recipe.lowering.partitioners.size(), 1u);
+}
+
 TEST(RecipeRegistry, ParsesKeyValueArguments) {
   RecipeRegistry& r = RecipeRegistry::instance();
   const RecipeKwargs kwargs =
