@@ -48,7 +48,7 @@ format-check:
 test: format-check test-dev test-asan test-fuzz
 
 bench: build
-	@bash bench/run.sh
+	@bash bench/compare.sh
 
 clean:
 	rm -rf build
