@@ -350,7 +350,12 @@ std::string Inspector::to_text() const {
                        "avg_ms", "max_ms", "op types / source");
     for (const InspectorEvent& ev : b.events) {
       std::string where = join(ev.op_types, "+");
-      if (!ev.source_locations.empty()) where += "  " + join(ev.source_locations, ",");
+      if (ev.source_locations.size() > 3) {
+        where += fmt::format("  {}, ... ({} source nodes)", ev.source_locations.front(),
+                             ev.source_locations.size());
+      } else if (!ev.source_locations.empty()) {
+        where += "  " + join(ev.source_locations, ",");
+      }
       if (!ev.delegate_backend.empty()) where += "  [" + ev.delegate_backend + "]";
       std::string name = ev.name;
       if (ev.delegate_debug_id != -1)

@@ -47,6 +47,17 @@ struct InfoArgs {
   bool json = false;
 };
 
+struct InspectArgs {
+  std::string etrecord_path;
+  /// --etdump FILE, repeatable (e.g. one `ptec run` per method): their run blocks are joined.
+  std::vector<std::string> etdump_paths;
+  /// --debug-buffer FILE: the intermediate outputs `ptec run --debug-buffer` wrote.
+  std::string debug_buffer_path;
+  bool json = false;
+  /// --tsv FILE: also write one line per event, tab separated.
+  std::string tsv_path;
+};
+
 /// Each command returns the process exit code; errors are thrown as ptec::Exception and reported
 /// by main() as one line naming the file and the problem.
 int run_export(const ExportArgs& args);
@@ -61,5 +72,7 @@ void write_program_and_etrecord(const program::ExecutorchProgramManager& et,
 void check_output_directory(const std::string& path);
 int run_run(const RunArgs& args);
 int run_info(const InfoArgs& args);
+/// `ptec inspect`: the Inspector on an ETRecord and an ETDump.
+int run_inspect(const InspectArgs& args);
 
 }  // namespace ptec::cli

@@ -66,6 +66,23 @@ int main(int argc, char** argv) {
   info_cmd->add_option("program", info_args.program, ".pte program")->required();
   info_cmd->add_flag("--json", info_args.json, "Print one JSON object");
 
+  ptec::cli::InspectArgs inspect_args;
+  CLI::App* inspect_cmd = app.add_subcommand(
+      "inspect",
+      "Join a run's ETDump with the export's ETRecord: per-event timings by op type "
+      "and ONNX node");
+  inspect_cmd
+      ->add_option("--etrecord", inspect_args.etrecord_path, "ETRecord (ptec export --etrecord)")
+      ->required();
+  inspect_cmd
+      ->add_option("--etdump", inspect_args.etdump_paths,
+                   "ETDump (ptec run --etdump); repeatable, e.g. one per method")
+      ->required();
+  inspect_cmd->add_option("--debug-buffer", inspect_args.debug_buffer_path,
+                          "Debug buffer (ptec run --debug-buffer)");
+  inspect_cmd->add_flag("--json", inspect_args.json, "Print one JSON object");
+  inspect_cmd->add_option("--tsv", inspect_args.tsv_path, "Also write a table of the events here");
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -76,6 +93,7 @@ int main(int argc, char** argv) {
     if (*export_cmd) return ptec::cli::run_export(export_args);
     if (*run_cmd) return ptec::cli::run_run(run_args);
     if (*info_cmd) return ptec::cli::run_info(info_args);
+    if (*inspect_cmd) return ptec::cli::run_inspect(inspect_args);
   } catch (const ptec::Exception& e) {
     std::fprintf(stderr, "ptec: error: %s\n", e.what());
     return 1;

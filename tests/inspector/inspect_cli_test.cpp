@@ -1,0 +1,277 @@
+// `ptec export --etrecord` → `ptec run --etdump --iterations 5` → `ptec inspect --json`: at
+// least 95% of the runtime's events map to op types and ONNX node names, for the default
+// (delegated) recipe on example_cnn, for a model with delegated and undelegated ops, and for a
+// two-method program; --tsv writes one line per event; errors name the problem.
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <sys/wait.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <set>
+#include <sstream>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "devtools/etdump/etdump.h"
+#include "frontends/onnx/test/model_builder.h"
+
+namespace ptec::test {
+namespace {
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+using ::testing::HasSubstr;
+
+const std::string kCnn = std::string(PTEC_SOURCE_DIR) + "/examples/models/example_cnn.onnx";
+
+fs::path temp_dir(const std::string& name) {
+  const fs::path dir = fs::path(PTEC_BINARY_DIR) / "tests" / "inspector" / "out" / name;
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  return dir;
+}
+
+/// Runs the CLI; returns the exit code, stdout in `out` and stderr in `err`.
+int ptec(const std::string& args, std::string* out = nullptr, std::string* err = nullptr) {
+  const fs::path dir = fs::path(PTEC_BINARY_DIR) / "tests" / "inspector" / "out";
+  fs::create_directories(dir);
+  const fs::path out_log = dir / "cli.out";
+  const fs::path err_log = dir / "cli.err";
+  const std::string command = std::string(PTEC_CLI_PATH) + " " + args + " > " + out_log.string() +
+                              " 2> " + err_log.string();
+  const int status = std::system(command.c_str());
+  auto slurp = [](const fs::path& p) {
+    std::ifstream in(p);
+    std::stringstream s;
+    s << in.rdbuf();
+    return s.str();
+  };
+  if (out != nullptr) *out = slurp(out_log);
+  if (err != nullptr) *err = slurp(err_log);
+  return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+/// Conv → Relu (delegated) → Sin (no PtecCpuBackend support: a portable kernel) → Mul by a
+/// constant (delegated again), with named ONNX nodes.
+std::string write_mixed_model(const fs::path& dir) {
+  onnx_import::testing::ModelBuilder b;
+  b.input("x", {1, 2, 5, 5});
+  b.init_float("w", {3, 2, 3, 3}, std::vector<float>(54, 0.1f));
+  b.init_float("bias", {3}, {0.0f, 0.5f, -0.5f});
+  b.init_float("k", {1}, {2.0f});
+  b.node("Conv", {"x", "w", "bias"}, {"c"}, "/block/conv");
+  b.node("Relu", {"c"}, {"r"}, "/block/relu");
+  b.node("Sin", {"r"}, {"s"}, "/block/sin");
+  b.node("Mul", {"s", "k"}, {"y"}, "/head/scale");
+  b.output("y");
+  const std::string path = (dir / "mixed.onnx").string();
+  b.save(path);
+  return path;
+}
+
+/// Exports `export_args` with --etrecord, runs `methods` 5 times each with --etdump and inspects
+/// all dumps with --json --tsv; returns the JSON.
+json export_run_inspect(const fs::path& dir, const std::string& export_args,
+                        const std::vector<std::string>& methods = {"forward"}) {
+  const std::string pte = (dir / "m.pte").string();
+  const std::string record = (dir / "m.etrecord").string();
+  std::string out;
+  std::string err;
+  EXPECT_EQ(ptec("export " + export_args + " -o " + pte + " --etrecord " + record, &out, &err), 0)
+      << err;
+  std::string dumps;
+  for (const std::string& m : methods) {
+    const std::string dump = (dir / (m + ".etdp")).string();
+    EXPECT_EQ(
+        ptec("run " + pte + " --method " + m + " --etdump " + dump + " --iterations 5", &out, &err),
+        0)
+        << err;
+    dumps += " --etdump " + dump;
+  }
+  EXPECT_EQ(ptec("inspect --etrecord " + record + dumps + " --json --tsv " +
+                     (dir / "events.tsv").string(),
+                 &out, &err),
+            0)
+      << err;
+  return json::parse(out);
+}
+
+/// Profile events of the "Execute" blocks the Inspector counts as runtime events (kernel
+/// calls, delegate calls and the delegate's own events), counted straight from the dump; one
+/// per distinct event, as the Inspector joins the iterations.
+size_t runtime_events_in_dump(const fs::path& path) {
+  const devtools::ETDump dump = devtools::ETDump::load(path.string());
+  std::set<std::tuple<std::string, std::string, int32_t, int32_t>> distinct;
+  for (const devtools::RunData& run : dump.run_data) {
+    if (run.name != "Execute") continue;
+    for (const devtools::ETDumpEvent& e : run.events) {
+      const devtools::ProfileEvent* p = e.profile();
+      if (p == nullptr || p->instruction_id < 0 || p->name == "OPERATOR_CALL") continue;
+      distinct.insert({run.method_name, p->name, p->instruction_id, p->delegate_debug_id_int});
+    }
+  }
+  return distinct.size();
+}
+
+/// The coverage the test asks for, checked against the events themselves: every event of an
+/// "Execute" block has 5 samples and statistics in order.
+void expect_mapped(const json& j, size_t expected_runtime_events) {
+  const json& c = j["coverage"];
+  EXPECT_EQ(c["runtime_events"].get<size_t>(), expected_runtime_events);
+  EXPECT_GT(expected_runtime_events, 0u);
+  EXPECT_GE(c["op_type_fraction"].get<double>(), 0.95) << c.dump();
+  EXPECT_GE(c["source_fraction"].get<double>(), 0.95) << c.dump();
+  size_t mapped_by_hand = 0;
+  size_t events = 0;
+  for (const json& block : j["event_blocks"]) {
+    if (block["name"] != "Execute") continue;
+    EXPECT_EQ(block["runs"], 5) << block["method"];
+    for (const json& ev : block["events"]) {
+      EXPECT_EQ(ev["raw_ms"].size(), 5u) << ev["name"];
+      EXPECT_LE(ev["min_ms"].get<double>(), ev["p10_ms"].get<double>());
+      EXPECT_LE(ev["p10_ms"].get<double>(), ev["p50_ms"].get<double>());
+      EXPECT_LE(ev["p50_ms"].get<double>(), ev["p90_ms"].get<double>());
+      EXPECT_LE(ev["p90_ms"].get<double>(), ev["max_ms"].get<double>());
+      if (ev["kind"] == "other") continue;
+      ++events;
+      if (!ev["op_types"].empty() && !ev["source_locations"].empty()) ++mapped_by_hand;
+    }
+  }
+  EXPECT_EQ(events, expected_runtime_events);
+  EXPECT_GE(mapped_by_hand * 100, events * 95);
+}
+
+TEST(InspectCli, DelegatedCnnMapsDelegateNodesToOpTypesAndOnnxNodes) {
+  const fs::path dir = temp_dir("cnn");
+  const json j = export_run_inspect(dir, kCnn);
+  expect_mapped(j, runtime_events_in_dump(dir / "forward.etdp"));
+  EXPECT_EQ(j["methods"], json({"forward"}));
+
+  // The backend's own events: one per backend node, each with the backend's name, an aten op
+  // and the ONNX node names of the Conv / Clip / Gemm nodes it ran.
+  size_t delegate_nodes = 0;
+  std::set<std::string> sources;
+  for (const json& block : j["event_blocks"]) {
+    for (const json& ev : block["events"]) {
+      if (ev["kind"] != "delegate") continue;
+      ++delegate_nodes;
+      EXPECT_EQ(ev["delegate_backend"], "PtecCpuBackend");
+      for (const json& s : ev["source_locations"]) sources.insert(s.get<std::string>());
+    }
+  }
+  EXPECT_GT(delegate_nodes, 10u);
+  EXPECT_EQ(sources.count("/classifier/classifier.1/Gemm"), 1u);
+  EXPECT_EQ(sources.count("/features/features.0/features.0.0/Conv"), 1u);
+
+  bool conv_total = false;
+  for (const json& t : j["operator_totals"])
+    conv_total |= t["op_type"].get<std::string>().find("aten::convolution") == 0;
+  EXPECT_TRUE(conv_total);
+
+  // --tsv: a header and one line per event of every block.
+  std::ifstream tsv(dir / "events.tsv");
+  std::string line;
+  size_t lines = 0;
+  while (std::getline(tsv, line)) ++lines;
+  size_t all_events = 0;
+  for (const json& block : j["event_blocks"]) all_events += block["events"].size();
+  EXPECT_EQ(lines, 1 + all_events);
+}
+
+TEST(InspectCli, DelegatedAndUndelegatedOpsBothMap) {
+  const fs::path dir = temp_dir("mixed");
+  const json j = export_run_inspect(dir, write_mixed_model(dir));
+  expect_mapped(j, runtime_events_in_dump(dir / "forward.etdp"));
+  bool sin_kernel = false;
+  bool relu_in_delegate = false;
+  bool scale_in_delegate = false;
+  for (const json& block : j["event_blocks"]) {
+    for (const json& ev : block["events"]) {
+      const std::string sources = ev["source_locations"].dump();
+      if (ev["kind"] == "kernel" && ev["op_types"] == json({"aten::sin"})) {
+        sin_kernel = true;
+        EXPECT_EQ(ev["source_locations"], json({"/block/sin"}));
+        EXPECT_FALSE(ev.contains("delegate_backend"));
+      }
+      if (ev["kind"] == "delegate" && sources.find("/block/relu") != std::string::npos) {
+        relu_in_delegate = true;
+        EXPECT_EQ(ev["delegate_backend"], "PtecCpuBackend");
+      }
+      if (ev["kind"] == "delegate" && sources.find("/head/scale") != std::string::npos)
+        scale_in_delegate = true;
+    }
+  }
+  EXPECT_TRUE(sin_kernel) << j["event_blocks"].dump();
+  EXPECT_TRUE(relu_in_delegate);
+  EXPECT_TRUE(scale_in_delegate);
+}
+
+TEST(InspectCli, TwoMethodProgramMapsEveryMethodThroughItsOwnMaps) {
+  const fs::path dir = temp_dir("two_methods");
+  const std::string mixed = write_mixed_model(dir);
+  const json j = export_run_inspect(dir, "--method a=" + kCnn + " --method b=" + mixed, {"a", "b"});
+  EXPECT_EQ(j["methods"], json({"a", "b"}));
+  expect_mapped(j, runtime_events_in_dump(dir / "a.etdp") + runtime_events_in_dump(dir / "b.etdp"));
+  std::set<std::string> sources_a;
+  std::set<std::string> sources_b;
+  for (const json& block : j["event_blocks"]) {
+    for (const json& ev : block["events"])
+      for (const json& s : ev["source_locations"])
+        (block["method"] == "a" ? sources_a : sources_b).insert(s.get<std::string>());
+  }
+  EXPECT_EQ(sources_a.count("/classifier/classifier.1/Gemm"), 1u);
+  EXPECT_EQ(sources_a.count("/block/sin"), 0u);
+  EXPECT_EQ(sources_b.count("/block/sin"), 1u);
+  EXPECT_EQ(sources_b.count("/classifier/classifier.1/Gemm"), 0u);
+}
+
+TEST(InspectCli, PortableRecipeMapsEveryKernel) {
+  const fs::path dir = temp_dir("portable");
+  const json j = export_run_inspect(dir, kCnn + " --recipe portable");
+  expect_mapped(j, runtime_events_in_dump(dir / "forward.etdp"));
+  for (const json& block : j["event_blocks"])
+    for (const json& ev : block["events"]) EXPECT_NE(ev["kind"], "delegate");
+}
+
+TEST(InspectCli, TextOutputAndErrors) {
+  const fs::path dir = temp_dir("errors");
+  const std::string pte = (dir / "m.pte").string();
+  const std::string record = (dir / "m.etrecord").string();
+  const std::string dump = (dir / "m.etdp").string();
+  std::string out;
+  std::string err;
+  ASSERT_EQ(ptec("export " + kCnn + " -o " + pte + " --etrecord " + record, &out, &err), 0) << err;
+  ASSERT_EQ(ptec("run " + pte + " --etdump " + dump, &out, &err), 0) << err;
+  ASSERT_EQ(ptec("inspect --etrecord " + record + " --etdump " + dump, &out, &err), 0) << err;
+  EXPECT_THAT(out, HasSubstr("== method 'forward', block 'Execute' (1 run) =="));
+  EXPECT_THAT(out, HasSubstr("PtecCpuBackend"));
+  EXPECT_THAT(out, HasSubstr("runtime events to op types (100.0%)"));
+
+  // A record of another program: the dump's method is unknown to it.
+  const std::string other = (dir / "other.etrecord").string();
+  ASSERT_EQ(ptec("export --method alpha=" + kCnn + " -o " + (dir / "o.pte").string() +
+                     " --etrecord " + other,
+                 &out, &err),
+            0)
+      << err;
+  EXPECT_EQ(ptec("inspect --etrecord " + other + " --etdump " + dump, &out, &err), 1);
+  EXPECT_THAT(err, HasSubstr("method 'forward'"));
+  EXPECT_THAT(err, HasSubstr("alpha"));
+
+  // A dump that is not one, and a record that is not one: errors name the file.
+  EXPECT_EQ(ptec("inspect --etrecord " + record + " --etdump " + record, &out, &err), 1);
+  EXPECT_THAT(err, HasSubstr(record));
+  EXPECT_EQ(ptec("inspect --etrecord " + dump + " --etdump " + dump, &out, &err), 1);
+  EXPECT_THAT(err, HasSubstr("invalid etrecord file"));
+  // Both files are required.
+  EXPECT_NE(ptec("inspect --etrecord " + record, &out, &err), 0);
+  EXPECT_THAT(err, HasSubstr("--etdump"));
+}
+
+}  // namespace
+}  // namespace ptec::test
