@@ -511,6 +511,20 @@ TEST(ExportSession, EtrecordAndArtifactDir) {
   fs::remove_all(dir);
 }
 
+TEST(ExportSession, EtrecordNeedsAnAtenModel) {
+  ExportOptions options;
+  options.generate_etrecord = true;
+  Error code = Error::Ok;
+  const std::string msg = error_of(
+      [&] {
+        (void)export_model(program::to_edge(test::two_mul_program()),
+                           std::vector<InputSet>{two_mul_inputs()}, portable(), options);
+      },
+      &code);
+  EXPECT_EQ(code, Error::NotSupported);
+  EXPECT_TRUE(contains(msg, "generate_etrecord needs a model at stage ATEN")) << msg;
+}
+
 TEST(ExportSession, CpuTargetRecipeDelegatesAndMatchesPortable) {
   const ExportRecipe cpu = RecipeRegistry::instance().create_recipe("x86_64-cpu-fp32");
   ExportSession s =
@@ -539,6 +553,18 @@ TEST(ExportSession, OnnxFile) {
   const std::vector<float> got = values(s.run_method()[0]);
   ASSERT_EQ(got.size(), x.size());
   for (size_t i = 0; i < x.size(); ++i) EXPECT_EQ(got[i], std::max(x[i], 0.0f)) << i;
+
+  // dynamic_shapes reach the importer: dim 0 of x becomes a symbol in [1, 8].
+  ExportOptions dynamic;
+  dynamic.dynamic_shapes["forward"] = {{"x", 0, "batch", 1, 8}};
+  ExportSession d = export_model(path, std::vector<InputSet>{{float_tensor({3, 4, 5}, x)}},
+                                 RecipeRegistry::instance().create_recipe("portable"), dynamic);
+  EXPECT_FALSE(d.get_exported_program().graph().nodes().front()->spec().is_static());
+  const std::vector<float> x2(x.begin(), x.begin() + 40);
+  const std::vector<ir::TensorData> small =
+      d.run_method("forward", InputSet{float_tensor({2, 4, 5}, x2)});
+  ASSERT_EQ(values(small[0]).size(), 40u);
+  EXPECT_EQ(values(small[0])[0], 0.0f);
 
   // dynamic_shapes apply to ONNX models only.
   ExportOptions options;
