@@ -148,6 +148,16 @@ class Lowering {
       const ir::Node* tail = m->nodes.back();
       ln_tails_[tail] = std::move(*m);
     }
+    for (const ir::Node* node : program_.graph().nodes()) {
+      if (!node->is_op("aten::div.Scalar") || ln_absorbed_.count(node) != 0) continue;
+      std::optional<GeluMatch> m = match_gelu(program_, *node);
+      if (!m) continue;
+      bool free = true;
+      for (const ir::Node* n : m->nodes) free &= ln_absorbed_.count(n) == 0;
+      if (!free) continue;
+      for (const ir::Node* n : m->nodes) ln_absorbed_.insert(n);
+      gelu_tails_[m->nodes.back()] = std::move(*m);
+    }
     std::set<const ir::Node*> outputs;
     for (const ir::Node* out : program_.graph().outputs()) outputs.insert(out);
     auto single_use = [&](const ir::Node* n) {
@@ -208,6 +218,13 @@ class Lowering {
   void lower(const ir::Node& node) {
     if (auto it = ln_tails_.find(&node); it != ln_tails_.end()) {
       lower_layer_norm(it->second);
+      return;
+    }
+    if (auto it = gelu_tails_.find(&node); it != gelu_tails_.end()) {
+      std::vector<const ir::Node*> also(it->second.nodes.begin() + 1, it->second.nodes.end());
+      add_node(fb::NodeKind::Unary, {tensor_of(it->second.x)}, {tensor_of(&node)}, {},
+               *it->second.nodes.front(), also);
+      graph_->nodes.back()->activation = fb::Activation::Gelu;
       return;
     }
     if (ln_absorbed_.count(&node) != 0) return;  // emitted at the pattern's tail
@@ -448,7 +465,8 @@ class Lowering {
   std::map<const ir::Node*, const ir::Node*> absorbed_;  // add / activation → producer
   std::map<const ir::Node*, const ir::Node*> deferred_;  // fusion tail → producer
   std::map<const ir::Node*, LayerNormMatch> ln_tails_;   // last node → its LayerNorm
-  std::set<const ir::Node*> ln_absorbed_;                // every node of a LayerNorm
+  std::set<const ir::Node*> ln_absorbed_;            // every node of a LayerNorm or GELU pattern
+  std::map<const ir::Node*, GeluMatch> gelu_tails_;  // last node → its GELU
 };
 
 }  // namespace

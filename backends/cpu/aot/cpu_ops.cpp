@@ -1,6 +1,7 @@
 #include "backends/cpu/aot/cpu_ops.h"
 
 #include <algorithm>
+#include <cmath>
 
 #include "ir/op_schema.h"
 
@@ -305,6 +306,37 @@ std::optional<LayerNormMatch> match_layer_norm(const ir::ExportedProgram& progra
       m.nodes.push_back(add);
     }
   }
+  return m;
+}
+
+std::optional<GeluMatch> match_gelu(const ir::ExportedProgram& program, const ir::Node& div) {
+  auto scalar_op = [&](const ir::Node* n, const char* op, double value, double tolerance) {
+    if (n == nullptr || !n->is_op(op) || classify(program, *n) != CpuOpKind::ScalarBinary) {
+      return false;
+    }
+    double v = n->arg("other").to_double();
+    if (n->is_op("aten::add.Scalar")) v *= arg_or_default(*n, "alpha").to_double();
+    return std::fabs(v - value) <= tolerance;
+  };
+  // The divisor is sqrt(2) as far as an fp32 constant can say it.
+  if (!scalar_op(&div, "aten::div.Scalar", 1.4142135623730951, 1e-6)) return std::nullopt;
+  GeluMatch m;
+  m.x = div.arg("self").as_node();
+  const ir::Node* erf = only_user(program, &div);
+  if (erf == nullptr || !erf->is_op("aten::erf") || classify(program, *erf) != CpuOpKind::Math) {
+    return std::nullopt;
+  }
+  const ir::Node* add = only_user(program, erf);
+  if (!scalar_op(add, "aten::add.Scalar", 1.0, 0.0)) return std::nullopt;
+  const ir::Node* mul = only_user(program, add);
+  if (mul == nullptr || !mul->is_op("aten::mul.Tensor") ||
+      classify(program, *mul) != CpuOpKind::Binary || other_operand(mul, add) != m.x ||
+      mul->spec().shape != m.x->spec().shape) {
+    return std::nullopt;
+  }
+  const ir::Node* half = only_user(program, mul);
+  if (!scalar_op(half, "aten::mul.Scalar", 0.5, 0.0)) return std::nullopt;
+  m.nodes = {&div, erf, add, mul, half};
   return m;
 }
 

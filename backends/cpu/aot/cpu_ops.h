@@ -56,6 +56,16 @@ struct LayerNormMatch {
 std::optional<LayerNormMatch> match_layer_norm(const ir::ExportedProgram& program,
                                                const ir::Node& mean);
 
+/// The erf form of GELU as exporters write it: x / sqrt(2) → erf → + 1 → x * that → * 0.5, every
+/// intermediate used only inside the pattern.
+struct GeluMatch {
+  const ir::Node* x = nullptr;
+  std::vector<const ir::Node*> nodes;  // div, erf, add, mul, mul (the tail)
+};
+
+/// The GELU that starts at `div` (a div.Scalar), if the pattern matches exactly.
+std::optional<GeluMatch> match_gelu(const ir::ExportedProgram& program, const ir::Node& div);
+
 /// True when `node` is a placeholder whose value is a constant of the program (a weight).
 bool is_constant(const ir::ExportedProgram& program, const ir::Node& node);
 

@@ -324,6 +324,30 @@ TEST_F(CpuBackend, DecomposedLayerNormIsFusedWithAndWithoutAffine) {
   }
 }
 
+TEST_F(CpuBackend, ErfGeluPatternIsOneNode) {
+  using K = ptec_cpu_fb::NodeKind;
+  for (int variant = 0; variant < 2; ++variant) {
+    auto build = [variant] {
+      builder::GraphBuilder b("gelu");
+      Value x = b.input("x", DType::Float, {2, 3, 11});
+      Value erf = b.call("aten::erf", {b.call("aten::div.Scalar", {x, 1.4142135})});
+      Value gate = b.call("aten::add.Scalar", {erf, 1.0});
+      // variant 1: the product in the other order, and the half is not 0.5 (no GELU then).
+      Value m = variant == 0 ? b.call("aten::mul.Tensor", {x, gate})
+                             : b.call("aten::mul.Tensor", {gate, x});
+      b.output({b.call("aten::mul.Scalar", {m, variant == 0 ? 0.5 : 0.25})});
+      return b.build();
+    };
+    EXPECT_EQ(expect_same(build, {{2, 3, 11}}), 1u);
+    const std::vector<K> kinds = blob_kinds(build());
+    if (variant == 0) {
+      EXPECT_EQ(kinds, std::vector<K>{K::Unary});
+    } else {
+      EXPECT_EQ(kinds.size(), 5u);
+    }
+  }
+}
+
 TEST_F(CpuBackend, NearMissLayerNormIsNotFusedButStillRuns) {
   using K = ptec_cpu_fb::NodeKind;
   // The variance's mean also feeds the output: not a LayerNorm any more.
