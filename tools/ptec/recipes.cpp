@@ -1,27 +1,29 @@
 #include "tools/ptec/recipes.h"
 
-#include <fmt/format.h>
-#include <fmt/ranges.h>
-
-#include "backends/cpu/aot/cpu_backend.h"
-#include "backends/cpu/aot/cpu_partitioner.h"
+#include "export/recipe_registry.h"
 #include "ir/exception.h"
 
 namespace ptec::cli {
 
 const std::vector<std::string>& recipe_names() {
-  static const std::vector<std::string> names = {"cpu_fp32", "portable"};
+  static const std::vector<std::string> names = [] {
+    std::vector<std::string> out = {"cpu_fp32"};  // the default first
+    const auto& registry = RecipeRegistry::instance();
+    for (const auto& [backend, info] : registry.recipe_types()) {
+      if (info.available && info.name != out[0]) out.push_back(info.name);
+    }
+    for (const auto& target : registry.targets()) out.push_back(target.name);
+    return out;
+  }();
   return names;
 }
 
 program::PartitionerList recipe_partitioners(const std::string& recipe) {
-  if (recipe == "portable") return {};
-  if (recipe == "cpu_fp32") {
-    backends::cpu::register_cpu_backend_aot();
-    return {std::make_shared<backends::cpu::CpuPartitioner>()};
-  }
-  ptec::raise(Error::InvalidArgument, "unknown recipe '{}' (recipes: {})", recipe,
-              fmt::join(recipe_names(), ", "));
+  // The registry's error for an unknown name lists the recipes it has.
+  const ExportRecipe r = RecipeRegistry::instance().create_recipe(recipe);
+  PTEC_ENFORCE(r.quantization.quantizers.empty(), NotSupported,
+               "recipe '{}' quantizes; ptec export does not run quantization yet", recipe);
+  return r.lowering.partitioners;
 }
 
 }  // namespace ptec::cli
