@@ -20,8 +20,8 @@ int main(int argc, char** argv) {
   export_cmd->add_option("-o,--output", export_args.output, "Output .pte path")->required();
   export_cmd
       ->add_option("--recipe", export_args.recipe,
-                   "Export recipe: cpu_fp32 (PtecCpuBackend + optimized kernels) or "
-                   "portable (reference kernels only)")
+                   "Export recipe: cpu_fp32 (PtecCpuBackend + optimized kernels), "
+                   "portable (reference kernels only) or a target recipe")
       ->check(CLI::IsMember(ptec::cli::recipe_names()))
       ->capture_default_str();
   export_cmd->add_flag("--json", export_args.json, "Print a JSON summary");
