@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <set>
 #include <tuple>
 #include <utility>
@@ -47,6 +48,32 @@ std::string join(const std::vector<std::string>& parts, const char* sep) {
 }
 
 std::string format_ms(double v) { return fmt::format("{:.6f}", v); }
+
+LoggedOutput describe_output(const ETDumpTensor& tensor, std::span<const uint8_t> buffer) {
+  LoggedOutput out;
+  out.tensor = tensor;
+  if (tensor.dtype != DType::Float || tensor.offset < 0 || buffer.empty()) return out;
+  const size_t n = tensor.numel();
+  const uint64_t end = static_cast<uint64_t>(tensor.offset) + n * sizeof(float);
+  if (end > buffer.size()) return out;
+  out.has_stats = true;
+  double sum = 0;
+  size_t finite = 0;
+  for (size_t i = 0; i < n; ++i) {
+    float v = 0;
+    std::memcpy(&v, buffer.data() + tensor.offset + i * sizeof(float), sizeof(float));
+    if (!std::isfinite(v)) {
+      ++out.non_finite;
+      continue;
+    }
+    if (finite == 0 || v < out.min) out.min = v;
+    if (finite == 0 || v > out.max) out.max = v;
+    sum += v;
+    ++finite;
+  }
+  out.mean = finite == 0 ? 0.0 : sum / static_cast<double>(finite);
+  return out;
+}
 
 }  // namespace
 
@@ -208,6 +235,32 @@ void Inspector::build() {
       const uint64_t dur = ev->end_time >= ev->start_time ? ev->end_time - ev->start_time : 0;
       block.events[it->second].samples.push_back(static_cast<double>(dur) / kNsPerMs);
     }
+    // Logged outputs: a kernel's (chain, instruction) or a delegate node's debug id.
+    for (const ETDumpEvent& e : run.events) {
+      const DebugEvent* dbg = e.debug();
+      if (dbg == nullptr || dbg->instruction_id < 0) continue;
+      const ETDumpValue& value = dbg->debug_entry;
+      if (value.kind != ETDumpValue::Kind::Tensor && value.kind != ETDumpValue::Kind::TensorList)
+        continue;
+      for (InspectorEvent& ie : block.events) {
+        const bool delegate = dbg->delegate_debug_id_int != -1;
+        if (ie.instruction_id != dbg->instruction_id ||
+            static_cast<uint64_t>(ie.chain_index) != dbg->chain_index)
+          continue;
+        if (delegate ? (ie.kind != EventKind::Delegate ||
+                        ie.delegate_debug_id != dbg->delegate_debug_id_int)
+                     : ie.kind != EventKind::Kernel)
+          continue;
+        if (!ie.outputs.empty()) break;  // the first run that logged it
+        if (value.kind == ETDumpValue::Kind::Tensor) {
+          ie.outputs.push_back(describe_output(value.tensor, debug_buffer_));
+        } else {
+          for (const ETDumpTensor& t : value.tensors)
+            ie.outputs.push_back(describe_output(t, debug_buffer_));
+        }
+        break;
+      }
+    }
   }
   for (EventBlock& block : blocks_)
     for (InspectorEvent& ev : block.events) ev.stats = compute_stats(ev.samples);
@@ -292,6 +345,22 @@ nlohmann::json Inspector::to_json() const {
       if (ev.delegate_debug_id != -1) e["delegate_debug_id"] = ev.delegate_debug_id;
       if (!ev.delegate_debug_id_str.empty()) e["delegate_debug_id_str"] = ev.delegate_debug_id_str;
       if (!ev.delegate_backend.empty()) e["delegate_backend"] = ev.delegate_backend;
+      if (!ev.outputs.empty()) {
+        json outputs = json::array();
+        for (const LoggedOutput& o : ev.outputs) {
+          json t = {{"dtype", ptec::to_string(o.tensor.dtype)},
+                    {"sizes", o.tensor.sizes},
+                    {"offset", o.tensor.offset}};
+          if (o.has_stats) {
+            t["min"] = o.min;
+            t["max"] = o.max;
+            t["mean"] = o.mean;
+            t["non_finite"] = o.non_finite;
+          }
+          outputs.push_back(std::move(t));
+        }
+        e["outputs"] = std::move(outputs);
+      }
       events.push_back(std::move(e));
     }
     blocks.push_back(

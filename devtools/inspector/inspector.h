@@ -41,6 +41,19 @@ enum class EventKind : uint8_t {
 };
 const char* to_string(EventKind kind);
 
+/// A tensor the runtime logged as an event's output (`ptec run --debug-buffer`), from the first
+/// run block that logged it. The statistics cover Float tensors whose bytes are in the debug
+/// buffer (`has_stats`).
+struct LoggedOutput {
+  ETDumpTensor tensor;
+  bool has_stats = false;
+  double min = 0;
+  double max = 0;
+  double mean = 0;
+  /// NaN and infinite elements (left out of min / max / mean).
+  size_t non_finite = 0;
+};
+
 /// One profile event, the same event of every run block of its method joined (one sample per
 /// run).
 struct InspectorEvent {
@@ -64,6 +77,8 @@ struct InspectorEvent {
   /// Durations (ms), one per run block in which the event occurred.
   std::vector<double> samples;
   PerfStats stats;
+  /// The tensors the runtime logged for this event (a kernel's out value), when it logged any.
+  std::vector<LoggedOutput> outputs;
 
   /// The op type key totals use: the op types joined with "+" ("" when unmapped).
   std::string op_type_key() const;

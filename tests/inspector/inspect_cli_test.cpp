@@ -11,6 +11,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <set>
 #include <sstream>
 #include <string>
@@ -236,6 +237,58 @@ TEST(InspectCli, PortableRecipeMapsEveryKernel) {
   expect_mapped(j, runtime_events_in_dump(dir / "forward.etdp"));
   for (const json& block : j["event_blocks"])
     for (const json& ev : block["events"]) EXPECT_NE(ev["kind"], "delegate");
+}
+
+TEST(InspectCli, DebugBufferGivesEveryKernelItsLoggedOutput) {
+  const fs::path dir = temp_dir("debug_buffer");
+  const std::string model = write_mixed_model(dir);
+  const std::string pte = (dir / "m.pte").string();
+  const std::string record = (dir / "m.etrecord").string();
+  const std::string dump = (dir / "m.etdp").string();
+  const std::string buffer = (dir / "m.bin").string();
+  std::string out;
+  std::string err;
+  ASSERT_EQ(ptec("export " + model + " --recipe portable -o " + pte + " --etrecord " + record, &out,
+                 &err),
+            0)
+      << err;
+  ASSERT_EQ(
+      ptec("run " + pte + " --etdump " + dump + " --debug-buffer " + buffer + " --iterations 2",
+           &out, &err),
+      0)
+      << err;
+  ASSERT_EQ(ptec("inspect --etrecord " + record + " --etdump " + dump + " --debug-buffer " +
+                     buffer + " --json",
+                 &out, &err),
+            0)
+      << err;
+  const json j = json::parse(out);
+  std::map<std::string, json> by_source;
+  for (const json& block : j["event_blocks"]) {
+    for (const json& ev : block["events"]) {
+      if (ev["kind"] != "kernel") continue;
+      ASSERT_TRUE(ev.contains("outputs")) << ev.dump();
+      ASSERT_EQ(ev["outputs"].size(), 1u);
+      EXPECT_EQ(ev["outputs"][0]["dtype"], "f32");
+      ASSERT_TRUE(ev["outputs"][0].contains("mean")) << ev.dump();
+      by_source[ev["source_locations"][0].get<std::string>()] = ev["outputs"][0];
+    }
+  }
+  // Relu's output is >= 0, Sin's within [-1, 1], the scaled output within [-2, 2]: the values
+  // are the model's, read from the debug buffer. (Conv and Relu may be one kernel after fusion;
+  // Sin and the scale are their own.)
+  ASSERT_EQ(by_source.count("/block/sin"), 1u) << j.dump();
+  ASSERT_EQ(by_source.count("/head/scale"), 1u);
+  EXPECT_GE(by_source["/block/sin"]["min"].get<double>(), -1.0);
+  EXPECT_LE(by_source["/block/sin"]["max"].get<double>(), 1.0);
+  EXPECT_GT(by_source["/block/sin"]["max"].get<double>(), 0.0);
+  EXPECT_LE(by_source["/head/scale"]["max"].get<double>(), 2.0);
+  EXPECT_NEAR(by_source["/head/scale"]["mean"].get<double>(),
+              2 * by_source["/block/sin"]["mean"].get<double>(), 1e-5);
+  if (by_source.count("/block/relu") != 0) {
+    EXPECT_GE(by_source["/block/relu"]["min"].get<double>(), 0.0);
+  }
+  EXPECT_EQ(by_source["/block/sin"]["sizes"], json({1, 3, 3, 3}));
 }
 
 TEST(InspectCli, TextOutputAndErrors) {

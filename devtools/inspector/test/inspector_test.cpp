@@ -8,6 +8,9 @@
 
 #include <nlohmann/json.hpp>
 
+#include <cmath>
+#include <cstring>
+
 #include "devtools/inspector/inspector.h"
 #include "ir/exception.h"
 #include "tests/delegate/test_models.h"
@@ -244,6 +247,63 @@ TEST(Inspector, JsonAndTsvCarryEveryEvent) {
   EXPECT_THAT(tsv, HasSubstr("forward\tExecute\tnative_call_mul.Tensor\tkernel\t0\t0\t\t\t"));
   EXPECT_THAT(tsv, HasSubstr("aten::mul.Tensor\t/c/Op\t5\t"));
   EXPECT_THAT(inspector.to_text(), HasSubstr("mapped: 6/6 runtime events"));
+}
+
+ETDumpEvent logged_tensor(int32_t instruction, int64_t offset, std::vector<int64_t> sizes,
+                          int32_t delegate_id = -1) {
+  DebugEvent dbg;
+  dbg.instruction_id = instruction;
+  dbg.delegate_debug_id_int = delegate_id;
+  dbg.debug_entry.kind = ETDumpValue::Kind::Tensor;
+  dbg.debug_entry.tensor.dtype = DType::Float;
+  dbg.debug_entry.tensor.sizes = std::move(sizes);
+  dbg.debug_entry.tensor.offset = offset;
+  return ETDumpEvent{dbg};
+}
+
+TEST(Inspector, AttachesLoggedOutputsWithTheirStatistics) {
+  // Buffer: run 0 logs {1, -3, NaN} at offset 0 for the mul kernel and {4} at 12 for delegate
+  // node 1; run 1 logs the kernel again at 16 (ignored: the first run's output is kept).
+  const float values[5] = {1.0f, -3.0f, std::nanf(""), 4.0f, 100.0f};
+  std::vector<uint8_t> buffer(sizeof(values));
+  std::memcpy(buffer.data(), values, sizeof(values));
+  ETDump dump = make_dump(2);
+  dump.run_data[1].events.push_back(logged_tensor(0, 0, {3}));
+  dump.run_data[1].events.push_back(logged_tensor(1, 12, {1}, /*delegate_id=*/1));
+  dump.run_data[2].events.push_back(logged_tensor(0, 16, {1}));
+  const Inspector inspector(make_record(), dump, buffer);
+  const EventBlock& fwd = inspector.event_blocks()[1];
+
+  const InspectorEvent& mul = find_event(fwd, "native_call_mul.Tensor");
+  ASSERT_EQ(mul.outputs.size(), 1u);
+  EXPECT_TRUE(mul.outputs[0].has_stats);
+  EXPECT_EQ(mul.outputs[0].tensor.sizes, std::vector<int64_t>{3});
+  EXPECT_DOUBLE_EQ(mul.outputs[0].min, -3.0);
+  EXPECT_DOUBLE_EQ(mul.outputs[0].max, 1.0);
+  EXPECT_DOUBLE_EQ(mul.outputs[0].mean, -1.0);
+  EXPECT_EQ(mul.outputs[0].non_finite, 1u);
+
+  const InspectorEvent& node1 = find_event(fwd, "", 1);
+  ASSERT_EQ(node1.outputs.size(), 1u);
+  EXPECT_DOUBLE_EQ(node1.outputs[0].mean, 4.0);
+  EXPECT_TRUE(find_event(fwd, "", 0).outputs.empty());
+  EXPECT_TRUE(find_event(fwd, "native_call_add.Tensor").outputs.empty());
+
+  const nlohmann::json j = inspector.to_json();
+  bool saw = false;
+  for (const auto& e : j["event_blocks"][1]["events"]) {
+    if (e["name"] != "native_call_mul.Tensor") continue;
+    saw = true;
+    EXPECT_EQ(e["outputs"][0]["dtype"], "f32");
+    EXPECT_DOUBLE_EQ(e["outputs"][0]["min"].get<double>(), -3.0);
+  }
+  EXPECT_TRUE(saw);
+
+  // Without the buffer: the tensor's description, no statistics.
+  const Inspector no_buffer(make_record(), dump);
+  const InspectorEvent& mul2 = find_event(no_buffer.event_blocks()[1], "native_call_mul.Tensor");
+  ASSERT_EQ(mul2.outputs.size(), 1u);
+  EXPECT_FALSE(mul2.outputs[0].has_stats);
 }
 
 TEST(Inspector, RefusesMethodsTheRecordDoesNotKnowAndRecordsWithoutMaps) {
