@@ -160,6 +160,20 @@ class Lowering {
     }
     std::set<const ir::Node*> outputs;
     for (const ir::Node* out : program_.graph().outputs()) outputs.insert(out);
+    // mat2 = a transpose of the last two dims (K^T of attention) used only by its product: the
+    // product reads the untransposed tensor as a transposed operand.
+    for (const ir::Node* node : program_.graph().nodes()) {
+      if (classify(program_, *node) != CpuOpKind::BatchMatMul) continue;
+      const ir::Node* mat2 = node->arg("mat2").as_node();
+      const std::vector<int64_t> swap =
+          node->is_op("aten::mm") ? std::vector<int64_t>{1, 0} : std::vector<int64_t>{0, 2, 1};
+      if (mat2->is_op("aten::permute_copy") &&
+          classify(program_, *mat2) == CpuOpKind::StridedCopy && mat2->users().size() == 1 &&
+          outputs.count(mat2) == 0 && node->arg("self").as_node() != mat2 &&
+          mat2->arg("dims").to_int_vector() == swap) {
+        transposed_operands_.insert(mat2);
+      }
+    }
     auto single_use = [&](const ir::Node* n) {
       return n->users().size() == 1 && outputs.count(n) == 0 &&
              ln_absorbed_.count(n->users()[0]) == 0;
@@ -227,7 +241,8 @@ class Lowering {
       graph_->nodes.back()->activation = fb::Activation::Gelu;
       return;
     }
-    if (ln_absorbed_.count(&node) != 0) return;  // emitted at the pattern's tail
+    if (ln_absorbed_.count(&node) != 0) return;          // emitted at the pattern's tail
+    if (transposed_operands_.count(&node) != 0) return;  // read transposed by its product
     if (absorbed_.count(&node) != 0) {
       // The tail of a fusion emits the fused node at its own position (every input, the
       // residual included, is computed by then).
@@ -300,11 +315,16 @@ class Lowering {
         add_node(fb::NodeKind::Cat, inputs, {tensor_of(&node)}, {dim}, node);
         return;
       }
-      case CpuOpKind::BatchMatMul:
+      case CpuOpKind::BatchMatMul: {
+        const ir::Node* mat2 = node.arg("mat2").as_node();
+        const bool trans = transposed_operands_.count(mat2) != 0;
         add_node(fb::NodeKind::BatchMatMul,
-                 {tensor_of(node.arg("self").as_node()), tensor_of(node.arg("mat2").as_node())},
-                 {tensor_of(&node)}, {}, node);
+                 {tensor_of(node.arg("self").as_node()),
+                  tensor_of(trans ? mat2->arg("self").as_node() : mat2)},
+                 {tensor_of(&node)}, {trans ? 1 : 0}, node,
+                 trans ? std::vector<const ir::Node*>{mat2} : std::vector<const ir::Node*>{});
         return;
+      }
       case CpuOpKind::Softmax: {
         int64_t dim = node.arg("dim").as_int();
         const int64_t rank = static_cast<int64_t>(node.spec().rank());
@@ -467,6 +487,7 @@ class Lowering {
   std::map<const ir::Node*, LayerNormMatch> ln_tails_;   // last node → its LayerNorm
   std::set<const ir::Node*> ln_absorbed_;            // every node of a LayerNorm or GELU pattern
   std::map<const ir::Node*, GeluMatch> gelu_tails_;  // last node → its GELU
+  std::set<const ir::Node*> transposed_operands_;    // permutes a BatchMatMul absorbs
 };
 
 }  // namespace

@@ -45,6 +45,8 @@ struct NodeState {
   opt::Conv2dShape conv;                  // Conv2d
   int64_t m = 0, n = 0, k = 0;            // Linear, BatchMatMul
   int64_t batch = 0;                      // BatchMatMul
+  bool trans_b = false;                   // BatchMatMul: b is (B.., N, K)
+  bool skip = false;                      // a Copy whose output aliases its input
   int64_t outer = 0, len = 0, inner = 0;  // Softmax
 };
 
@@ -235,14 +237,17 @@ Error prepare_node(Handle& h, NodeState& st, MemoryAllocator& alloc, size_t* scr
       const TensorSlot* b = tensor(1);
       CPU_CHECK(a != nullptr && b != nullptr && a->rank >= 2 && b->rank >= 2 && out.rank >= 2,
                 Error::InvalidProgram, "PtecCpuBackend: malformed BatchMatMul node");
+      CPU_CHECK(n->ints() == nullptr || n->ints()->size() <= 1, Error::InvalidProgram,
+                "PtecCpuBackend: malformed BatchMatMul node");
+      st.trans_b = n->ints() != nullptr && n->ints()->size() == 1 && n->ints()->Get(0) != 0;
       st.m = a->sizes[a->rank - 2];
       st.k = a->sizes[a->rank - 1];
-      st.n = b->sizes[b->rank - 1];
+      st.n = b->sizes[b->rank - (st.trans_b ? 2 : 1)];
       st.batch = 1;
       for (int64_t d = 0; d + 2 < out.rank; ++d) st.batch *= out.sizes[d];
-      CPU_CHECK(b->sizes[b->rank - 2] == st.k && out.sizes[out.rank - 2] == st.m &&
-                    out.sizes[out.rank - 1] == st.n && a->numel == st.batch * st.m * st.k &&
-                    b->numel == st.batch * st.k * st.n,
+      CPU_CHECK(b->sizes[b->rank - (st.trans_b ? 1 : 2)] == st.k &&
+                    out.sizes[out.rank - 2] == st.m && out.sizes[out.rank - 1] == st.n &&
+                    a->numel == st.batch * st.m * st.k && b->numel == st.batch * st.k * st.n,
                 Error::InvalidProgram, "PtecCpuBackend: BatchMatMul shapes do not match");
       *scratch = std::max(*scratch, opt::gemm_scratch_bytes(st.m, st.n, st.k, false, false));
       return Error::Ok;
@@ -558,9 +563,10 @@ Error run_node(Handle& h, const NodeState& st, runtime::BackendExecutionContext&
         return Error::Ok;
       }
       for (int64_t i = 0; i < st.batch; ++i) {
-        if (!opt::gemm(st.m, st.n, st.k, opt::GemmOperand::matrix(a + i * st.m * st.k, st.k),
-                       opt::GemmOperand::matrix(b + i * st.k * st.n, st.n),
-                       out.data + i * st.m * st.n, st.n, opt::GemmEpilogue{}, h.scratch)) {
+        if (!opt::gemm(
+                st.m, st.n, st.k, opt::GemmOperand::matrix(a + i * st.m * st.k, st.k),
+                opt::GemmOperand::matrix(b + i * st.k * st.n, st.trans_b ? st.k : st.n, st.trans_b),
+                out.data + i * st.m * st.n, st.n, opt::GemmEpilogue{}, h.scratch)) {
           return Error::Internal;
         }
       }
@@ -663,6 +669,22 @@ Result<runtime::DelegateHandle*> CpuBackendRuntime::init(
   for (uint32_t id : *graph->outputs()) {
     CPU_CHECK(id < h->num_tensors, Error::InvalidProgram, "PtecCpuBackend: output id %u", id);
   }
+  // A Copy between two intermediates (view, squeeze, clone) needs no bytes of its own: its
+  // output aliases its input (every tensor is written once, by its producer).
+  auto* alias = alloc->allocate_list<uint32_t>(h->num_tensors);
+  CPU_CHECK(alias != nullptr, Error::MemoryAllocationFailed, "PtecCpuBackend: out of memory");
+  for (size_t i = 0; i < h->num_tensors; ++i) alias[i] = kAbsent;
+  for (const fb::Node* n : *graph->nodes()) {
+    if (n->kind() != fb::NodeKind::Copy || n->inputs() == nullptr || n->outputs() == nullptr ||
+        n->inputs()->size() != 1 || n->outputs()->size() != 1) {
+      continue;
+    }
+    const uint32_t in = n->inputs()->Get(0), out = n->outputs()->Get(0);
+    if (in < h->num_tensors && out < h->num_tensors && in != out && !is_io(in) && !is_io(out) &&
+        alias[out] == kAbsent) {
+      alias[out] = in;
+    }
+  }
   Error status = Error::Ok;
   for (uint32_t i = 0; i < h->num_tensors && status == Error::Ok; ++i) {
     const fb::Tensor* t = graph->tensors()->Get(i);
@@ -689,11 +711,28 @@ Result<runtime::DelegateHandle*> CpuBackendRuntime::init(
                 t->constant()->c_str());
       h->constants[i] = std::move(*data);
       slot.data = const_cast<float*>(static_cast<const float*>(h->constants[i].data()));
-    } else if (!is_io(i)) {
+    } else if (!is_io(i) && alias[i] == kAbsent) {
       slot.data = static_cast<float*>(alloc->allocate(nbytes > 0 ? nbytes : 1, kAlign));
       CPU_CHECK(slot.data != nullptr, Error::MemoryAllocationFailed,
                 "PtecCpuBackend: no memory for a %zu-byte intermediate", nbytes);
     }
+  }
+  for (uint32_t i = 0; i < h->num_nodes; ++i) {
+    const fb::Node* n = graph->nodes()->Get(i);
+    if (n->kind() != fb::NodeKind::Copy || n->outputs() == nullptr || n->outputs()->size() != 1 ||
+        n->outputs()->Get(0) >= h->num_tensors || alias[n->outputs()->Get(0)] == kAbsent) {
+      continue;
+    }
+    const uint32_t out = n->outputs()->Get(0);
+    TensorSlot& o = h->tensors[out];
+    const TensorSlot& src = h->tensors[alias[out]];
+    if (src.data == nullptr || src.numel != o.numel || h->constants[out].data() != nullptr) {
+      destroy(h);
+      PTEC_LOG(Error, "PtecCpuBackend: copy node %u reads a tensor not yet computed", i);
+      return Error::InvalidProgram;
+    }
+    o.data = src.data;
+    h->nodes[i].skip = true;
   }
   size_t scratch = 0;
   for (uint32_t i = 0; i < h->num_nodes; ++i) {
@@ -752,6 +791,7 @@ Error CpuBackendRuntime::execute(runtime::BackendExecutionContext& context,
   runtime::EventTracer* tracer = context.event_tracer();
   for (size_t i = 0; i < h->num_nodes; ++i) {
     const NodeState& st = h->nodes[i];
+    if (st.skip) continue;
     runtime::EventTracerEntry entry;
     if (tracer != nullptr) {
       entry = tracer->start_profiling_delegate(nullptr, static_cast<int64_t>(i));

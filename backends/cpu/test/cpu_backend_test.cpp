@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <map>
 #include <optional>
 #include <random>
 
@@ -289,6 +290,33 @@ ir::ExportedProgram encoder_layer(int64_t batch, int64_t seq, int64_t d, int64_t
 
 TEST_F(CpuBackend, TransformerEncoderLayerRunsInOneDelegate) {
   EXPECT_EQ(expect_same([] { return encoder_layer(1, 7, 12, 2); }, {{1, 7, 12}}), 1u);
+}
+
+TEST_F(CpuBackend, TransformerEncoderLayerLowersToFusedNodes) {
+  using K = ptec_cpu_fb::NodeKind;
+  const partition::PreprocessResult r =
+      backends::cpu::CpuBackend().preprocess(encoder_layer(1, 7, 12, 2), {});
+  const auto* graph = ptec_cpu_fb::GetGraph(r.processed_bytes->data());
+  std::map<K, int> kinds;
+  for (const auto* n : *graph->nodes()) {
+    ++kinds[n->kind()];
+    // K^T is read as a transposed operand of the first bmm, not copied.
+    if (n->kind() == K::BatchMatMul && kinds[K::BatchMatMul] == 1) {
+      ASSERT_NE(n->ints(), nullptr);
+      EXPECT_EQ(n->ints()->Get(0), 1);
+    }
+    if (n->kind() == K::Unary) {
+      EXPECT_EQ(n->activation(), ptec_cpu_fb::Activation::Gelu);
+    }
+  }
+  EXPECT_EQ(kinds[K::LayerNorm], 2);
+  EXPECT_EQ(kinds[K::Unary], 1);  // the erf GELU
+  EXPECT_EQ(kinds[K::BatchMatMul], 2);
+  EXPECT_EQ(kinds[K::Softmax], 1);
+  EXPECT_EQ(kinds[K::StridedCopy], 7);  // 3 slices, 3 head permutes, the context permute
+  EXPECT_EQ(kinds[K::Linear], 4);
+  EXPECT_EQ(kinds[K::ScalarBinary], 1);  // the scores' scale
+  EXPECT_EQ(kinds[K::MeanInner] + kinds[K::Math], 0);
 }
 
 TEST_F(CpuBackend, TransformerEncoderLayerBatchAboveOneAndTwoThreads) {
