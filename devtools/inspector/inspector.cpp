@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <limits>
 #include <set>
 #include <tuple>
 #include <utility>
@@ -442,6 +443,104 @@ std::string Inspector::to_text() const {
       "mapped: {}/{} runtime events to op types ({:.1f}%), {}/{} to source nodes ({:.1f}%)\n",
       c.with_op_type, c.runtime_events, 100 * c.op_type_fraction(), c.with_source, c.runtime_events,
       100 * c.source_fraction());
+  return out;
+}
+
+GapMetric parse_gap_metric(const std::string& name) {
+  if (name == "mse") return GapMetric::MSE;
+  if (name == "l1") return GapMetric::L1;
+  if (name == "snr") return GapMetric::SNR;
+  raise(Error::InvalidArgument, "unknown numeric gap metric '{}' (mse, l1 or snr)", name);
+}
+
+const char* to_string(GapMetric metric) {
+  switch (metric) {
+    case GapMetric::MSE: return "mse";
+    case GapMetric::L1: return "l1";
+    case GapMetric::SNR: return "snr";
+  }
+  return "mse";
+}
+
+namespace {
+
+struct LoggedValue {
+  const InspectorEvent* event = nullptr;
+  std::vector<float> values;
+};
+
+// method → last debug handle → the first Float output logged for it with its bytes.
+std::map<std::string, std::map<int64_t, LoggedValue>> logged_values(const Inspector& inspector) {
+  std::map<std::string, std::map<int64_t, LoggedValue>> out;
+  const std::vector<uint8_t>& buffer = inspector.debug_buffer();
+  for (const EventBlock& block : inspector.event_blocks()) {
+    if (block.name != "Execute") continue;
+    for (const InspectorEvent& ev : block.events) {
+      if (ev.outputs.empty() || ev.debug_handles.empty()) continue;
+      if (ev.kind != EventKind::Kernel && ev.kind != EventKind::Delegate) continue;
+      const LoggedOutput& o = ev.outputs.front();
+      if (!o.has_stats) continue;  // Float with its bytes in the buffer
+      auto& slot = out[block.method][ev.debug_handles.back()];
+      if (slot.event != nullptr) continue;
+      slot.event = &ev;
+      slot.values.resize(o.tensor.numel());
+      std::memcpy(slot.values.data(), buffer.data() + o.tensor.offset,
+                  slot.values.size() * sizeof(float));
+    }
+  }
+  return out;
+}
+
+}  // namespace
+
+std::vector<NumericGap> numeric_gap(const Inspector& run, const Inspector& reference,
+                                    GapMetric metric) {
+  const auto got = logged_values(run);
+  const auto want = logged_values(reference);
+  std::vector<NumericGap> out;
+  for (const auto& [method, handles] : got) {
+    auto ref_method = want.find(method);
+    if (ref_method == want.end()) continue;
+    for (const auto& [handle, value] : handles) {
+      auto ref = ref_method->second.find(handle);
+      if (ref == ref_method->second.end() || ref->second.values.size() != value.values.size())
+        continue;
+      const std::vector<float>& a = value.values;
+      const std::vector<float>& b = ref->second.values;
+      double sq = 0;
+      double abs = 0;
+      double signal = 0;
+      for (size_t i = 0; i < a.size(); ++i) {
+        const double d = static_cast<double>(a[i]) - static_cast<double>(b[i]);
+        sq += d * d;
+        abs += std::fabs(d);
+        signal += static_cast<double>(b[i]) * static_cast<double>(b[i]);
+      }
+      const double n = a.empty() ? 1.0 : static_cast<double>(a.size());
+      NumericGap g;
+      g.method = method;
+      g.debug_handle = handle;
+      g.event = value.event->name;
+      g.numel = a.size();
+      for (const RecordedNode& node : value.event->nodes) {
+        if (node.debug_handle != handle) continue;
+        g.op = node.op;
+        g.source = node.source;
+      }
+      switch (metric) {
+        case GapMetric::MSE: g.value = sq / n; break;
+        case GapMetric::L1: g.value = abs / n; break;
+        case GapMetric::SNR:
+          g.value =
+              sq == 0 ? std::numeric_limits<double>::infinity() : 10.0 * std::log10(signal / sq);
+          break;
+      }
+      out.push_back(std::move(g));
+    }
+  }
+  std::stable_sort(out.begin(), out.end(), [metric](const NumericGap& x, const NumericGap& y) {
+    return metric == GapMetric::SNR ? x.value < y.value : x.value > y.value;
+  });
   return out;
 }
 

@@ -160,4 +160,31 @@ class Inspector {
   std::vector<EventBlock> blocks_;
 };
 
+/// How numeric_gap measures the difference of two tensors.
+enum class GapMetric : uint8_t { MSE, L1, SNR };
+/// "mse", "l1" or "snr"; InvalidArgument naming the accepted names otherwise.
+GapMetric parse_gap_metric(const std::string& name);
+const char* to_string(GapMetric metric);
+
+/// The numeric gap of one node: the runtime's logged output against the reference's.
+struct NumericGap {
+  std::string method;
+  /// The node whose value the event produced (the event's last debug handle).
+  int64_t debug_handle = 0;
+  std::string op;
+  std::string source;
+  /// The event of the inspected run that logged it.
+  std::string event;
+  size_t numel = 0;
+  /// MSE / mean absolute error, or SNR in dB (infinite when the outputs are equal).
+  double value = 0;
+};
+
+/// Compares, per debug handle, the Float outputs `run` logged (ptec run --debug-buffer) with
+/// those `reference` logged for the same node (e.g. the same model exported with the portable
+/// recipe and run on the same inputs), over every method both have; worst first (largest MSE or
+/// L1, smallest SNR). Nodes logged by only one side, or with other element counts, are left out.
+std::vector<NumericGap> numeric_gap(const Inspector& run, const Inspector& reference,
+                                    GapMetric metric);
+
 }  // namespace ptec::devtools

@@ -291,6 +291,64 @@ TEST(InspectCli, DebugBufferGivesEveryKernelItsLoggedOutput) {
   EXPECT_EQ(by_source["/block/sin"]["sizes"], json({1, 3, 3, 3}));
 }
 
+TEST(InspectCli, NumericGapAgainstAPortableReferenceRun) {
+  const fs::path dir = temp_dir("numeric_gap");
+  const std::string model = write_mixed_model(dir);
+  std::string out;
+  std::string err;
+  for (const std::string& r : {std::string("cpu_fp32"), std::string("portable")}) {
+    const std::string stem = (dir / r).string();
+    ASSERT_EQ(ptec("export " + model + " --recipe " + r + " -o " + stem + ".pte --etrecord " +
+                       stem + ".etrecord",
+                   &out, &err),
+              0)
+        << err;
+    ASSERT_EQ(ptec("run " + stem + ".pte --etdump " + stem + ".etdp --debug-buffer " + stem +
+                       ".bin --iterations 2",
+                   &out, &err),
+              0)
+        << err;
+  }
+  auto inspect = [&](const std::string& run, const std::string& metric) {
+    const std::string r = (dir / run).string();
+    const std::string p = (dir / "portable").string();
+    return "inspect --etrecord " + r + ".etrecord --etdump " + r + ".etdp --debug-buffer " + r +
+           ".bin --numeric-gap --metric " + metric + " --reference-etrecord " + p +
+           ".etrecord --reference-etdump " + p + ".etdp --reference-debug-buffer " + p +
+           ".bin --json";
+  };
+  // The delegated run logs the kernel outside the delegates (Sin): compared with the portable
+  // run's Sin through the shared debug handle.
+  ASSERT_EQ(ptec(inspect("cpu_fp32", "snr"), &out, &err), 0) << err;
+  json j = json::parse(out);
+  EXPECT_EQ(j["numeric_gap"]["metric"], "snr");
+  ASSERT_EQ(j["numeric_gap"]["nodes"].size(), 1u) << out;
+  const json& sin = j["numeric_gap"]["nodes"][0];
+  EXPECT_EQ(sin["source"], "/block/sin");
+  EXPECT_EQ(sin["op"], "aten::sin");
+  EXPECT_EQ(sin["numel"], 27);
+  EXPECT_TRUE(sin["value"].is_null() || sin["value"].get<double>() > 60.0) << sin.dump();
+
+  // The portable run against itself: every kernel's node, no gap.
+  ASSERT_EQ(ptec(inspect("portable", "mse"), &out, &err), 0) << err;
+  j = json::parse(out);
+  std::set<std::string> sources;
+  for (const json& n : j["numeric_gap"]["nodes"]) {
+    sources.insert(n["source"].get<std::string>());
+    EXPECT_EQ(n["value"].get<double>(), 0.0);
+  }
+  EXPECT_EQ(sources.count("/block/sin"), 1u);
+  EXPECT_EQ(sources.count("/head/scale"), 1u);
+
+  // The logged outputs are required.
+  const std::string p = (dir / "portable").string();
+  EXPECT_EQ(ptec("inspect --etrecord " + p + ".etrecord --etdump " + p +
+                     ".etdp --numeric-gap --reference-etrecord " + p + ".etrecord",
+                 &out, &err),
+            1);
+  EXPECT_THAT(err, HasSubstr("--numeric-gap needs --debug-buffer"));
+}
+
 TEST(InspectCli, TextOutputAndErrors) {
   const fs::path dir = temp_dir("errors");
   const std::string pte = (dir / "m.pte").string();

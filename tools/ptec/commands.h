@@ -56,6 +56,15 @@ struct InspectArgs {
   bool json = false;
   /// --tsv FILE: also write one line per event, tab separated.
   std::string tsv_path;
+  /// --numeric-gap: compare the logged outputs with a reference run's, per debug handle.
+  bool numeric_gap = false;
+  /// --metric mse|l1|snr.
+  std::string metric = "mse";
+  /// The reference run (e.g. the model exported with --recipe portable, run on the same inputs
+  /// with --debug-buffer).
+  std::string reference_etrecord_path;
+  std::vector<std::string> reference_etdump_paths;
+  std::string reference_debug_buffer_path;
 };
 
 /// Each command returns the process exit code; errors are thrown as ptec::Exception and reported

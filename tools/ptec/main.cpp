@@ -82,6 +82,24 @@ int main(int argc, char** argv) {
                           "Debug buffer (ptec run --debug-buffer)");
   inspect_cmd->add_flag("--json", inspect_args.json, "Print one JSON object");
   inspect_cmd->add_option("--tsv", inspect_args.tsv_path, "Also write a table of the events here");
+  CLI::Option* gap_opt = inspect_cmd->add_flag(
+      "--numeric-gap", inspect_args.numeric_gap,
+      "Compare the logged outputs (--debug-buffer) with a reference run's, per debug handle");
+  inspect_cmd->add_option("--metric", inspect_args.metric, "Numeric gap metric")
+      ->check(CLI::IsMember({"mse", "l1", "snr"}))
+      ->capture_default_str();
+  inspect_cmd
+      ->add_option("--reference-etrecord", inspect_args.reference_etrecord_path,
+                   "ETRecord of the reference (e.g. exported with --recipe portable)")
+      ->needs(gap_opt);
+  inspect_cmd
+      ->add_option("--reference-etdump", inspect_args.reference_etdump_paths,
+                   "ETDump of the reference run (repeatable)")
+      ->needs(gap_opt);
+  inspect_cmd
+      ->add_option("--reference-debug-buffer", inspect_args.reference_debug_buffer_path,
+                   "Debug buffer of the reference run")
+      ->needs(gap_opt);
 
   try {
     app.parse(argc, argv);

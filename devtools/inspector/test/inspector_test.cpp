@@ -306,6 +306,62 @@ TEST(Inspector, AttachesLoggedOutputsWithTheirStatistics) {
   EXPECT_FALSE(mul2.outputs[0].has_stats);
 }
 
+std::vector<uint8_t> float_bytes(const std::vector<float>& v) {
+  std::vector<uint8_t> out(v.size() * sizeof(float));
+  std::memcpy(out.data(), v.data(), out.size());
+  return out;
+}
+
+// A run logging mul's output (node a) at 0 and add's output (node d) at 8, two floats each.
+Inspector logged_run(const std::vector<float>& a, const std::vector<float>& d) {
+  ETDump dump = make_dump(1);
+  dump.run_data[1].events.push_back(logged_tensor(0, 0, {2}));
+  dump.run_data[1].events.push_back(logged_tensor(2, 8, {2}));
+  std::vector<float> buffer = a;
+  buffer.insert(buffer.end(), d.begin(), d.end());
+  return Inspector(make_record(), dump, float_bytes(buffer));
+}
+
+TEST(InspectorNumericGap, PointsAtThePerturbedNodeFirst) {
+  const Inspector reference = logged_run({1, 2}, {3, 4});
+  const Inspector run = logged_run({1, 2.1f}, {3, 14});  // add's output is far off
+  const std::vector<NumericGap> mse = numeric_gap(run, reference, GapMetric::MSE);
+  ASSERT_EQ(mse.size(), 2u);
+  EXPECT_EQ(mse[0].source, "/d/Op");
+  EXPECT_EQ(mse[0].op, "aten::add.Tensor");
+  EXPECT_EQ(mse[0].event, "native_call_add.Tensor");
+  EXPECT_EQ(mse[0].numel, 2u);
+  EXPECT_DOUBLE_EQ(mse[0].value, 50.0);
+  EXPECT_EQ(mse[1].source, "/a/Op");
+  EXPECT_NEAR(mse[1].value, 0.005, 1e-6);
+
+  const std::vector<NumericGap> l1 = numeric_gap(run, reference, GapMetric::L1);
+  EXPECT_EQ(l1[0].source, "/d/Op");
+  EXPECT_DOUBLE_EQ(l1[0].value, 5.0);
+
+  const std::vector<NumericGap> snr = numeric_gap(run, reference, GapMetric::SNR);
+  EXPECT_EQ(snr[0].source, "/d/Op");  // the smallest SNR first
+  EXPECT_NEAR(snr[0].value, 10 * std::log10(25.0 / 100.0), 1e-9);
+
+  // Equal outputs: no gap, infinite SNR.
+  const auto same = numeric_gap(reference, reference, GapMetric::SNR);
+  ASSERT_EQ(same.size(), 2u);
+  EXPECT_TRUE(std::isinf(same[0].value));
+  EXPECT_DOUBLE_EQ(numeric_gap(reference, reference, GapMetric::MSE)[0].value, 0.0);
+}
+
+TEST(InspectorNumericGap, MetricNames) {
+  EXPECT_EQ(parse_gap_metric("mse"), GapMetric::MSE);
+  EXPECT_EQ(parse_gap_metric("l1"), GapMetric::L1);
+  EXPECT_EQ(parse_gap_metric("snr"), GapMetric::SNR);
+  try {
+    parse_gap_metric("rmse");
+    FAIL() << "expected an error";
+  } catch (const Exception& e) {
+    EXPECT_THAT(e.what(), HasSubstr("'rmse' (mse, l1 or snr)"));
+  }
+}
+
 TEST(Inspector, RefusesMethodsTheRecordDoesNotKnowAndRecordsWithoutMaps) {
   ETDump dump = make_dump(1);
   dump.run_data.back().method_name = "gamma";
