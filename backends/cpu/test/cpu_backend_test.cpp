@@ -376,6 +376,21 @@ TEST_F(CpuBackend, ErfGeluPatternIsOneNode) {
   }
 }
 
+// Softmax and LayerNorm large enough to run on the thread pool.
+TEST_F(CpuBackend, LargeSoftmaxAndLayerNormOnTwoThreads) {
+  set_num_threads(2);
+  auto build = [] {
+    builder::GraphBuilder b("large");
+    Value x = b.input("x", DType::Float, {2, 512, 257});
+    Value s = b.call("aten::_softmax", {x, -1, false});
+    b.output({decomposed_layer_norm(b, b.call("aten::add.Tensor", {s, x}), std::nullopt,
+                                    std::nullopt, 1e-5)});
+    return b.build();
+  };
+  EXPECT_EQ(expect_same(build, {{2, 512, 257}}), 1u);
+  set_num_threads(0);
+}
+
 TEST_F(CpuBackend, NearMissLayerNormIsNotFusedButStillRuns) {
   using K = ptec_cpu_fb::NodeKind;
   // The variance's mean also feeds the output: not a LayerNorm any more.
