@@ -128,6 +128,7 @@ TEST(IndexPutErrors, ValuesMustBroadcastAndMatchDtype) {
 
 // The barebones unsigned types (no torch 1.13 reference): copies only.
 TEST(ScatterIndexUnsigned, CopyKernelsMoveTheBytesAccumulateIsRefused) {
+  ensure_kernels_registered();  // ctest runs each test in its own process
   std::deque<OwnedTensor> pool;
   Tensor& self =
       make_tensor(pool, DType::UInt16, {2, 3}, std::vector<uint16_t>{1, 2, 3, 4, 5, 6})->tensor();
