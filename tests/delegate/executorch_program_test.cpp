@@ -279,7 +279,13 @@ TEST(ExecutorchProgramTest, PtecInfoReportsDelegatesWithBackendSizeAndLocation) 
         EXPECT_GT(d["size"].get<uint64_t>(), 100u);
       }
     }
+    EXPECT_EQ(info["named_data"]["count"], 0);
   }
+  // Blobs kept in the named data are counted there, with their bytes.
+  lowered_two_methods(true).to_executorch().write_to_file((dir / "named.pte").string());
+  const nlohmann::json named = ptec_info(dir / "named.pte");
+  EXPECT_EQ(named["named_data"]["count"], 2);  // two distinct partitions, shared by the methods
+  EXPECT_GT(named["named_data"]["bytes"].get<uint64_t>(), 200u);
 }
 #endif
 

@@ -131,6 +131,18 @@ int run_info(const InfoArgs& args) {
     }
   }
   out["constants"] = {{"count", num_constants}, {"segment_bytes", constant_bytes}};
+  // Named data: blobs backends read at init (e.g. PtecCpuBackend's weights), each in a segment.
+  size_t num_named = 0;
+  uint64_t named_bytes = 0;
+  if (program->named_data() != nullptr) {
+    for (const fb::NamedData* nd : *program->named_data()) {
+      ++num_named;
+      if (program->segments() != nullptr && nd->segment_index() < program->segments()->size()) {
+        named_bytes += program->segments()->Get(nd->segment_index())->size();
+      }
+    }
+  }
+  out["named_data"] = {{"count", num_named}, {"bytes", named_bytes}};
   const size_t legacy_constants =
       program->constant_buffer() == nullptr ? 0 : program->constant_buffer()->size();
   if (legacy_constants > 0) out["deprecated_constant_buffer"] = legacy_constants;
@@ -240,6 +252,10 @@ int run_info(const InfoArgs& args) {
   }
   std::printf("%s: %zu bytes, %zu method(s), %zu constant(s) in %llu bytes\n", args.program.c_str(),
               size, methods.size(), num_constants, static_cast<unsigned long long>(constant_bytes));
+  if (num_named > 0) {
+    std::printf("named data (read by backends at load): %zu entries in %llu bytes\n", num_named,
+                static_cast<unsigned long long>(named_bytes));
+  }
   if (legacy_constants > 0) {
     std::printf(
         "note: %zu constant(s) in the deprecated inline constant_buffer, which ExecuTorch's "
