@@ -28,15 +28,6 @@ uint64_t fnv1a(const uint8_t* data, size_t size) {
   return h;
 }
 
-ir::Argument arg_or_default(const ir::Node& node, std::string_view name) {
-  const int index = node.op()->arg_index(name);
-  if (index >= 0 && static_cast<size_t>(index) < node.args().size()) {
-    return node.args()[static_cast<size_t>(index)];
-  }
-  const ir::ArgSchema& a = node.op()->args.at(static_cast<size_t>(index));
-  return a.default_value ? *a.default_value : ir::Argument();
-}
-
 // The activation a unary node applies, with clamp bounds.
 struct ActivationInfo {
   fb::Activation kind = fb::Activation::None;

@@ -25,16 +25,6 @@ bool tensors_ok(const ir::Node& node) {
   return true;
 }
 
-// Argument `name` of `node`, or the schema default when the call omits it.
-ir::Argument arg_or_default(const ir::Node& node, std::string_view name) {
-  const int index = node.op()->arg_index(name);
-  if (index >= 0 && static_cast<size_t>(index) < node.args().size()) {
-    return node.args()[static_cast<size_t>(index)];
-  }
-  const ir::ArgSchema& a = node.op()->args.at(static_cast<size_t>(index));
-  return a.default_value ? *a.default_value : ir::Argument();
-}
-
 bool is_one(const ir::Argument& a) {
   return a.is_none() || ((a.is_int() || a.is_double()) && a.to_double() == 1.0);
 }
@@ -97,6 +87,15 @@ bool is_max_pool(const ir::Node& node) {
 }
 
 }  // namespace
+
+ir::Argument arg_or_default(const ir::Node& node, std::string_view name) {
+  const int index = node.op()->arg_index(name);
+  if (index >= 0 && static_cast<size_t>(index) < node.args().size()) {
+    return node.args()[static_cast<size_t>(index)];
+  }
+  const ir::ArgSchema& a = node.op()->args.at(static_cast<size_t>(index));
+  return a.default_value ? *a.default_value : ir::Argument();
+}
 
 bool is_constant(const ir::ExportedProgram& program, const ir::Node& node) {
   return node.is_placeholder() && program.constant_for_placeholder(node.name()) != nullptr;

@@ -5,6 +5,7 @@
 
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "ir/exported_program.h"
@@ -65,6 +66,9 @@ struct GeluMatch {
 
 /// The GELU that starts at `div` (a div.Scalar), if the pattern matches exactly.
 std::optional<GeluMatch> match_gelu(const ir::ExportedProgram& program, const ir::Node& div);
+
+/// Argument `name` of call `node`, or the schema default when the call omits it.
+ir::Argument arg_or_default(const ir::Node& node, std::string_view name);
 
 /// True when `node` is a placeholder whose value is a constant of the program (a weight).
 bool is_constant(const ir::ExportedProgram& program, const ir::Node& node);
