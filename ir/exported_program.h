@@ -15,12 +15,23 @@ namespace ptec::ir {
 enum class Stage { Aten = 0, Edge = 1, Lowered = 2, Executorch = 3 };
 const char* to_string(Stage stage);
 
-/// An opaque object input (InputKind::CustomObj), e.g. a precompiled engine. The payload is
-/// shared, never copied.
+/// A live object behind a CustomObject, e.g. a compiled engine held in memory. Serializing it
+/// may be expensive, so whoever packages a program serializes each object once.
+class OpaqueObject {
+ public:
+  virtual ~OpaqueObject() = default;
+  /// The bytes that represent the object in a saved program.
+  virtual BufferPtr serialize() const = 0;
+};
+
+/// An opaque object input (InputKind::CustomObj), e.g. a precompiled engine. The payload and
+/// the live object are shared by copies, never copied.
 struct CustomObject {
   std::string type;  // e.g. "ptec.engine"
   BufferPtr payload;
   std::map<std::string, std::string> metadata;
+  /// The live object, when there is one (nullptr for plain payloads).
+  std::shared_ptr<const OpaqueObject> object;
 };
 
 /// One step of the record of how a program got to its stage, e.g.

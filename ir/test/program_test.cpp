@@ -39,7 +39,11 @@ TEST(ExportedProgramCopy, SharesPayloadsKeepsNamesHandlesAndUuid) {
                                           Buffer::from_vector(std::vector<uint8_t>(24, 7))};
   original.constants()["c"] = TensorData{TensorSpec(DType::Long, std::vector<int64_t>{1}),
                                          Buffer::from_vector(std::vector<uint8_t>(8, 1))};
-  original.custom_objects()["engine"] = CustomObject{"ptec.engine", Buffer::copy_of("blob", 4), {}};
+  struct Blob : OpaqueObject {
+    BufferPtr serialize() const override { return Buffer::copy_of("blob", 4); }
+  };
+  original.custom_objects()["engine"] =
+      CustomObject{"ptec.engine", Buffer::copy_of("blob", 4), {}, std::make_shared<Blob>()};
   original.example_inputs().push_back(
       TensorData{TensorSpec(DType::Float, std::vector<int64_t>{2, 3}),
                  Buffer::from_vector(std::vector<uint8_t>(24))});
@@ -54,6 +58,8 @@ TEST(ExportedProgramCopy, SharesPayloadsKeepsNamesHandlesAndUuid) {
   EXPECT_EQ(copy.constants().at("c").data.get(), original.constants().at("c").data.get());
   EXPECT_EQ(copy.custom_objects().at("engine").payload.get(),
             original.custom_objects().at("engine").payload.get());
+  EXPECT_EQ(copy.custom_objects().at("engine").object.get(),
+            original.custom_objects().at("engine").object.get());
   EXPECT_EQ(copy.example_inputs()[0].data.get(), original.example_inputs()[0].data.get());
   // Names (including ones that clash with Python builtins and suffixed ones) and handles.
   std::vector<std::pair<std::string, int64_t>> names;
