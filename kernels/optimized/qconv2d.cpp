@@ -1,0 +1,153 @@
+#include "kernels/optimized/qconv2d.h"
+
+#include <algorithm>
+#include <cstring>
+
+#include "kernels/optimized/threadpool.h"
+
+namespace ptec::kernels::optimized {
+namespace {
+
+constexpr size_t kAlign = 64;
+size_t align_up(size_t x) { return (x + kAlign - 1) / kAlign * kAlign; }
+
+size_t group_packed_bytes(const Conv2dShape& s) { return qpacked_a_bytes(s.oc_per_group(), s.k()); }
+
+// im2col of one image and group: rows (c, ky, kx), columns the output pixels; positions in the
+// padding hold `pad` (the input's zero point, as stored).
+void im2col(const Conv2dShape& s, const uint8_t* in, uint8_t pad, uint8_t* cols) {
+  const int64_t oh = s.oh(), ow = s.ow();
+  const int64_t cg = s.c_per_group();
+  uint8_t* dst = cols;
+  for (int64_t c = 0; c < cg; ++c) {
+    const uint8_t* plane = in + c * s.h * s.w;
+    for (int64_t ky = 0; ky < s.kh; ++ky) {
+      for (int64_t kx = 0; kx < s.kw; ++kx) {
+        const int64_t off = kx * s.dw - s.pw;
+        // Output columns whose input column ox * sw + off lies in [0, w).
+        const int64_t x_lo = std::min(ow, off >= 0 ? 0 : (-off + s.sw - 1) / s.sw);
+        const int64_t x_hi =
+            std::max(x_lo, std::min(ow, s.w - off <= 0 ? 0 : (s.w - off + s.sw - 1) / s.sw));
+        for (int64_t oy = 0; oy < oh; ++oy, dst += ow) {
+          const int64_t iy = oy * s.sh - s.ph + ky * s.dh;
+          if (iy < 0 || iy >= s.h) {
+            std::memset(dst, pad, static_cast<size_t>(ow));
+            continue;
+          }
+          std::memset(dst, pad, static_cast<size_t>(x_lo));
+          const uint8_t* src = plane + iy * s.w + off;
+          if (s.sw == 1) {
+            std::memcpy(dst + x_lo, src + x_lo, static_cast<size_t>(x_hi - x_lo));
+          } else {
+            for (int64_t ox = x_lo; ox < x_hi; ++ox) dst[ox] = src[ox * s.sw];
+          }
+          std::memset(dst + x_hi, pad, static_cast<size_t>(ow - x_hi));
+        }
+      }
+    }
+  }
+}
+
+// Depthwise: each output channel oc reads input channel oc / multiplier.
+void depthwise(const Conv2dShape& s, const uint8_t* in, bool x_signed, int32_t zx, const int8_t* w,
+               const QEpilogue& e, uint8_t* out, int32_t* acc) {
+  const int64_t oh = s.oh(), ow = s.ow();
+  const int64_t mult = s.oc / s.c;
+  for (int64_t oc = 0; oc < s.oc; ++oc) {
+    const uint8_t* plane = in + (oc / mult) * s.h * s.w;
+    const int8_t* wk = w + oc * s.kh * s.kw;
+    const int32_t zw = e.a_zero_points != nullptr ? e.a_zero_points[oc] : 0;
+    for (int64_t i = 0; i < oh * ow; ++i) acc[i] = 0;
+    for (int64_t ky = 0; ky < s.kh; ++ky) {
+      for (int64_t kx = 0; kx < s.kw; ++kx) {
+        const int32_t wv = wk[ky * s.kw + kx] - zw;
+        if (wv == 0) continue;
+        for (int64_t oy = 0; oy < oh; ++oy) {
+          const int64_t iy = oy * s.sh - s.ph + ky * s.dh;
+          if (iy < 0 || iy >= s.h) continue;
+          for (int64_t ox = 0; ox < ow; ++ox) {
+            const int64_t ix = ox * s.sw - s.pw + kx * s.dw;
+            if (ix < 0 || ix >= s.w) continue;  // padding: x - zx = 0
+            const uint8_t raw = plane[iy * s.w + ix];
+            const int32_t xv = (x_signed ? static_cast<int32_t>(static_cast<int8_t>(raw))
+                                         : static_cast<int32_t>(raw)) -
+                               zx;
+            acc[oy * ow + ox] += xv * wv;
+          }
+        }
+      }
+    }
+    QRow row;
+    row.scale = e.scale_per_row ? e.scale[oc] : e.scale[0];
+    row.bias = e.bias != nullptr ? e.bias[oc] : 0.0f;
+    row.zero_point = e.out_zero_point;
+    row.lo = e.out_min;
+    row.hi = e.out_max;
+    row.out_signed = e.out_signed;
+    requantize_row(acc, oh * ow, row, nullptr, out + oc * oh * ow);
+  }
+}
+
+}  // namespace
+
+size_t qconv2d_packed_weights_bytes(const Conv2dShape& s) {
+  if (s.depthwise()) return 0;
+  return group_packed_bytes(s) * static_cast<size_t>(s.groups);
+}
+
+void qconv2d_pack_weights(const Conv2dShape& s, const int8_t* weights, void* out) {
+  if (s.depthwise()) return;
+  const int64_t ocg = s.oc_per_group();
+  const size_t bytes = group_packed_bytes(s);
+  for (int64_t g = 0; g < s.groups; ++g) {
+    qpack_a(ocg, s.k(), weights + g * ocg * s.k(), s.k(),
+            static_cast<unsigned char*>(out) + g * bytes);
+  }
+}
+
+size_t qconv2d_scratch_bytes(const Conv2dShape& s) {
+  const int64_t pixels = s.oh() * s.ow();
+  if (s.depthwise()) return align_up(static_cast<size_t>(pixels) * sizeof(int32_t));
+  return align_up(static_cast<size_t>(s.k() * pixels)) + qgemm_scratch_bytes(pixels, s.k());
+}
+
+bool qconv2d(const Conv2dShape& s, const void* input, bool x_signed, int32_t x_zero_point,
+             const int8_t* weights, const void* packed, const QEpilogue& epilogue, void* output,
+             void* scratch) {
+  if (!s.valid() || scratch == nullptr) return false;
+  const int64_t pixels = s.oh() * s.ow();
+  const auto* in = static_cast<const uint8_t*>(input);
+  auto* out = static_cast<uint8_t*>(output);
+  if (s.depthwise()) {
+    for (int64_t b = 0; b < s.n; ++b) {
+      depthwise(s, in + b * s.c * s.h * s.w, x_signed, x_zero_point, weights, epilogue,
+                out + b * s.oc * pixels, static_cast<int32_t*>(scratch));
+    }
+    return true;
+  }
+  const int64_t ocg = s.oc_per_group(), cg = s.c_per_group(), k = s.k();
+  const size_t group_bytes = group_packed_bytes(s);
+  auto* cols = static_cast<uint8_t*>(scratch);
+  void* gemm_scratch = cols + align_up(static_cast<size_t>(k * pixels));
+  const bool direct = s.pointwise();
+  for (int64_t b = 0; b < s.n; ++b) {
+    for (int64_t g = 0; g < s.groups; ++g) {
+      const uint8_t* x = in + (b * s.c + g * cg) * s.h * s.w;
+      if (!direct) im2col(s, x, static_cast<uint8_t>(x_zero_point), cols);
+      const QPackedA a =
+          qpacked_a_view(ocg, k, static_cast<const unsigned char*>(packed) + g * group_bytes);
+      QEpilogue e = epilogue;
+      e.b_zero_point = x_zero_point;
+      if (e.scale_per_row) e.scale += g * ocg;
+      if (e.bias != nullptr) e.bias += g * ocg;
+      if (e.a_zero_points != nullptr) e.a_zero_points += g * ocg;
+      if (!qgemm(ocg, pixels, k, a, direct ? static_cast<const void*>(x) : cols, pixels, false,
+                 x_signed, e, out + (b * s.oc + g * ocg) * pixels, pixels, false, gemm_scratch)) {
+        return false;
+      }
+    }
+  }
+  return true;
+}
+
+}  // namespace ptec::kernels::optimized
