@@ -31,6 +31,18 @@ Error register_kernels(Span<const Kernel> kernels) {
   return Error::Ok;
 }
 
+Error replace_kernel(const char* name, OpFunction fn, OpFunction* previous) {
+  if (name == nullptr || fn == nullptr) return Error::InvalidArgument;
+  for (size_t i = 0; i < g_num_kernels; ++i) {
+    if (std::strcmp(g_kernels[i].name, name) == 0) {
+      if (previous != nullptr) *previous = g_kernels[i].fn;
+      g_kernels[i].fn = fn;
+      return Error::Ok;
+    }
+  }
+  return Error::NotFound;
+}
+
 OpFunction get_op_function(const char* name) {
   for (size_t i = 0; i < g_num_kernels; ++i) {
     if (std::strcmp(g_kernels[i].name, name) == 0) return g_kernels[i].fn;

@@ -27,6 +27,13 @@ constexpr size_t kMaxRegisteredKernels = 2048;
 /// `name` strings must have static storage duration.
 Error register_kernels(Span<const Kernel> kernels);
 
+/// Replaces the kernel registered under `name` with `fn` and stores the replaced one in
+/// `previous` (when given): a test's instrumented kernel, or the reference runner pinning the
+/// portable kernels. Methods resolve their kernels when they load, so methods loaded earlier keep
+/// the kernels they resolved. NotFound when nothing is registered under `name`, InvalidArgument
+/// for a null `fn`; nothing changes on error. Not thread-safe (like register_kernels).
+Error replace_kernel(const char* name, OpFunction fn, OpFunction* previous = nullptr);
+
 /// The kernel registered under `name`, or nullptr.
 OpFunction get_op_function(const char* name);
 
