@@ -704,11 +704,14 @@ Result<runtime::DelegateHandle*> CpuBackendRuntime::init(
   for (uint32_t i = 0; i < h->num_tensors && status == Error::Ok; ++i) {
     const fb::Tensor* t = graph->tensors()->Get(i);
     TensorSlot& slot = h->tensors[i];
-    CPU_CHECK(
-        t->sizes() != nullptr && t->sizes()->size() <= kMaxRank && count(t->sizes(), &slot.numel),
-        Error::InvalidProgram, "PtecCpuBackend: tensor %u has invalid sizes", i);
-    slot.sizes = t->sizes()->data();
-    slot.rank = t->sizes()->size();
+    // A rank-0 tensor's empty sizes vector may be left out of the flatbuffer.
+    static constexpr int64_t kNoSizes[1] = {0};
+    const auto* sizes = t->sizes();
+    CPU_CHECK(sizes == nullptr || (sizes->size() <= kMaxRank && count(sizes, &slot.numel)),
+              Error::InvalidProgram, "PtecCpuBackend: tensor %u has invalid sizes", i);
+    if (sizes == nullptr) slot.numel = 1;
+    slot.sizes = sizes != nullptr ? sizes->data() : kNoSizes;
+    slot.rank = sizes != nullptr ? sizes->size() : 0;
     const size_t nbytes = static_cast<size_t>(slot.numel) * sizeof(float);
     if (t->constant() != nullptr && t->constant()->size() > 0) {
       const runtime::NamedDataMap* map = context.get_named_data_map();

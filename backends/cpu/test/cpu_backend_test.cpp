@@ -1,6 +1,6 @@
 // PtecCpuBackend end to end: programs built with the GraphBuilder, lowered with CpuPartitioner,
-// run through ptec's runtime, compared with the same program on the portable kernels (tolerance
-// 1e-4 x max(1, |ref|): both compute in fp32, in different orders).
+// run through ptec's runtime, compared with the same program on the portable kernels
+// (cpu_test_util.h). Every claimed op in odd shapes: cpu_backend_ops_test.cpp.
 
 #include <gtest/gtest.h>
 
@@ -16,6 +16,7 @@
 #include "backends/cpu/aot/cpu_partitioner.h"
 #include "backends/cpu/cpu_delegate_generated.h"
 #include "backends/cpu/runtime/cpu_backend_runtime.h"
+#include "backends/cpu/test/cpu_test_util.h"
 #include "frontends/builder/graph_builder.h"
 #include "kernels/optimized/ops/register.h"
 #include "kernels/optimized/threadpool.h"
@@ -28,95 +29,11 @@ namespace {
 
 using builder::Value;
 
-std::vector<float> random_vector(size_t n, uint32_t seed, float scale = 1.0f) {
-  std::mt19937 rng(seed);
-  std::uniform_real_distribution<float> dist(-scale, scale);
-  std::vector<float> v(n);
-  for (float& x : v) x = dist(rng);
-  return v;
-}
+using cpu_test::blob_kinds;
+using cpu_test::random_vector;
+using cpu_test::tensor;
 
-ir::TensorData tensor(const std::vector<int64_t>& sizes, uint32_t seed, float scale = 0.5f) {
-  size_t n = 1;
-  for (int64_t s : sizes) n *= static_cast<size_t>(s);
-  const std::vector<float> v = random_vector(n, seed, scale);
-  return ir::TensorData{ir::TensorSpec(DType::Float, sizes),
-                        ir::Buffer::copy_of(v.data(), v.size() * sizeof(float))};
-}
-
-class CpuBackend : public ::testing::Test {
- protected:
-  static void SetUpTestSuite() {
-    register_cpu_backend_aot();
-    ASSERT_EQ(register_cpu_backend_runtime(), Error::Ok);
-    ASSERT_EQ(kernels::register_optimized_kernels(), Error::Ok);
-  }
-
-  // The .pte of `program`, lowered to the CPU backend or not.
-  static std::vector<uint8_t> export_pte(const ir::ExportedProgram& program, bool lower) {
-    program::TransformAndLowerOptions options;
-    if (lower) {
-      options.partitioners = program::PartitionerList{std::make_shared<CpuPartitioner>()};
-    }
-    return program::to_edge_transform_and_lower(program, options).to_executorch().buffer();
-  }
-
-  static std::vector<float> run(const std::vector<uint8_t>& bytes,
-                                const std::vector<runtime::OwnedTensor*>& inputs) {
-    std::unique_ptr<uint8_t[]> aligned(new (std::align_val_t(64)) uint8_t[bytes.size()]);
-    std::memcpy(aligned.get(), bytes.data(), bytes.size());
-    std::vector<float> values;
-    {
-      runtime::Module module(aligned.get(), bytes.size());
-      std::vector<runtime::EValue> args;
-      for (runtime::OwnedTensor* t : inputs) args.push_back(t->evalue());
-      auto out = module.execute("forward", args);
-      EXPECT_TRUE(out.ok()) << to_string(out.error());
-      if (out.ok()) {
-        const runtime::Tensor& t = (*out)[0].to_tensor();
-        values.assign(t.const_data_ptr<float>(), t.const_data_ptr<float>() + t.numel());
-      }
-    }
-    ::operator delete[](aligned.release(), std::align_val_t(64));
-    return values;
-  }
-
-  static size_t count_delegates(const ir::ExportedProgram& program) {
-    program::TransformAndLowerOptions options;
-    options.partitioners = program::PartitionerList{std::make_shared<CpuPartitioner>()};
-    const auto edge = program::to_edge_transform_and_lower(program, options);
-    size_t n = 0;
-    for (const ir::Node* node : edge.exported_program("forward").graph().nodes()) {
-      n += node->is_op("executorch_call_delegate");
-    }
-    return n;
-  }
-
-  // Lowered and portable runs of `build()`'s program agree; returns the number of delegates.
-  static size_t expect_same(const std::function<ir::ExportedProgram()>& build,
-                            const std::vector<std::vector<int64_t>>& input_sizes) {
-    std::vector<runtime::OwnedTensor> owned;
-    owned.reserve(input_sizes.size());
-    std::vector<runtime::OwnedTensor*> inputs;
-    uint32_t seed = 100;
-    for (const auto& sizes : input_sizes) {
-      size_t n = 1;
-      for (int64_t s : sizes) n *= static_cast<size_t>(s);
-      owned.push_back(runtime::OwnedTensor::from(DType::Float,
-                                                 std::vector<int32_t>(sizes.begin(), sizes.end()),
-                                                 random_vector(n, seed++)));
-      inputs.push_back(&owned.back());
-    }
-    const std::vector<float> ref = run(export_pte(build(), false), inputs);
-    const std::vector<float> got = run(export_pte(build(), true), inputs);
-    EXPECT_EQ(got.size(), ref.size());
-    for (size_t i = 0; i < std::min(got.size(), ref.size()); ++i) {
-      EXPECT_NEAR(got[i], ref[i], 1e-4 * std::max(1.0f, std::fabs(ref[i]))) << "at " << i;
-      if (std::fabs(got[i] - ref[i]) > 1e-4 * std::max(1.0f, std::fabs(ref[i]))) break;
-    }
-    return count_delegates(build());
-  }
-};
+class CpuBackend : public cpu_test::CpuBackendTest {};
 
 // x → conv3x3+bias → relu → conv3x3 → + (conv1 out) → relu → maxpool → depthwise conv (stride 2,
 // multiplier 2) → hardtanh → mean(H, W) → view → linear (addmm with permuted weight).
@@ -323,16 +240,6 @@ TEST_F(CpuBackend, TransformerEncoderLayerBatchAboveOneAndTwoThreads) {
   set_num_threads(2);
   EXPECT_EQ(expect_same([] { return encoder_layer(3, 5, 15, 3); }, {{3, 5, 15}}), 1u);
   set_num_threads(0);
-}
-
-// The node kinds of the blob preprocess writes for the whole of `program`.
-std::vector<ptec_cpu_fb::NodeKind> blob_kinds(const ir::ExportedProgram& program) {
-  const partition::PreprocessResult r = backends::cpu::CpuBackend().preprocess(program, {});
-  const auto* graph = ptec_cpu_fb::GetGraph(r.processed_bytes->data());
-  EXPECT_EQ(graph->version(), kCpuBlobVersion);
-  std::vector<ptec_cpu_fb::NodeKind> kinds;
-  for (const auto* n : *graph->nodes()) kinds.push_back(n->kind());
-  return kinds;
 }
 
 TEST_F(CpuBackend, DecomposedLayerNormIsFusedWithAndWithoutAffine) {

@@ -1,0 +1,303 @@
+// Every op the CpuPartitioner claims and every fusion the lowering makes, one small program each,
+// in odd shapes (1x1, non-square, padding larger than the kernel, channel counts that are not a
+// multiple of any block size, batch > 1): the lowered program must run in exactly one delegate
+// and match the portable kernels within 1e-4 x max(1, |ref|) (cpu_test_util.h).
+
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+#include "backends/cpu/test/cpu_test_util.h"
+#include "frontends/builder/graph_builder.h"
+
+namespace ptec::backends::cpu {
+namespace {
+
+using builder::Value;
+using cpu_test::blob_kinds;
+using cpu_test::tensor;
+using K = ptec_cpu_fb::NodeKind;
+using Ints = std::vector<int64_t>;
+
+class CpuBackendOps : public cpu_test::CpuBackendTest {};
+
+ir::Shape shape(const Ints& sizes) { return ir::Shape(sizes.begin(), sizes.end()); }
+
+struct ConvCase {
+  Ints input;  // N, C, H, W
+  int64_t out_channels;
+  Ints kernel, stride, padding, dilation;
+  int64_t groups;
+  bool bias;
+  std::string activation;  // "", or an aten op applied to the conv's output
+};
+
+ir::ExportedProgram conv_program(const ConvCase& c) {
+  builder::GraphBuilder b("conv");
+  Value x = b.input("x", DType::Float, shape(c.input));
+  Value w = b.parameter(
+      "w", tensor({c.out_channels, c.input[1] / c.groups, c.kernel[0], c.kernel[1]}, 1));
+  builder::Arg bias = nullptr;
+  if (c.bias) bias = b.parameter("b", tensor({c.out_channels}, 2));
+  Value y = b.call("aten::convolution",
+                   {x, w, bias, c.stride, c.padding, c.dilation, false, Ints{0, 0}, c.groups});
+  if (c.activation == "aten::hardtanh") {
+    y = b.call("aten::hardtanh", {y, 0.0, 6.0});
+  } else if (c.activation == "aten::clamp") {
+    y = b.call("aten::clamp", {y, -0.25, nullptr});
+  } else if (!c.activation.empty()) {
+    y = b.call(c.activation, {y});
+  }
+  b.output({y});
+  return b.build();
+}
+
+TEST_F(CpuBackendOps, ConvolutionShapesAndFusedActivations) {
+  const std::vector<ConvCase> cases = {
+      // 1x1 input and kernel, 3 -> 5 channels.
+      {{1, 3, 1, 1}, 5, {1, 1}, {1, 1}, {0, 0}, {1, 1}, 1, true, ""},
+      // Pointwise on an odd spatial size, batch 3, channels not a multiple of 8/16.
+      {{3, 17, 5, 7}, 33, {1, 1}, {1, 1}, {0, 0}, {1, 1}, 1, false, "aten::relu"},
+      // Padding larger than the kernel.
+      {{2, 3, 4, 5}, 7, {2, 2}, {1, 1}, {3, 2}, {1, 1}, 1, true, ""},
+      {{1, 5, 3, 3}, 6, {1, 1}, {1, 1}, {2, 2}, {1, 1}, 1, false, "aten::sigmoid"},
+      // Non-square kernel, stride and dilation.
+      {{2, 4, 7, 13}, 9, {3, 5}, {2, 1}, {1, 2}, {1, 2}, 1, true, "aten::relu"},
+      // Stride larger than the kernel.
+      {{1, 2, 11, 9}, 3, {2, 3}, {3, 4}, {0, 1}, {1, 1}, 1, true, "aten::tanh"},
+      // Grouped.
+      {{2, 6, 6, 5}, 9, {3, 3}, {1, 1}, {1, 1}, {1, 1}, 3, true, "aten::gelu"},
+      // Depthwise, multiplier 1, stride 2, odd channel count.
+      {{3, 17, 9, 8}, 17, {3, 3}, {2, 2}, {1, 1}, {1, 1}, 17, true, "aten::hardtanh"},
+      // Depthwise, multiplier 2, non-square kernel, padding larger than the kernel, dilated.
+      {{1, 5, 6, 7}, 10, {5, 3}, {1, 2}, {3, 4}, {2, 1}, 5, false, "aten::gelu"},
+      // Larger channel counts with remainders against every microkernel width.
+      {{1, 37, 10, 6}, 45, {3, 3}, {1, 1}, {1, 1}, {1, 1}, 1, true, "aten::clamp"},
+  };
+  for (const ConvCase& c : cases) {
+    SCOPED_TRACE(::testing::PrintToString(c.input) + " -> " + std::to_string(c.out_channels) +
+                 " k" + ::testing::PrintToString(c.kernel) + " s" +
+                 ::testing::PrintToString(c.stride) + " p" + ::testing::PrintToString(c.padding) +
+                 " d" + ::testing::PrintToString(c.dilation) + " g" + std::to_string(c.groups) +
+                 " " + c.activation);
+    EXPECT_EQ(expect_same([&] { return conv_program(c); }, {c.input}), 1u);
+    // The activation is fused into the convolution: one node in the blob.
+    EXPECT_EQ(blob_kinds(conv_program(c)), std::vector<K>{K::Conv2d});
+  }
+}
+
+TEST_F(CpuBackendOps, ConvolutionWithResidualAddAndRelu) {
+  for (const Ints& input : {Ints{1, 3, 1, 1}, Ints{2, 5, 7, 3}}) {
+    auto build = [&] {
+      builder::GraphBuilder b("residual");
+      Value x = b.input("x", DType::Float, shape(input));
+      Value w = b.parameter("w", tensor({input[1], input[1], 3, 3}, 3));
+      Value bias = b.parameter("b", tensor({input[1]}, 4));
+      Value c = b.call("aten::convolution",
+                       {x, w, bias, Ints{1, 1}, Ints{1, 1}, Ints{1, 1}, false, Ints{0, 0}, 1});
+      Value s = b.call("aten::add.Tensor", {c, x});
+      b.output({b.call("aten::relu", {s})});
+      return b.build();
+    };
+    EXPECT_EQ(expect_same(build, {input}), 1u);
+    EXPECT_EQ(blob_kinds(build()), std::vector<K>{K::Conv2d});
+  }
+}
+
+// x[M, K] @ w[N, K]^T (+ b) (+ activation), as ONNX's Gemm and PyTorch's Linear export it.
+ir::ExportedProgram linear_program(int64_t m, int64_t k, int64_t n, bool bias,
+                                   const std::string& activation) {
+  builder::GraphBuilder b("linear");
+  Value x = b.input("x", DType::Float, {m, k});
+  Value w = b.parameter("w", tensor({n, k}, 5));
+  Value t = b.call("aten::permute_copy", {w, Ints{1, 0}});
+  Value y = bias ? b.call("aten::addmm", {b.parameter("b", tensor({n}, 6)), x, t})
+                 : b.call("aten::mm", {x, t});
+  if (!activation.empty()) y = b.call(activation, {y});
+  b.output({y});
+  return b.build();
+}
+
+TEST_F(CpuBackendOps, LinearShapesAndFusedActivations) {
+  struct Case {
+    int64_t m, k, n;
+    bool bias;
+    std::string activation;
+  };
+  const std::vector<Case> cases = {
+      {1, 1, 1, true, ""},
+      {1, 7, 3, false, "aten::relu"},
+      {5, 33, 17, true, "aten::gelu"},
+      {13, 65, 31, true, "aten::tanh"},
+      {37, 9, 70, false, "aten::sigmoid"},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(std::to_string(c.m) + "x" + std::to_string(c.k) + "x" + std::to_string(c.n) + " " +
+                 c.activation);
+    auto build = [&] { return linear_program(c.m, c.k, c.n, c.bias, c.activation); };
+    EXPECT_EQ(expect_same(build, {{c.m, c.k}}), 1u);
+    EXPECT_EQ(blob_kinds(build()), std::vector<K>{K::Linear});
+  }
+}
+
+TEST_F(CpuBackendOps, MatMulOfTwoActivations) {
+  for (const auto& [a, b_sizes] : std::vector<std::pair<Ints, Ints>>{
+           {{1, 1}, {1, 1}}, {{5, 7}, {7, 3}}, {{3, 5, 7}, {3, 7, 9}}, {{2, 1, 17}, {2, 17, 33}}}) {
+    const char* op = a.size() == 2 ? "aten::mm" : "aten::bmm";
+    auto build = [&] {
+      builder::GraphBuilder b("matmul");
+      Value x = b.input("x", DType::Float, shape(a));
+      Value y = b.input("y", DType::Float, shape(b_sizes));
+      b.output({b.call(op, {x, y})});
+      return b.build();
+    };
+    EXPECT_EQ(expect_same(build, {a, b_sizes}), 1u) << op << ::testing::PrintToString(a);
+  }
+}
+
+TEST_F(CpuBackendOps, MaxPoolShapes) {
+  struct Case {
+    Ints input, kernel, stride, padding, dilation;
+    bool ceil_mode;
+  };
+  const std::vector<Case> cases = {
+      {{1, 1, 1, 1}, {1, 1}, {1, 1}, {0, 0}, {1, 1}, false},
+      {{2, 3, 7, 9}, {3, 3}, {2, 2}, {1, 1}, {1, 1}, true},
+      {{1, 5, 8, 11}, {2, 3}, {2, 1}, {1, 1}, {1, 1}, false},
+      {{3, 2, 9, 9}, {3, 2}, {3, 2}, {0, 1}, {2, 1}, true},
+  };
+  for (const Case& c : cases) {
+    auto build = [&] {
+      builder::GraphBuilder b("maxpool");
+      Value x = b.input("x", DType::Float, shape(c.input));
+      Value p = b.call_multi("aten::max_pool2d_with_indices",
+                             {x, c.kernel, c.stride, c.padding, c.dilation, c.ceil_mode})[0];
+      b.output({p});
+      return b.build();
+    };
+    EXPECT_EQ(expect_same(build, {c.input}), 1u) << ::testing::PrintToString(c.input);
+  }
+}
+
+TEST_F(CpuBackendOps, GlobalAveragePoolAndInnerMean) {
+  for (const auto& [input, dims] : std::vector<std::pair<Ints, Ints>>{
+           {{1, 1, 1, 1}, {2, 3}}, {{3, 17, 5, 7}, {-1, -2}}, {{2, 9, 13}, {-1}}, {{7}, {0}}}) {
+    auto build = [&] {
+      builder::GraphBuilder b("mean");
+      Value x = b.input("x", DType::Float, shape(input));
+      b.output({b.call("aten::mean.dim", {x, dims, true})});
+      return b.build();
+    };
+    EXPECT_EQ(expect_same(build, {input}), 1u) << ::testing::PrintToString(input);
+  }
+}
+
+TEST_F(CpuBackendOps, SoftmaxOverEveryDim) {
+  const Ints input = {3, 5, 7};
+  for (int64_t dim : {0, 1, 2, -1}) {
+    auto build = [&] {
+      builder::GraphBuilder b("softmax");
+      Value x = b.input("x", DType::Float, shape(input));
+      b.output({b.call("aten::_softmax", {x, dim, false})});
+      return b.build();
+    };
+    EXPECT_EQ(expect_same(build, {input}), 1u) << "dim " << dim;
+  }
+}
+
+TEST_F(CpuBackendOps, UnaryAndMathOps) {
+  const Ints input = {3, 13};
+  for (const std::string op :
+       {"aten::relu", "aten::sigmoid", "aten::tanh", "aten::gelu", "aten::hardtanh", "aten::clamp",
+        "aten::exp", "aten::neg", "aten::abs", "aten::erf", "aten::sqrt", "aten::rsqrt",
+        "aten::log", "aten::reciprocal"}) {
+    auto build = [&] {
+      builder::GraphBuilder b("unary");
+      Value x = b.input("x", DType::Float, shape(input));
+      // sqrt/rsqrt/log/reciprocal get positive inputs.
+      Value v = b.call("aten::add.Scalar", {b.call("aten::abs", {x}), 0.5});
+      Value in = (op == "aten::sqrt" || op == "aten::rsqrt" || op == "aten::log" ||
+                  op == "aten::reciprocal")
+                     ? v
+                     : x;
+      Value y = op == "aten::hardtanh" ? b.call(op, {in, -0.5, 0.25})
+                : op == "aten::clamp"  ? b.call(op, {in, nullptr, 0.3})
+                                       : b.call(op, {in});
+      b.output({y});
+      return b.build();
+    };
+    EXPECT_EQ(expect_same(build, {input}), 1u) << op;
+  }
+}
+
+TEST_F(CpuBackendOps, BroadcastingBinaryAndScalarOps) {
+  const std::vector<std::pair<Ints, Ints>> shapes = {
+      {{1}, {1}}, {{3, 1, 5}, {4, 1}}, {{2, 3, 4}, {}}, {{7, 1}, {1, 9}}, {{2, 17}, {2, 17}}};
+  for (const std::string op :
+       {"aten::add.Tensor", "aten::sub.Tensor", "aten::mul.Tensor", "aten::div.Tensor"}) {
+    for (const auto& [a, b_sizes] : shapes) {
+      auto build = [&] {
+        builder::GraphBuilder b("binary");
+        Value x = b.input("x", DType::Float, shape(a));
+        Value y = b.input("y", DType::Float, shape(b_sizes));
+        if (op == "aten::div.Tensor")
+          y = b.call("aten::add.Scalar", {b.call("aten::abs", {y}), 1.0});
+        b.output({b.call(op, {x, y})});
+        return b.build();
+      };
+      EXPECT_EQ(expect_same(build, {a, b_sizes}), 1u)
+          << op << ::testing::PrintToString(a) << ::testing::PrintToString(b_sizes);
+    }
+  }
+  for (const std::string op : {"aten::add.Scalar", "aten::sub.Scalar", "aten::mul.Scalar",
+                               "aten::div.Scalar", "aten::pow.Tensor_Scalar"}) {
+    auto build = [&] {
+      builder::GraphBuilder b("scalar");
+      Value x = b.input("x", DType::Float, {5, 3});
+      b.output({b.call(op, {x, op == "aten::pow.Tensor_Scalar" ? 2.0 : 1.5})});
+      return b.build();
+    };
+    EXPECT_EQ(expect_same(build, {{5, 3}}), 1u) << op;
+  }
+}
+
+TEST_F(CpuBackendOps, CatAlongEveryDim) {
+  for (int64_t dim : {0, 1, 2, -1}) {
+    Ints a = {2, 3, 5}, b_sizes = a, c = a;
+    const size_t d = static_cast<size_t>(dim < 0 ? dim + 3 : dim);
+    b_sizes[d] = 1;
+    c[d] = 4;
+    auto build = [&] {
+      builder::GraphBuilder b("cat");
+      std::vector<Value> xs = {b.input("a", DType::Float, shape(a)),
+                               b.input("b", DType::Float, shape(b_sizes)),
+                               b.input("c", DType::Float, shape(c))};
+      // A relu on each input keeps the cat's inputs inside the delegate.
+      std::vector<Value> rs;
+      for (const Value& x : xs) rs.push_back(b.call("aten::relu", {x}));
+      b.output({b.call("aten::cat", {rs, dim})});
+      return b.build();
+    };
+    EXPECT_EQ(expect_same(build, {a, b_sizes, c}), 1u) << "dim " << dim;
+  }
+}
+
+TEST_F(CpuBackendOps, StridedCopiesAndViews) {
+  auto build = [] {
+    builder::GraphBuilder b("strided");
+    Value x = b.input("x", DType::Float, {2, 5, 7});
+    Value p = b.call("aten::permute_copy", {x, Ints{2, 0, 1}});    // 7, 2, 5
+    Value s = b.call("aten::slice_copy.Tensor", {p, 0, 1, 6, 2});  // 3, 2, 5
+    Value e = b.call("aten::select_copy.int", {s, 2, -1});         // 3, 2
+    Value u = b.call("aten::unsqueeze_copy", {e, 1});              // 3, 1, 2
+    Value x2 = b.call("aten::expand_copy", {u, Ints{3, 4, 2}});    // 3, 4, 2
+    Value v = b.call("aten::view_copy", {x2, Ints{4, 6}});
+    b.output({b.call("aten::relu", {v})});
+    return b.build();
+  };
+  EXPECT_EQ(expect_same(build, {{2, 5, 7}}), 1u);
+}
+
+}  // namespace
+}  // namespace ptec::backends::cpu
