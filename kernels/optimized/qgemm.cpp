@@ -167,7 +167,8 @@ size_t qpacked_a_bytes(int64_t m, int64_t k) {
          align_up(static_cast<size_t>(m) * sizeof(int32_t));
 }
 
-QPackedA qpack_a(int64_t m, int64_t k, const int8_t* a, int64_t lda, void* out) {
+QPackedA qpack_a(int64_t m, int64_t k, const int8_t* a, int64_t lda, void* out, bool trans) {
+  auto at = [&](int64_t i, int64_t p) { return trans ? a[p * lda + i] : a[i * lda + p]; };
   const int64_t mr = qkernel_info(active_qgemm_isa()).mr;
   const int64_t kq = (k + 3) / 4;
   auto* data = static_cast<int8_t*>(out);
@@ -179,14 +180,14 @@ QPackedA qpack_a(int64_t m, int64_t k, const int8_t* a, int64_t lda, void* out) 
       for (int64_t r = 0; r < mr; ++r) {
         for (int64_t t = 0; t < 4; ++t) {
           const int64_t i = i0 + r, p = q * 4 + t;
-          panel[(q * mr + r) * 4 + t] = i < m && p < k ? a[i * lda + p] : int8_t{0};
+          panel[(q * mr + r) * 4 + t] = i < m && p < k ? at(i, p) : int8_t{0};
         }
       }
     }
   }
   for (int64_t i = 0; i < m; ++i) {
     int32_t s = 0;
-    for (int64_t p = 0; p < k; ++p) s += a[i * lda + p];
+    for (int64_t p = 0; p < k; ++p) s += at(i, p);
     sums[i] = s;
   }
   return QPackedA{data, sums, m, k, mr};

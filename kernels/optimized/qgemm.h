@@ -63,8 +63,9 @@ struct QPackedA {
 
 /// Bytes of a packed A (data and row sums) for the active microkernel.
 size_t qpacked_a_bytes(int64_t m, int64_t k);
-/// Packs A (element (i, p) at a[i * lda + p]) into `out` (qpacked_a_bytes, 64-byte aligned).
-QPackedA qpack_a(int64_t m, int64_t k, const int8_t* a, int64_t lda, void* out);
+/// Packs A (element (i, p) at a[i * lda + p], or a[p * lda + i] when `trans`) into `out`
+/// (qpacked_a_bytes, 64-byte aligned).
+QPackedA qpack_a(int64_t m, int64_t k, const int8_t* a, int64_t lda, void* out, bool trans = false);
 /// The QPackedA that qpack_a(m, k, ...) wrote at `packed` (for the active microkernel).
 QPackedA qpacked_a_view(int64_t m, int64_t k, const void* packed);
 

@@ -9,6 +9,7 @@
 #include <fmt/format.h>
 
 #include "backends/cpu/aot/cpu_ops.h"
+#include "backends/cpu/aot/cpu_quant.h"
 #include "backends/cpu/cpu_delegate_generated.h"
 #include "ir/exception.h"
 #include "ir/op_schema.h"
@@ -77,6 +78,7 @@ class Lowering {
         graph_->inputs.push_back(tensor_of(node));
       }
     }
+    plan_quantized();
     plan_fusions();
     for (const ir::Node* node : g.nodes()) {
       if (node->is_call()) lower(*node);
@@ -98,6 +100,9 @@ class Lowering {
     auto t = std::make_unique<fb::TensorT>();
     for (const ir::SymInt& s : spec.shape) t->sizes.push_back(s.value());
     t->constant = std::move(constant);
+    t->dtype = spec.dtype == DType::Byte   ? fb::TensorType::U8
+               : spec.dtype == DType::Char ? fb::TensorType::S8
+                                           : fb::TensorType::F32;
     graph_->tensors.push_back(std::move(t));
     return static_cast<uint32_t>(graph_->tensors.size() - 1);
   }
@@ -220,7 +225,160 @@ class Lowering {
     graph_->nodes.push_back(std::move(n));
   }
 
+  static fb::QParam qparam(const QParams& q) {
+    return fb::QParam(q.scale, q.zero_point, q.qmin, q.qmax);
+  }
+
+  // Quantized patterns (cpu_quant.h): each is emitted at its last node (the quantize), which
+  // follows every node it reads; the other nodes of the pattern emit nothing. A dequantize is
+  // emitted only when some node reads its float value (int8 nodes read the quantized tensor).
+  void plan_quantized() {
+    const ir::Graph& g = program_.graph();
+    auto absorb = [&](const std::vector<const ir::Node*>& nodes, size_t from) {
+      for (size_t i = from; i < nodes.size(); ++i) q_absorbed_.insert(nodes[i]);
+    };
+    for (const ir::Node* node : g.nodes()) {
+      if (auto m = match_qop(program_, *node)) {
+        absorb(m->nodes, 0);
+        absorb(m->x.nodes, 1);
+        qop_tails_[m->out.tail] = std::move(*m);
+      }
+    }
+    for (const ir::Node* node : g.nodes()) {
+      if (qop_tails_.count(node) != 0) continue;
+      if (auto m = match_qsimple(program_, *node)) {
+        absorb(m->nodes, 0);
+        for (const DequantMatch& d : m->inputs) absorb(d.nodes, 1);
+        qsimple_tails_[node] = std::move(*m);
+      } else if (auto q = match_quant(program_, *node)) {
+        absorb(q->nodes, 0);
+        quant_tails_[node] = std::move(*q);
+      }
+    }
+    for (const ir::Node* node : g.nodes()) {
+      if (auto d = match_dequant(program_, *node)) {
+        absorb(d->nodes, 1);
+        dequants_[node] = std::move(*d);
+      }
+    }
+  }
+
+  bool is_output(const ir::Node* node) const {
+    for (const ir::Node* out : program_.graph().outputs()) {
+      if (out == node) return true;
+    }
+    return false;
+  }
+
+  std::vector<const ir::Node*> calls_except(const std::vector<const ir::Node*>& nodes,
+                                            const ir::Node* origin) {
+    std::vector<const ir::Node*> r;
+    for (const ir::Node* n : nodes) {
+      if (n != origin && n->is_call()) r.push_back(n);
+    }
+    return r;
+  }
+
+  // True when `node` was lowered as part of a quantized pattern.
+  bool lower_quantized(const ir::Node& node) {
+    if (auto it = qop_tails_.find(&node); it != qop_tails_.end()) {
+      const QOpMatch& m = it->second;
+      const ir::Node& op = *m.op;
+      fb::NodeKind kind = fb::NodeKind::QLinear;
+      std::vector<int64_t> ints = {m.weight_transposed ? 1 : 0};
+      if (m.conv) {
+        kind = fb::NodeKind::QConv2d;
+        const std::vector<int64_t> st = op.arg("stride").to_int_vector();
+        const std::vector<int64_t> p = op.arg("padding").to_int_vector();
+        const std::vector<int64_t> d = op.arg("dilation").to_int_vector();
+        ints = {st[0], st[1], p[0], p[1], d[0], d[1], op.arg("groups").as_int()};
+      }
+      add_node(kind, {tensor_of(m.x.input), tensor_of(m.w.weight)}, {tensor_of(&node)}, ints, op,
+               calls_except(m.nodes, &op));
+      fb::NodeT& n = *graph_->nodes.back();
+      n.qin.push_back(qparam(m.x.q));
+      n.qout = std::make_unique<fb::QParam>(qparam(m.out.q));
+      n.wscales = m.w.scales;
+      n.wzero_points = m.w.zero_points;
+      n.bias = m.bias;
+      if (m.activation != nullptr) {
+        const ActivationInfo a = activation_of(*m.activation);
+        n.activation = a.kind;
+        n.clamp_min = a.lo;
+        n.clamp_max = a.hi;
+      }
+      return true;
+    }
+    if (auto it = qsimple_tails_.find(&node); it != qsimple_tails_.end()) {
+      const QSimpleMatch& m = it->second;
+      using K = QSimpleMatch::Kind;
+      std::vector<uint32_t> inputs;
+      for (const DequantMatch& d : m.inputs) inputs.push_back(tensor_of(d.input));
+      if (m.kind == K::Requantize && m.inputs[0].q == m.out.q && !is_output(&node) &&
+          !m.inputs[0].input->is_placeholder()) {
+        tensors_[&node] = inputs[0];  // a dq → q round trip: the same values
+        return true;
+      }
+      const fb::NodeKind kind = m.kind == K::Requantize      ? fb::NodeKind::Requantize
+                                : m.kind == K::MaxPool       ? fb::NodeKind::QMaxPool2d
+                                : m.kind == K::Add           ? fb::NodeKind::QAdd
+                                : m.kind == K::GlobalAvgPool ? fb::NodeKind::QGlobalAvgPool
+                                                             : fb::NodeKind::QCat;
+      std::vector<int64_t> ints;
+      if (m.kind == K::MaxPool) ints = max_pool_ints(*m.op);
+      if (m.kind == K::Cat) {
+        int64_t dim = arg_or_default(*m.op, "dim").as_int();
+        if (dim < 0) dim += static_cast<int64_t>(m.op->spec().rank());
+        ints = {dim};
+      }
+      const ir::Node& origin = m.op != nullptr ? *m.op : node;
+      add_node(kind, inputs, {tensor_of(&node)}, ints, origin, calls_except(m.nodes, &origin));
+      fb::NodeT& n = *graph_->nodes.back();
+      for (const DequantMatch& d : m.inputs) n.qin.push_back(qparam(d.q));
+      n.qout = std::make_unique<fb::QParam>(qparam(m.out.q));
+      if (m.relu) n.activation = fb::Activation::Relu;
+      return true;
+    }
+    if (auto it = quant_tails_.find(&node); it != quant_tails_.end()) {
+      const QuantMatch& m = it->second;
+      add_node(fb::NodeKind::Quantize, {tensor_of(m.input)}, {tensor_of(&node)},
+               {m.reciprocal ? 1 : 0}, node, calls_except(m.nodes, &node));
+      graph_->nodes.back()->qout = std::make_unique<fb::QParam>(qparam(m.q));
+      return true;
+    }
+    if (auto it = dequants_.find(&node); it != dequants_.end()) {
+      bool needed = is_output(&node);
+      for (const ir::Node* user : node.users()) needed |= q_absorbed_.count(user) == 0;
+      if (needed) {
+        const DequantMatch& m = it->second;
+        add_node(fb::NodeKind::Dequantize, {tensor_of(m.input)}, {tensor_of(&node)}, {}, node,
+                 calls_except(m.nodes, &node));
+        graph_->nodes.back()->qin.push_back(qparam(m.q));
+      }
+      return true;
+    }
+    return q_absorbed_.count(&node) != 0;
+  }
+
+  static std::vector<int64_t> max_pool_ints(const ir::Node& node) {
+    const std::vector<int64_t> k = node.arg("kernel_size").to_int_vector();
+    std::vector<int64_t> s = arg_or_default(node, "stride").to_int_vector();
+    std::vector<int64_t> p = arg_or_default(node, "padding").to_int_vector();
+    std::vector<int64_t> d = arg_or_default(node, "dilation").to_int_vector();
+    auto pair = [](std::vector<int64_t> v, std::vector<int64_t> fallback) {
+      if (v.empty()) v = fallback;
+      if (v.size() == 1) v.push_back(v[0]);
+      return v;
+    };
+    const std::vector<int64_t> kk = pair(k, {1});
+    s = pair(s, kk);
+    p = pair(p, {0});
+    d = pair(d, {1});
+    return {kk[0], kk[1], s[0], s[1], p[0], p[1], d[0], d[1]};
+  }
+
   void lower(const ir::Node& node) {
+    if (lower_quantized(node)) return;
     if (auto it = ln_tails_.find(&node); it != ln_tails_.end()) {
       lower_layer_norm(it->second);
       return;
@@ -250,24 +408,10 @@ class Lowering {
       case CpuOpKind::Linear: lower_fused(node); return;
       case CpuOpKind::WeightPermute:
       case CpuOpKind::GetItem: return;  // absorbed by their users / producer
-      case CpuOpKind::MaxPool2d: {
-        const std::vector<int64_t> k = node.arg("kernel_size").to_int_vector();
-        std::vector<int64_t> s = arg_or_default(node, "stride").to_int_vector();
-        std::vector<int64_t> p = arg_or_default(node, "padding").to_int_vector();
-        std::vector<int64_t> d = arg_or_default(node, "dilation").to_int_vector();
-        auto pair = [](std::vector<int64_t> v, std::vector<int64_t> fallback) {
-          if (v.empty()) v = fallback;
-          if (v.size() == 1) v.push_back(v[0]);
-          return v;
-        };
-        const std::vector<int64_t> kk = pair(k, {1});
-        s = pair(s, kk);
-        p = pair(p, {0});
-        d = pair(d, {1});
+      case CpuOpKind::MaxPool2d:
         add_node(fb::NodeKind::MaxPool2d, {tensor_of(node.arg("self").as_node())},
-                 {tensor_of(&node)}, {kk[0], kk[1], s[0], s[1], p[0], p[1], d[0], d[1]}, node);
+                 {tensor_of(&node)}, max_pool_ints(node), node);
         return;
-      }
       case CpuOpKind::GlobalAvgPool:
         add_node(fb::NodeKind::GlobalAvgPool, {tensor_of(node.arg("self").as_node())},
                  {tensor_of(&node)}, {}, node);
@@ -479,6 +623,11 @@ class Lowering {
   std::set<const ir::Node*> ln_absorbed_;            // every node of a LayerNorm or GELU pattern
   std::map<const ir::Node*, GeluMatch> gelu_tails_;  // last node → its GELU
   std::set<const ir::Node*> transposed_operands_;    // permutes a BatchMatMul absorbs
+  std::map<const ir::Node*, QOpMatch> qop_tails_;    // quantize → its int8 conv / linear
+  std::map<const ir::Node*, QSimpleMatch> qsimple_tails_;  // quantize → its simple int8 op
+  std::map<const ir::Node*, QuantMatch> quant_tails_;      // lone quantizes
+  std::map<const ir::Node*, DequantMatch> dequants_;       // dequantizes of activations
+  std::set<const ir::Node*> q_absorbed_;  // nodes of quantized patterns other than their tails
 };
 
 }  // namespace

@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 
 #include "backends/cpu/aot/cpu_ops.h"
+#include "backends/cpu/aot/cpu_quant.h"
 
 namespace ptec::backends::cpu {
 namespace {
@@ -119,6 +120,19 @@ partition::PartitionResult CpuPartitioner::partition(
       claimed.insert(node);
     }
   }
+  // Quantized patterns (dq → conv / linear → q, q / dq around simple ops, lone q and dq): each
+  // set must end up whole in one delegate, which lowers it to int8 kernels.
+  const QuantPlan quant = plan_quant(program);
+  claimed.insert(quant.claimed.begin(), quant.claimed.end());
+  std::map<const ir::Node*, std::vector<size_t>> sets_of;
+  for (size_t i = 0; i < quant.together.size(); ++i) {
+    for (const ir::Node* n : quant.together[i]) sets_of[n].push_back(i);
+  }
+  auto give_up_set = [&](size_t i) {
+    bool any = false;
+    for (const ir::Node* n : quant.together[i]) any |= claimed.erase(n) != 0;
+    return any;
+  };
   // A constant must go with the one group that uses it; a claimed node whose weight is also used
   // elsewhere is given up (which can change the groups, so repeat until stable).
   std::map<const ir::Node*, Group> group;
@@ -144,14 +158,29 @@ partition::PartitionResult CpuPartitioner::partition(
         constant_group[node] = g;
         continue;
       }
-      // Weights and biases of convolutions and linear layers must be the backend's own.
+      // Weights and biases of convolutions and linear layers must be the backend's own, and so
+      // must every constant a quantized pattern reads (weights, scales, zero points).
       for (const ir::Node* user : node->users()) {
+        if (auto it = sets_of.find(user); it != sets_of.end()) {
+          for (size_t i : it->second) changed |= give_up_set(i);
+        }
         const CpuOpKind kind = classify(program, *user);
         const ir::Node* layer = kind == CpuOpKind::WeightPermute ? user->users()[0] : user;
         const bool needs_constant = kind == CpuOpKind::Conv2d || kind == CpuOpKind::Linear ||
                                     kind == CpuOpKind::WeightPermute;
         if (needs_constant && claimed.erase(layer) != 0) changed = true;
       }
+    }
+    // A quantized pattern split over delegates (or partly unclaimed) is given up whole.
+    for (size_t i = 0; i < quant.together.size(); ++i) {
+      Group g = kNone;
+      bool whole = true;
+      for (const ir::Node* n : quant.together[i]) {
+        auto it = group.find(n);
+        if (it == group.end() || (g != kNone && it->second != g)) whole = false;
+        if (it != group.end()) g = it->second;
+      }
+      if (!whole) changed |= give_up_set(i);
     }
     // A max pool without its getitem (or the reverse) cannot be lowered alone.
     for (const ir::Node* node : graph.nodes()) {

@@ -12,6 +12,8 @@
 #include "kernels/optimized/activation.h"
 #include "kernels/optimized/conv2d.h"
 #include "kernels/optimized/gemm.h"
+#include "kernels/optimized/qconv2d.h"
+#include "kernels/optimized/qgemm.h"
 #include "kernels/optimized/threadpool.h"
 #include "runtime/core/tensor.h"
 
@@ -26,16 +28,22 @@ using runtime::MemoryAllocator;
 
 constexpr uint32_t kAbsent = 0xFFFFFFFFu;
 constexpr uint32_t kMinBlobVersion = 1;
-constexpr uint32_t kBlobVersion = 2;  // kCpuBlobVersion of backends/cpu/aot
+constexpr uint32_t kBlobVersion = 3;  // kCpuBlobVersion of backends/cpu/aot
 constexpr int64_t kMaxRank = 8;
 constexpr size_t kAlign = 64;
 
 // One tensor of the subgraph.
 struct TensorSlot {
-  float* data = nullptr;  // bound at init (constants, intermediates) or execute (I/O)
+  float* data = nullptr;  // bound at init (constants, intermediates) or execute (I/O); the bytes
+                          // of a quantized tensor (read through bytes())
   const int64_t* sizes = nullptr;
   int64_t rank = 0;
   int64_t numel = 0;
+  fb::TensorType dtype = fb::TensorType::F32;
+
+  bool quantized() const { return dtype != fb::TensorType::F32; }
+  size_t element_size() const { return quantized() ? 1 : sizeof(float); }
+  uint8_t* bytes() const { return reinterpret_cast<uint8_t*>(data); }
 };
 
 // Per-node state prepared at init.
@@ -49,6 +57,10 @@ struct NodeState {
   bool trans_b = false;                   // BatchMatMul: b is (B.., N, K)
   bool skip = false;                      // a Copy whose output aliases its input
   int64_t outer = 0, len = 0, inner = 0;  // Softmax
+  const void* qpacked = nullptr;          // QConv2d / QLinear: packed int8 weights
+  opt::QPackedA qpacked_a;                // QLinear
+  opt::QEpilogue qe;                      // QConv2d / QLinear requantization
+  int32_t qlo = 0, qhi = 0;               // output bounds (quantized range and activation)
 };
 
 struct Handle {
@@ -60,6 +72,7 @@ struct Handle {
   size_t num_nodes = 0;
   void* scratch = nullptr;
   opt::GemmIsa isa = opt::GemmIsa::Generic;
+  opt::QGemmIsa qisa = opt::QGemmIsa::Generic;
 };
 
 opt::Activation activation_of(fb::Activation a) {
@@ -88,6 +101,216 @@ bool count(const flatbuffers::Vector<int64_t>* sizes, int64_t* numel) {
 // Input `i` of a node, kAbsent when not given.
 uint32_t input(const fb::Node* n, uint32_t i) {
   return n->inputs() != nullptr && i < n->inputs()->size() ? n->inputs()->Get(i) : kAbsent;
+}
+
+// The stored bounds of a quantized output: its quantization range narrowed by the node's ReLU
+// or clamp (real bounds mapped through the output's scale: rounding is monotonic, so clamping the
+// quantized value equals quantizing the clamped real value).
+void output_bounds(const fb::Node* n, const fb::QParam& q, int32_t* lo, int32_t* hi) {
+  *lo = q.qmin();
+  *hi = q.qmax();
+  auto bound = [&](float r) {
+    const double v = std::nearbyint(static_cast<double>(r) / q.scale()) + q.zero_point();
+    return static_cast<int32_t>(std::clamp(v, -1e6, 1e6));
+  };
+  if (n->activation() == fb::Activation::Relu) {
+    *lo = std::max(*lo, q.zero_point());
+  } else if (n->activation() == fb::Activation::Clamp) {
+    if (std::isfinite(n->clamp_min())) *lo = std::max(*lo, bound(n->clamp_min()));
+    if (std::isfinite(n->clamp_max())) *hi = std::min(*hi, bound(n->clamp_max()));
+    if (*hi < *lo) *hi = *lo;
+  }
+}
+
+template <typename T>
+T* allocate_array(MemoryAllocator& alloc, size_t n) {
+  return static_cast<T*>(alloc.allocate(std::max<size_t>(n, 1) * sizeof(T), alignof(T)));
+}
+
+// The per-output-channel requantization of a QConv2d / QLinear with `channels` outputs.
+Error prepare_requant(const fb::Node* n, int64_t channels, MemoryAllocator& alloc, NodeState& st) {
+  const fb::QParam& qx = *n->qin()->Get(0);
+  const fb::QParam& qy = *n->qout();
+  const auto* ws = n->wscales();
+  const auto* wz = n->wzero_points();
+  const auto* bias = n->bias();
+  const int64_t nw = ws != nullptr ? static_cast<int64_t>(ws->size()) : 0;
+  CPU_CHECK((nw == 1 || nw == channels) && wz != nullptr &&
+                static_cast<int64_t>(wz->size()) == nw &&
+                (bias == nullptr || bias->size() == 0 ||
+                 static_cast<int64_t>(bias->size()) == channels) &&
+                qx.scale() > 0.0f && qy.scale() > 0.0f,
+            Error::InvalidProgram, "PtecCpuBackend: quantized node '%s' has malformed parameters",
+            n->name() != nullptr ? n->name()->c_str() : "?");
+  auto* scale = allocate_array<float>(alloc, static_cast<size_t>(channels));
+  auto* b = allocate_array<float>(alloc, static_cast<size_t>(channels));
+  auto* zps = allocate_array<int32_t>(alloc, static_cast<size_t>(channels));
+  CPU_CHECK(scale != nullptr && b != nullptr && zps != nullptr, Error::MemoryAllocationFailed,
+            "PtecCpuBackend: out of memory");
+  bool any_zp = false;
+  for (int64_t c = 0; c < channels; ++c) {
+    const auto i = static_cast<flatbuffers::uoffset_t>(nw == 1 ? 0 : c);
+    scale[c] = qx.scale() * ws->Get(i) / qy.scale();
+    zps[c] = wz->Get(i);
+    any_zp |= zps[c] != 0;
+    b[c] = bias != nullptr && bias->size() > 0
+               ? bias->Get(static_cast<flatbuffers::uoffset_t>(c)) / qy.scale()
+               : 0.0f;
+  }
+  opt::QEpilogue& e = st.qe;
+  e.b_zero_point = qx.zero_point();
+  e.a_zero_points = any_zp ? zps : nullptr;
+  e.scale = scale;
+  e.scale_per_row = true;
+  e.bias = b;
+  e.out_zero_point = qy.zero_point();
+  output_bounds(n, qy, &e.out_min, &e.out_max);
+  return Error::Ok;
+}
+
+Error prepare_quantized(Handle& h, NodeState& st, MemoryAllocator& alloc, size_t* scratch) {
+  const fb::Node* n = st.node;
+  const char* name = n->name() != nullptr ? n->name()->c_str() : "?";
+  const TensorSlot& out = h.tensors[n->outputs()->Get(0)];
+  const uint32_t num_inputs = n->inputs()->size();
+  auto tensor = [&](uint32_t i) -> const TensorSlot* {
+    const uint32_t id = input(n, i);
+    return id == kAbsent ? nullptr : &h.tensors[id];
+  };
+  auto ints = [&](size_t want) { return n->ints() != nullptr && n->ints()->size() == want; };
+  // Every input is given; quantized inputs have a QParam each, a quantized output one.
+  size_t quantized_inputs = 0;
+  for (uint32_t i = 0; i < num_inputs; ++i) {
+    CPU_CHECK(tensor(i) != nullptr, Error::InvalidProgram,
+              "PtecCpuBackend: quantized node '%s' misses input %u", name, i);
+    if (tensor(i)->quantized() && !(n->kind() == fb::NodeKind::QConv2d && i == 1) &&
+        !(n->kind() == fb::NodeKind::QLinear && i == 1)) {
+      ++quantized_inputs;
+    }
+  }
+  const bool q_out = n->kind() != fb::NodeKind::Dequantize;
+  CPU_CHECK(
+      num_inputs >= 1 && (n->qin() == nullptr ? 0 : n->qin()->size()) == quantized_inputs &&
+          (!q_out || (out.quantized() && n->qout() != nullptr && n->qout()->scale() > 0.0f)) &&
+          (q_out || !out.quantized()),
+      Error::InvalidProgram,
+      "PtecCpuBackend: quantized node '%s' has inputs or outputs of the wrong type", name);
+  if (q_out) output_bounds(n, *n->qout(), &st.qlo, &st.qhi);
+  const TensorSlot& x = *tensor(0);
+  switch (n->kind()) {
+    case fb::NodeKind::Quantize:
+      CPU_CHECK(!x.quantized() && x.numel == out.numel && ints(1), Error::InvalidProgram,
+                "PtecCpuBackend: malformed Quantize node '%s'", name);
+      return Error::Ok;
+    case fb::NodeKind::Dequantize:
+    case fb::NodeKind::Requantize:
+      CPU_CHECK(x.quantized() && x.numel == out.numel && num_inputs == 1, Error::InvalidProgram,
+                "PtecCpuBackend: malformed (De/Re)quantize node '%s'", name);
+      return Error::Ok;
+    case fb::NodeKind::QConv2d: {
+      const TensorSlot& w = *tensor(1);
+      CPU_CHECK(num_inputs == 2 && x.quantized() && w.dtype == fb::TensorType::S8 && ints(7) &&
+                    x.rank == 4 && w.rank == 4 && out.rank == 4 &&
+                    h.constants[input(n, 1)].data() != nullptr,
+                Error::InvalidProgram, "PtecCpuBackend: malformed QConv2d node '%s'", name);
+      opt::Conv2dShape& s = st.conv;
+      s.n = x.sizes[0];
+      s.c = x.sizes[1];
+      s.h = x.sizes[2];
+      s.w = x.sizes[3];
+      s.oc = w.sizes[0];
+      s.kh = w.sizes[2];
+      s.kw = w.sizes[3];
+      s.sh = n->ints()->Get(0);
+      s.sw = n->ints()->Get(1);
+      s.ph = n->ints()->Get(2);
+      s.pw = n->ints()->Get(3);
+      s.dh = n->ints()->Get(4);
+      s.dw = n->ints()->Get(5);
+      s.groups = n->ints()->Get(6);
+      CPU_CHECK(s.valid() && w.sizes[1] == s.c_per_group() && out.sizes[0] == s.n &&
+                    out.sizes[1] == s.oc && out.sizes[2] == s.oh() && out.sizes[3] == s.ow(),
+                Error::InvalidProgram, "PtecCpuBackend: QConv2d '%s' shapes do not match", name);
+      const Error e = prepare_requant(n, s.oc, alloc, st);
+      if (e != Error::Ok) return e;
+      const size_t bytes = opt::qconv2d_packed_weights_bytes(s);
+      if (bytes > 0) {
+        void* packed = alloc.allocate(bytes, kAlign);
+        CPU_CHECK(packed != nullptr, Error::MemoryAllocationFailed,
+                  "PtecCpuBackend: no memory for %zu bytes of packed weights", bytes);
+        opt::qconv2d_pack_weights(s, reinterpret_cast<const int8_t*>(w.data), packed);
+        st.qpacked = packed;
+      }
+      *scratch = std::max(*scratch, opt::qconv2d_scratch_bytes(s));
+      return Error::Ok;
+    }
+    case fb::NodeKind::QLinear: {
+      const TensorSlot& w = *tensor(1);
+      CPU_CHECK(num_inputs == 2 && x.quantized() && w.dtype == fb::TensorType::S8 && ints(1) &&
+                    x.rank >= 1 && w.rank == 2 && out.rank >= 1 &&
+                    h.constants[input(n, 1)].data() != nullptr,
+                Error::InvalidProgram, "PtecCpuBackend: malformed QLinear node '%s'", name);
+      const bool transposed = n->ints()->Get(0) != 0;
+      st.k = x.sizes[x.rank - 1];
+      st.n = transposed ? w.sizes[0] : w.sizes[1];
+      const int64_t wk = transposed ? w.sizes[1] : w.sizes[0];
+      st.m = st.k == 0 ? 0 : x.numel / st.k;
+      CPU_CHECK(wk == st.k && out.sizes[out.rank - 1] == st.n && out.numel == st.m * st.n,
+                Error::InvalidProgram, "PtecCpuBackend: QLinear '%s' shapes do not match", name);
+      const Error e = prepare_requant(n, st.n, alloc, st);
+      if (e != Error::Ok) return e;
+      const size_t bytes = opt::qpacked_a_bytes(st.n, st.k);
+      void* packed = alloc.allocate(bytes, kAlign);
+      CPU_CHECK(packed != nullptr, Error::MemoryAllocationFailed,
+                "PtecCpuBackend: no memory for %zu bytes of packed weights", bytes);
+      st.qpacked_a = opt::qpack_a(st.n, st.k, reinterpret_cast<const int8_t*>(w.data),
+                                  transposed ? st.k : st.n, packed, !transposed);
+      *scratch = std::max(*scratch, opt::qgemm_scratch_bytes(st.m, st.k));
+      return Error::Ok;
+    }
+    case fb::NodeKind::QMaxPool2d: {
+      CPU_CHECK(num_inputs == 1 && x.quantized() && x.dtype == out.dtype && ints(8) &&
+                    x.rank == 4 && out.rank == 4 && out.sizes[0] == x.sizes[0] &&
+                    out.sizes[1] == x.sizes[1],
+                Error::InvalidProgram, "PtecCpuBackend: malformed QMaxPool2d node '%s'", name);
+      for (size_t i = 0; i < 8; ++i) {
+        CPU_CHECK(
+            n->ints()->Get(static_cast<flatbuffers::uoffset_t>(i)) >= (i >= 4 && i < 6 ? 0 : 1),
+            Error::InvalidProgram, "PtecCpuBackend: QMaxPool2d parameter %zu", i);
+      }
+      return Error::Ok;
+    }
+    case fb::NodeKind::QAdd:
+      CPU_CHECK(num_inputs == 2 && x.quantized() && tensor(1)->quantized() &&
+                    x.numel == out.numel && tensor(1)->numel == out.numel,
+                Error::InvalidProgram, "PtecCpuBackend: malformed QAdd node '%s'", name);
+      return Error::Ok;
+    case fb::NodeKind::QGlobalAvgPool:
+      CPU_CHECK(
+          num_inputs == 1 && x.quantized() && x.rank == 4 && out.numel == x.sizes[0] * x.sizes[1],
+          Error::InvalidProgram, "PtecCpuBackend: malformed QGlobalAvgPool node '%s'", name);
+      return Error::Ok;
+    case fb::NodeKind::QCat: {
+      CPU_CHECK(ints(1) && n->ints()->Get(0) >= 0 && n->ints()->Get(0) < out.rank,
+                Error::InvalidProgram, "PtecCpuBackend: malformed QCat node '%s'", name);
+      const int64_t dim = n->ints()->Get(0);
+      int64_t total = 0;
+      for (uint32_t i = 0; i < num_inputs; ++i) {
+        const TensorSlot* t = tensor(i);
+        CPU_CHECK(t->quantized() && t->rank == out.rank, Error::InvalidProgram,
+                  "PtecCpuBackend: QCat input rank");
+        for (int64_t d = 0; d < out.rank; ++d) {
+          CPU_CHECK(d == dim || t->sizes[d] == out.sizes[d], Error::InvalidProgram,
+                    "PtecCpuBackend: QCat input sizes");
+        }
+        total += t->sizes[dim];
+      }
+      CPU_CHECK(total == out.sizes[dim], Error::InvalidProgram, "PtecCpuBackend: QCat sizes");
+      return Error::Ok;
+    }
+    default: break;
+  }
+  return Error::InvalidProgram;
 }
 
 Error prepare_node(Handle& h, NodeState& st, MemoryAllocator& alloc, size_t* scratch) {
@@ -307,6 +530,15 @@ Error prepare_node(Handle& h, NodeState& st, MemoryAllocator& alloc, size_t* scr
                 Error::InvalidProgram, "PtecCpuBackend: malformed MeanInner node");
       return Error::Ok;
     }
+    case fb::NodeKind::Quantize:
+    case fb::NodeKind::Dequantize:
+    case fb::NodeKind::Requantize:
+    case fb::NodeKind::QConv2d:
+    case fb::NodeKind::QLinear:
+    case fb::NodeKind::QMaxPool2d:
+    case fb::NodeKind::QAdd:
+    case fb::NodeKind::QGlobalAvgPool:
+    case fb::NodeKind::QCat: return prepare_quantized(h, st, alloc, scratch);
   }
   PTEC_LOG(Error, "PtecCpuBackend: unknown node kind %d", static_cast<int>(n->kind()));
   return Error::InvalidProgram;
@@ -491,6 +723,161 @@ void broadcast_binary(fb::BinaryOp op, const TensorSlot& a, const TensorSlot& b,
   }
 }
 
+// Stored value `i` of a quantized tensor.
+inline int32_t qload(const TensorSlot& t, int64_t i) {
+  return t.dtype == fb::TensorType::S8 ? static_cast<int32_t>(static_cast<int8_t>(t.bytes()[i]))
+                                       : static_cast<int32_t>(t.bytes()[i]);
+}
+
+// clamp(round_half_even(v) + zero_point, lo, hi) stored at `i`.
+inline void qstore(const TensorSlot& t, int64_t i, float v, int32_t zp, int32_t lo, int32_t hi) {
+  v = std::fmin(std::fmax(v, -1e9f), 1e9f);  // also maps NaN into range before the conversion
+  const int32_t q = std::clamp(static_cast<int32_t>(std::nearbyint(v)) + zp, lo, hi);
+  t.bytes()[i] = static_cast<uint8_t>(q);
+}
+
+template <typename T>
+void qmax_pool(const TensorSlot& x, const TensorSlot& out, const flatbuffers::Vector<int64_t>& p) {
+  const int64_t kh = p.Get(0), kw = p.Get(1), sh = p.Get(2), sw = p.Get(3), ph = p.Get(4),
+                pw = p.Get(5), dh = p.Get(6), dw = p.Get(7);
+  const int64_t h = x.sizes[2], w = x.sizes[3], oh = out.sizes[2], ow = out.sizes[3];
+  const auto* src = reinterpret_cast<const T*>(x.data);
+  auto* dst = reinterpret_cast<T*>(out.data);
+  for (int64_t plane = 0; plane < x.sizes[0] * x.sizes[1]; ++plane) {
+    const T* in = src + plane * h * w;
+    T* o = dst + plane * oh * ow;
+    for (int64_t oy = 0; oy < oh; ++oy) {
+      for (int64_t ox = 0; ox < ow; ++ox) {
+        T best = std::numeric_limits<T>::lowest();
+        for (int64_t ky = 0; ky < kh; ++ky) {
+          const int64_t iy = oy * sh - ph + ky * dh;
+          if (iy < 0 || iy >= h) continue;
+          for (int64_t kx = 0; kx < kw; ++kx) {
+            const int64_t ix = ox * sw - pw + kx * dw;
+            if (ix >= 0 && ix < w) best = std::max(best, in[iy * w + ix]);
+          }
+        }
+        o[oy * ow + ox] = best;
+      }
+    }
+  }
+}
+
+Error run_quantized(Handle& h, const NodeState& st) {
+  const fb::Node* n = st.node;
+  const TensorSlot& out = h.tensors[n->outputs()->Get(0)];
+  auto slot = [&](uint32_t i) -> const TensorSlot& { return h.tensors[input(n, i)]; };
+  const TensorSlot& x = slot(0);
+  switch (n->kind()) {
+    case fb::NodeKind::Quantize: {
+      const fb::QParam& q = *n->qout();
+      const bool reciprocal = n->ints()->Get(0) != 0;
+      const float inv = 1.0f / q.scale();
+      for (int64_t i = 0; i < out.numel; ++i) {
+        const float v = reciprocal ? x.data[i] * inv : x.data[i] / q.scale();
+        qstore(out, i, v, q.zero_point(), st.qlo, st.qhi);
+      }
+      return Error::Ok;
+    }
+    case fb::NodeKind::Dequantize: {
+      const fb::QParam& q = *n->qin()->Get(0);
+      for (int64_t i = 0; i < out.numel; ++i) {
+        out.data[i] = static_cast<float>(qload(x, i) - q.zero_point()) * q.scale();
+      }
+      return Error::Ok;
+    }
+    case fb::NodeKind::Requantize: {
+      const fb::QParam& qi = *n->qin()->Get(0);
+      const fb::QParam& qo = *n->qout();
+      for (int64_t i = 0; i < out.numel; ++i) {
+        const float v = static_cast<float>(qload(x, i) - qi.zero_point()) * qi.scale();
+        qstore(out, i, v / qo.scale(), qo.zero_point(), st.qlo, st.qhi);
+      }
+      return Error::Ok;
+    }
+    case fb::NodeKind::QConv2d:
+      return opt::qconv2d(st.conv, x.data, x.dtype == fb::TensorType::S8,
+                          n->qin()->Get(0)->zero_point(),
+                          reinterpret_cast<const int8_t*>(slot(1).data), st.qpacked, st.qe,
+                          out.data, h.scratch)
+                 ? Error::Ok
+                 : Error::Internal;
+    case fb::NodeKind::QLinear: {
+      opt::QEpilogue e = st.qe;
+      e.out_signed = out.dtype == fb::TensorType::S8;
+      return opt::qgemm(st.n, st.m, st.k, st.qpacked_a, x.data, st.k, true,
+                        x.dtype == fb::TensorType::S8, e, out.data, st.n, true, h.scratch)
+                 ? Error::Ok
+                 : Error::Internal;
+    }
+    case fb::NodeKind::QMaxPool2d:
+      if (x.dtype == fb::TensorType::S8) {
+        qmax_pool<int8_t>(x, out, *n->ints());
+      } else {
+        qmax_pool<uint8_t>(x, out, *n->ints());
+      }
+      return Error::Ok;
+    case fb::NodeKind::QAdd: {
+      const TensorSlot& b = slot(1);
+      const fb::QParam& qa = *n->qin()->Get(0);
+      const fb::QParam& qb = *n->qin()->Get(1);
+      const fb::QParam& qo = *n->qout();
+      for (int64_t i = 0; i < out.numel; ++i) {
+        const float v = static_cast<float>(qload(x, i) - qa.zero_point()) * qa.scale() +
+                        static_cast<float>(qload(b, i) - qb.zero_point()) * qb.scale();
+        qstore(out, i, v / qo.scale(), qo.zero_point(), st.qlo, st.qhi);
+      }
+      return Error::Ok;
+    }
+    case fb::NodeKind::QGlobalAvgPool: {
+      const fb::QParam& qi = *n->qin()->Get(0);
+      const fb::QParam& qo = *n->qout();
+      const int64_t plane = x.sizes[2] * x.sizes[3];
+      for (int64_t p = 0; p < out.numel; ++p) {
+        int64_t sum = 0;
+        for (int64_t i = 0; i < plane; ++i) sum += qload(x, p * plane + i) - qi.zero_point();
+        const float mean =
+            plane > 0 ? static_cast<float>(sum) / static_cast<float>(plane) * qi.scale() : 0.0f;
+        qstore(out, p, mean / qo.scale(), qo.zero_point(), st.qlo, st.qhi);
+      }
+      return Error::Ok;
+    }
+    case fb::NodeKind::QCat: {
+      const int64_t dim = n->ints()->Get(0);
+      const fb::QParam& qo = *n->qout();
+      int64_t outer = 1;
+      for (int64_t d = 0; d < dim; ++d) outer *= out.sizes[d];
+      int64_t out_inner = 1;
+      for (int64_t d = dim; d < out.rank; ++d) out_inner *= out.sizes[d];
+      int64_t offset = 0;
+      for (uint32_t i = 0; i < n->inputs()->size(); ++i) {
+        const TensorSlot& t = slot(i);
+        const fb::QParam& qi = *n->qin()->Get(i);
+        const bool same = qi.scale() == qo.scale() && qi.zero_point() == qo.zero_point() &&
+                          t.dtype == out.dtype && qi.qmin() >= st.qlo && qi.qmax() <= st.qhi;
+        const int64_t inner = outer == 0 ? 0 : t.numel / outer;
+        for (int64_t o = 0; o < outer; ++o) {
+          if (same) {
+            std::memcpy(out.bytes() + o * out_inner + offset, t.bytes() + o * inner,
+                        static_cast<size_t>(inner));
+            continue;
+          }
+          for (int64_t j = 0; j < inner; ++j) {
+            const float v =
+                static_cast<float>(qload(t, o * inner + j) - qi.zero_point()) * qi.scale();
+            qstore(out, o * out_inner + offset + j, v / qo.scale(), qo.zero_point(), st.qlo,
+                   st.qhi);
+          }
+        }
+        offset += inner;
+      }
+      return Error::Ok;
+    }
+    default: break;
+  }
+  return Error::Internal;
+}
+
 Error run_node(Handle& h, const NodeState& st, runtime::BackendExecutionContext& context) {
   const fb::Node* n = st.node;
   const TensorSlot& out = h.tensors[n->outputs()->Get(0)];
@@ -546,7 +933,7 @@ Error run_node(Handle& h, const NodeState& st, runtime::BackendExecutionContext&
       return Error::Ok;
     case fb::NodeKind::Copy:
       if (out.data != slot(0)->data) {
-        std::memcpy(out.data, slot(0)->data, static_cast<size_t>(out.numel) * sizeof(float));
+        std::memcpy(out.data, slot(0)->data, static_cast<size_t>(out.numel) * out.element_size());
       }
       return Error::Ok;
     case fb::NodeKind::Binary:
@@ -621,6 +1008,15 @@ Error run_node(Handle& h, const NodeState& st, runtime::BackendExecutionContext&
       }
       return Error::Ok;
     }
+    case fb::NodeKind::Quantize:
+    case fb::NodeKind::Dequantize:
+    case fb::NodeKind::Requantize:
+    case fb::NodeKind::QConv2d:
+    case fb::NodeKind::QLinear:
+    case fb::NodeKind::QMaxPool2d:
+    case fb::NodeKind::QAdd:
+    case fb::NodeKind::QGlobalAvgPool:
+    case fb::NodeKind::QCat: return run_quantized(h, st);
   }
   return Error::Internal;
 }
@@ -644,6 +1040,8 @@ Result<runtime::DelegateHandle*> CpuBackendRuntime::init(
   for (const fb::Node* n : *graph->nodes()) {
     CPU_CHECK(graph->version() >= 2 || n->kind() <= fb::NodeKind::Cat, Error::InvalidProgram,
               "PtecCpuBackend: node kind %d needs blob version 2", static_cast<int>(n->kind()));
+    CPU_CHECK(graph->version() >= 3 || n->kind() < fb::NodeKind::Quantize, Error::InvalidProgram,
+              "PtecCpuBackend: node kind %d needs blob version 3", static_cast<int>(n->kind()));
   }
   CPU_CHECK(graph->tensors() != nullptr && graph->nodes() != nullptr &&
                 graph->inputs() != nullptr && graph->outputs() != nullptr,
@@ -656,6 +1054,7 @@ Result<runtime::DelegateHandle*> CpuBackendRuntime::init(
   h->num_tensors = graph->tensors()->size();
   h->num_nodes = graph->nodes()->size();
   h->isa = opt::active_gemm_isa();
+  h->qisa = opt::active_qgemm_isa();
   h->tensors = alloc->allocate_list<TensorSlot>(h->num_tensors);
   h->constants = alloc->allocate_list<FreeableBuffer>(h->num_tensors);
   h->nodes = alloc->allocate_list<NodeState>(h->num_nodes);
@@ -712,7 +1111,10 @@ Result<runtime::DelegateHandle*> CpuBackendRuntime::init(
     if (sizes == nullptr) slot.numel = 1;
     slot.sizes = sizes != nullptr ? sizes->data() : kNoSizes;
     slot.rank = sizes != nullptr ? sizes->size() : 0;
-    const size_t nbytes = static_cast<size_t>(slot.numel) * sizeof(float);
+    CPU_CHECK(t->dtype() <= fb::TensorType::S8 && (graph->version() >= 3 || !slot.quantized()),
+              Error::InvalidProgram, "PtecCpuBackend: tensor %u has an unknown type", i);
+    slot.dtype = t->dtype();
+    const size_t nbytes = static_cast<size_t>(slot.numel) * slot.element_size();
     if (t->constant() != nullptr && t->constant()->size() > 0) {
       const runtime::NamedDataMap* map = context.get_named_data_map();
       CPU_CHECK(map != nullptr, Error::NotFound,
@@ -724,7 +1126,7 @@ Result<runtime::DelegateHandle*> CpuBackendRuntime::init(
       CPU_CHECK(data->size() == nbytes, Error::InvalidProgram,
                 "PtecCpuBackend: constant '%s' has %zu bytes, expected %zu", t->constant()->c_str(),
                 data->size(), nbytes);
-      CPU_CHECK(reinterpret_cast<uintptr_t>(data->data()) % alignof(float) == 0,
+      CPU_CHECK(slot.quantized() || reinterpret_cast<uintptr_t>(data->data()) % alignof(float) == 0,
                 Error::InvalidProgram, "PtecCpuBackend: constant '%s' is misaligned",
                 t->constant()->c_str());
       h->constants[i] = std::move(*data);
@@ -781,8 +1183,8 @@ Error CpuBackendRuntime::execute(runtime::BackendExecutionContext& context,
   CPU_CHECK(args.size() == inputs->size() + outputs->size(), Error::InvalidArgument,
             "PtecCpuBackend: %zu arguments, expected %u", args.size(),
             inputs->size() + outputs->size());
-  CPU_CHECK(opt::active_gemm_isa() == h->isa, Error::InvalidState,
-            "PtecCpuBackend: weights were packed for another GEMM ISA");
+  CPU_CHECK(opt::active_gemm_isa() == h->isa && opt::active_qgemm_isa() == h->qisa,
+            Error::InvalidState, "PtecCpuBackend: weights were packed for another GEMM ISA");
   for (size_t i = 0; i < args.size(); ++i) {
     const uint32_t id = i < inputs->size()
                             ? inputs->Get(static_cast<flatbuffers::uoffset_t>(i))
@@ -791,8 +1193,12 @@ Error CpuBackendRuntime::execute(runtime::BackendExecutionContext& context,
     CPU_CHECK(args[i] != nullptr && args[i]->is_tensor(), Error::InvalidArgument,
               "PtecCpuBackend: argument %zu is not a tensor", i);
     runtime::Tensor& t = args[i]->to_tensor();
-    CPU_CHECK(t.dtype() == DType::Float, Error::InvalidArgument,
-              "PtecCpuBackend: argument %zu is %s, expected f32", i, to_string(t.dtype()));
+    const DType want = slot.dtype == fb::TensorType::U8   ? DType::Byte
+                       : slot.dtype == fb::TensorType::S8 ? DType::Char
+                                                          : DType::Float;
+    CPU_CHECK(t.dtype() == want, Error::InvalidArgument,
+              "PtecCpuBackend: argument %zu is %s, expected %s", i, to_string(t.dtype()),
+              to_string(want));
     bool same = static_cast<int64_t>(t.dim()) == slot.rank;
     for (int64_t d = 0; same && d < slot.rank; ++d) same = t.size(d) == slot.sizes[d];
     if (!same && i >= inputs->size()) {  // an output may need resizing to the static sizes
@@ -804,7 +1210,7 @@ Error CpuBackendRuntime::execute(runtime::BackendExecutionContext& context,
     }
     CPU_CHECK(same, Error::InvalidArgument,
               "PtecCpuBackend: argument %zu has other sizes than the delegate was built for", i);
-    slot.data = t.mutable_data_ptr<float>();
+    slot.data = static_cast<float*>(t.mutable_data_ptr());
   }
   runtime::EventTracer* tracer = context.event_tracer();
   for (size_t i = 0; i < h->num_nodes; ++i) {
