@@ -128,7 +128,8 @@ TEST(RecipeRegistry, UnknownRecipeListsTheRecipes) {
   EXPECT_TRUE(contains(msg, "cpu_fp32")) << msg;
   EXPECT_TRUE(contains(msg, "portable")) << msg;
   EXPECT_TRUE(contains(msg, "x86_64-cpu-fp32")) << msg;
-  EXPECT_TRUE(contains(msg, "cpu_int8_static_per_channel (not available yet)")) << msg;
+  EXPECT_TRUE(contains(msg, "cpu_int8_static_per_channel")) << msg;
+  EXPECT_TRUE(contains(msg, "x86_64-cpu-int8")) << msg;
 
   // Scoped to a backend: that backend's types.
   const std::string scoped = error_of(
@@ -138,19 +139,44 @@ TEST(RecipeRegistry, UnknownRecipeListsTheRecipes) {
   EXPECT_TRUE(contains(scoped, "cpu_fp32")) << scoped;
 }
 
-TEST(RecipeRegistry, QuantizedTypesSayTheyAreNotAvailableYet) {
+TEST(RecipeRegistry, QuantizedTypesQuantizeThenLowerToTheCpuBackend) {
   RecipeRegistry& r = RecipeRegistry::instance();
   for (const char* type : {"cpu_int8_dynamic_per_channel", "cpu_int8_static_per_channel",
                            "cpu_int8_static_per_tensor", "cpu_int4_weight_per_group"}) {
-    Error code = Error::Ok;
-    const std::string msg = error_of([&] { (void)r.create_recipe(type); }, &code);
-    EXPECT_EQ(code, Error::NotSupported) << type;
-    EXPECT_TRUE(contains(msg, "not available yet")) << msg;
-    EXPECT_FALSE(r.supports_recipe(type)) << type;
-    EXPECT_FALSE(r.recipe_type(type).available) << type;
+    const ExportRecipe recipe = r.create_recipe(type);
+    EXPECT_EQ(recipe.name, type);
+    ASSERT_EQ(recipe.quantization.quantizers.size(), 1u) << type;
+    EXPECT_TRUE(contains(recipe.quantization.quantizers[0]->name(), type))
+        << recipe.quantization.quantizers[0]->name();
+    EXPECT_EQ(recipe.lowering.partitioners.size(), 1u) << type;
+    EXPECT_TRUE(r.supports_recipe(type)) << type;
+    EXPECT_TRUE(r.recipe_type(type).available) << type;
   }
-  // A QAT request says how QAT-trained models come in.
+  EXPECT_TRUE(r.create_recipe("cpu_fp32").quantization.empty());
+  // The int8 target: the static per-channel quantizer, the CPU partitioner, then the kernels.
+  const ExportRecipe target = r.create_recipe("x86_64-cpu-int8");
+  EXPECT_EQ(target.name, "x86_64-cpu-int8");
+  ASSERT_EQ(target.quantization.quantizers.size(), 1u);
+  EXPECT_TRUE(contains(target.quantization.quantizers[0]->name(), "cpu_int8_static_per_channel"));
+  EXPECT_EQ(target.lowering.partitioners.size(), 1u);
+  // group_size: a positive int.
   Error code = Error::Ok;
+  std::string msg = error_of(
+      [&] {
+        (void)r.create_recipe("cpu_int4_weight_per_group", {{"group_size", int64_t{0}}});
+      },
+      &code);
+  EXPECT_EQ(code, Error::InvalidArgument);
+  EXPECT_TRUE(contains(msg, "'group_size' must be a positive integer, got 0")) << msg;
+  EXPECT_NO_THROW(
+      (void)r.create_recipe("cpu_int4_weight_per_group", {{"group_size", int64_t{64}}}));
+  msg = error_of([&] { (void)r.parse_kwargs("cpu_int4_weight_per_group", {"group_size=3.5"}); });
+  EXPECT_TRUE(contains(msg, "kwarg 'group_size' must be int, got '3.5'")) << msg;
+  msg = error_of([&] {
+    (void)r.create_recipe("cpu_int8_static_per_tensor", {{"group_size", int64_t{8}}});
+  });
+  EXPECT_TRUE(contains(msg, "unknown kwarg 'group_size'")) << msg;
+  // A QAT request says how QAT-trained models come in.
   const std::string qat = error_of([&] { (void)r.create_recipe("cpu_int8_qat"); }, &code);
   EXPECT_EQ(code, Error::NotSupported);
   EXPECT_TRUE(contains(qat, "ONNX QDQ")) << qat;
@@ -217,7 +243,7 @@ TEST(RecipeRegistry, KwargsAreTypeChecked) {
   EXPECT_TRUE(contains(msg, "kwarg 'flag' must be bool, got int 1")) << msg;
   EXPECT_TRUE(provider->received.empty());
 
-  // group_size must be an integer (checked before the type reports it is not available).
+  // group_size must be an integer.
   msg = error_of(
       [&] {
         (void)r.create_recipe("cpu_int4_weight_per_group", {{"group_size", std::string("32")}});
