@@ -4,6 +4,7 @@
 #include <utility>
 
 #include "core/log.h"
+#include "runtime/extension/reusable_arena_allocator.h"
 #include "runtime/loader/buffer_data_loader.h"
 #include "runtime/loader/file_data_loader.h"
 #include "runtime/loader/mmap_data_loader.h"
@@ -48,7 +49,7 @@ struct AlignedFree {
 
 struct Module::MethodHolder {
   MallocMemoryAllocator method_allocator;
-  MallocMemoryAllocator temp_allocator;
+  ReusableArenaAllocator temp_allocator;
   std::vector<std::unique_ptr<uint8_t, AlignedFree>> buffers;
   std::vector<Span<uint8_t>> spans;
   std::unique_ptr<HierarchicalAllocator> planned;
