@@ -70,6 +70,8 @@ struct Handle {
   FreeableBuffer* constants = nullptr;  // one per tensor (empty for non-constants)
   NodeState* nodes = nullptr;
   size_t num_nodes = 0;
+  // Scratch of the largest node (packing, im2col): asked of the temp allocator per execute.
+  size_t scratch_bytes = 0;
   void* scratch = nullptr;
   opt::GemmIsa isa = opt::GemmIsa::Generic;
   opt::QGemmIsa qisa = opt::QGemmIsa::Generic;
@@ -1163,14 +1165,7 @@ Result<runtime::DelegateHandle*> CpuBackendRuntime::init(
       return e;
     }
   }
-  if (scratch > 0) {
-    h->scratch = alloc->allocate(scratch, kAlign);
-    if (h->scratch == nullptr) {
-      destroy(h);
-      PTEC_LOG(Error, "PtecCpuBackend: no memory for %zu bytes of scratch", scratch);
-      return Error::MemoryAllocationFailed;
-    }
-  }
+  h->scratch_bytes = scratch;
   return h;
 }
 
@@ -1211,6 +1206,15 @@ Error CpuBackendRuntime::execute(runtime::BackendExecutionContext& context,
     CPU_CHECK(same, Error::InvalidArgument,
               "PtecCpuBackend: argument %zu has other sizes than the delegate was built for", i);
     slot.data = static_cast<float*>(t.mutable_data_ptr());
+  }
+  h->scratch = nullptr;
+  if (h->scratch_bytes > 0) {
+    h->scratch = context.allocate(h->scratch_bytes, kAlign);
+    CPU_CHECK(h->scratch != nullptr, Error::MemoryAllocationFailed,
+              "PtecCpuBackend: the method's temp allocator has no %zu bytes of scratch for "
+              "method '%s' (give the method a temp allocator of at least that size)",
+              h->scratch_bytes,
+              context.get_method_name() != nullptr ? context.get_method_name() : "");
   }
   runtime::EventTracer* tracer = context.event_tracer();
   for (size_t i = 0; i < h->num_nodes; ++i) {

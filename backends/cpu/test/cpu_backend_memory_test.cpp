@@ -1,0 +1,93 @@
+// Where PtecCpuBackend takes its memory: packed weights and intermediates from the method
+// allocator at init, per-node scratch (packing, im2col) from the method's temp allocator at
+// execute. Built without RTTI, like the runtime whose MemoryAllocator it subclasses.
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <vector>
+
+#include "backends/cpu/test/cpu_test_util.h"
+#include "frontends/builder/graph_builder.h"
+#include "runtime/executor/memory_manager.h"
+#include "runtime/executor/program.h"
+#include "runtime/loader/buffer_data_loader.h"
+
+namespace ptec::backends::cpu {
+namespace {
+
+using builder::Value;
+
+// A bump allocator over a caller's pool that remembers the largest request it was asked for.
+class RecordingAllocator final : public runtime::MemoryAllocator {
+ public:
+  RecordingAllocator(void* base, size_t size) : MemoryAllocator(base, size) {}
+  void* allocate(size_t size, size_t alignment) override {
+    largest = std::max(largest, size);
+    ++requests;
+    return MemoryAllocator::allocate(size, alignment);
+  }
+  size_t largest = 0;
+  size_t requests = 0;
+};
+
+class CpuBackendMemory : public cpu_test::CpuBackendTest {
+ protected:
+  // A 3x3 convolution large enough to need im2col scratch.
+  static ir::ExportedProgram conv() {
+    builder::GraphBuilder b("conv");
+    Value x = b.input("x", DType::Float, {1, 8, 12, 12});
+    Value w = b.parameter("w", cpu_test::tensor({16, 8, 3, 3}, 1));
+    const std::vector<int64_t> one = {1, 1};
+    b.output({b.call("aten::convolution",
+                     {x, w, nullptr, one, one, one, false, std::vector<int64_t>{0, 0}, 1})});
+    return b.build();
+  }
+
+  struct Run {
+    Error status;
+    size_t largest_temp_request;
+  };
+
+  // Loads "forward" with a `temp_bytes` temp pool and runs it once.
+  static Run run_with_temp(size_t temp_bytes) {
+    static std::vector<uint8_t> bytes = export_pte(conv(), true);
+    runtime::BufferDataLoader loader(bytes.data(), bytes.size());
+    Result<runtime::Program> program = runtime::Program::load(&loader);
+    EXPECT_TRUE(program.ok());
+    if (!program.ok()) return {program.error(), 0};
+    Result<runtime::MethodMeta> meta = program->method_meta("forward");
+    std::vector<std::vector<uint8_t>> planned_bytes;
+    std::vector<Span<uint8_t>> spans;
+    for (size_t i = 0; i < meta->num_memory_planned_buffers(); ++i) {
+      planned_bytes.emplace_back(static_cast<size_t>(meta->memory_planned_buffer_size(i).get()));
+      spans.emplace_back(planned_bytes.back().data(), planned_bytes.back().size());
+    }
+    std::vector<uint8_t> method_pool(1 << 22), temp_pool(std::max<size_t>(temp_bytes, 1));
+    runtime::MemoryAllocator method_allocator(method_pool.data(), method_pool.size());
+    RecordingAllocator temp(temp_pool.data(), temp_bytes);
+    runtime::HierarchicalAllocator planned{Span<Span<uint8_t>>(spans.data(), spans.size())};
+    runtime::MemoryManager memory{&method_allocator, &planned, &temp};
+    Result<runtime::Method> method = program->load_method("forward", &memory);
+    EXPECT_TRUE(method.ok());
+    if (!method.ok()) return {method.error(), 0};
+    std::vector<float> input(8 * 12 * 12, 0.5f);
+    EXPECT_EQ(method->set_input_pointer(0, input.data(), input.size() * sizeof(float)), Error::Ok);
+    const Error e = method->execute();
+    return {e, temp.largest};
+  }
+};
+
+TEST_F(CpuBackendMemory, ScratchComesFromTheTempAllocator) {
+  const Run run = run_with_temp(1 << 20);
+  ASSERT_EQ(run.status, Error::Ok);
+  // The im2col panels of a 8-channel 3x3 convolution over 12x12: at least 72 x 144 floats.
+  EXPECT_GE(run.largest_temp_request, size_t{72 * 144 * sizeof(float)});
+}
+
+TEST_F(CpuBackendMemory, TooSmallTempAllocatorFailsCleanly) {
+  EXPECT_EQ(run_with_temp(64).status, Error::MemoryAllocationFailed);
+}
+
+}  // namespace
+}  // namespace ptec::backends::cpu
