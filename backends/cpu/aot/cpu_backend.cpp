@@ -412,6 +412,25 @@ class Lowering {
         add_node(fb::NodeKind::MaxPool2d, {tensor_of(node.arg("self").as_node())},
                  {tensor_of(&node)}, max_pool_ints(node), node);
         return;
+      case CpuOpKind::AvgPool2d: {
+        // Stride defaults to the kernel; one value stands for both dims.
+        auto pair = [](std::vector<int64_t> v, const std::vector<int64_t>& fallback) {
+          if (v.empty()) v = fallback;
+          if (v.size() == 1) v.push_back(v[0]);
+          return v;
+        };
+        const std::vector<int64_t> k = pair(node.arg("kernel_size").to_int_vector(), {1});
+        const std::vector<int64_t> s = pair(arg_or_default(node, "stride").to_int_vector(), k);
+        const std::vector<int64_t> p = pair(arg_or_default(node, "padding").to_int_vector(), {0});
+        std::vector<int64_t> ints = {k[0], k[1], s[0], s[1], p[0], p[1]};
+        const ir::Argument include_pad = arg_or_default(node, "count_include_pad");
+        const ir::Argument divisor = arg_or_default(node, "divisor_override");
+        ints.push_back(include_pad.as_bool() ? 1 : 0);
+        ints.push_back(divisor.is_none() ? 0 : divisor.as_int());
+        add_node(fb::NodeKind::AvgPool2d, {tensor_of(node.arg("self").as_node())},
+                 {tensor_of(&node)}, ints, node);
+        return;
+      }
       case CpuOpKind::GlobalAvgPool:
         add_node(fb::NodeKind::GlobalAvgPool, {tensor_of(node.arg("self").as_node())},
                  {tensor_of(&node)}, {}, node);

@@ -111,6 +111,14 @@ CpuOpKind classify(const ir::ExportedProgram& program, const ir::Node& node) {
   if (is_max_pool(node)) return CpuOpKind::MaxPool2d;
   if (!tensors_ok(node)) return CpuOpKind::Unsupported;
 
+  if (node.is_op("aten::avg_pool2d")) {
+    const ir::Argument divisor = arg_or_default(node, "divisor_override");
+    const bool ok = node.arg("self").as_node()->spec().rank() == 4 &&
+                    int_list_of_length(node.arg("kernel_size"), 2) &&
+                    (divisor.is_none() || (divisor.is_int() && divisor.as_int() != 0));
+    return ok ? CpuOpKind::AvgPool2d : CpuOpKind::Unsupported;
+  }
+
   if (node.is_op("aten::convolution")) {
     const ir::Argument& weight = node.arg("weight");
     const ir::Argument bias = arg_or_default(node, "bias");

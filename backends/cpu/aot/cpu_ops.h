@@ -22,6 +22,7 @@ enum class CpuOpKind {
   Linear,         // aten::addmm (beta = alpha = 1, constant bias row) / aten::mm, constant weight
   WeightPermute,  // aten::permute_copy [1, 0] of a constant: absorbed into a Linear's packing
   MaxPool2d,      // aten::max_pool2d_with_indices whose indices are unused
+  AvgPool2d,      // aten::avg_pool2d
   GetItem,        // getitem 0 of a claimed max pool
   GlobalAvgPool,  // aten::mean.dim over the last two dims of a 4-D tensor
   Unary,          // relu, clamp, hardtanh, sigmoid, tanh, gelu, silu, hardswish

@@ -28,7 +28,7 @@ using runtime::MemoryAllocator;
 
 constexpr uint32_t kAbsent = 0xFFFFFFFFu;
 constexpr uint32_t kMinBlobVersion = 1;
-constexpr uint32_t kBlobVersion = 3;  // kCpuBlobVersion of backends/cpu/aot
+constexpr uint32_t kBlobVersion = 4;  // kCpuBlobVersion of backends/cpu/aot
 constexpr int64_t kMaxRank = 8;
 constexpr size_t kAlign = 64;
 
@@ -412,6 +412,19 @@ Error prepare_node(Handle& h, NodeState& st, MemoryAllocator& alloc, size_t* scr
       }
       return Error::Ok;
     }
+    case fb::NodeKind::AvgPool2d: {
+      const TensorSlot* x = tensor(0);
+      CPU_CHECK(x != nullptr && ints(8) && x->rank == 4 && out.rank == 4 &&
+                    out.sizes[0] == x->sizes[0] && out.sizes[1] == x->sizes[1],
+                Error::InvalidProgram, "PtecCpuBackend: malformed AvgPool2d node");
+      const auto* p = n->ints();
+      CPU_CHECK(p->Get(0) >= 1 && p->Get(1) >= 1 && p->Get(2) >= 1 && p->Get(3) >= 1 &&
+                    p->Get(4) >= 0 && p->Get(5) >= 0 && (p->Get(6) == 0 || p->Get(6) == 1),
+                Error::InvalidProgram,
+                "PtecCpuBackend: AvgPool2d kernel, stride, padding or count_include_pad out of "
+                "range");
+      return Error::Ok;
+    }
     case fb::NodeKind::GlobalAvgPool: {
       const TensorSlot* x = tensor(0);
       CPU_CHECK(x != nullptr && x->rank == 4 && out.numel == x->sizes[0] * x->sizes[1],
@@ -679,6 +692,44 @@ void max_pool(const TensorSlot& x, const TensorSlot& out, const flatbuffers::Vec
   });
 }
 
+// aten::avg_pool2d: the window clipped to the padded input counts toward the divisor with
+// count_include_pad, only its part inside the input without; divisor_override replaces both.
+void avg_pool(const TensorSlot& x, const TensorSlot& out, const flatbuffers::Vector<int64_t>& p) {
+  const int64_t kh = p.Get(0), kw = p.Get(1), sh = p.Get(2), sw = p.Get(3);
+  const int64_t ph = p.Get(4), pw = p.Get(5);
+  const bool include_pad = p.Get(6) != 0;
+  const int64_t divisor_override = p.Get(7);
+  const int64_t h = x.sizes[2], w = x.sizes[3], oh = out.sizes[2], ow = out.sizes[3];
+  const int64_t planes = x.sizes[0] * x.sizes[1];
+  opt::parallel_for(planes, [&](int64_t plane) {
+    const float* in = x.data + plane * h * w;
+    float* o = out.data + plane * oh * ow;
+    for (int64_t oy = 0; oy < oh; ++oy) {
+      for (int64_t ox = 0; ox < ow; ++ox) {
+        int64_t y0 = oy * sh - ph, x0 = ox * sw - pw;
+        int64_t y1 = std::min(y0 + kh, h + ph), x1 = std::min(x0 + kw, w + pw);
+        const int64_t padded = (y1 - y0) * (x1 - x0);
+        y0 = std::max<int64_t>(y0, 0);
+        x0 = std::max<int64_t>(x0, 0);
+        y1 = std::min(y1, h);
+        x1 = std::min(x1, w);
+        if (y0 >= y1 || x0 >= x1) {
+          o[oy * ow + ox] = 0.0f;
+          continue;
+        }
+        float sum = 0.0f;
+        for (int64_t y = y0; y < y1; ++y) {
+          for (int64_t xx = x0; xx < x1; ++xx) sum += in[y * w + xx];
+        }
+        const int64_t divisor = divisor_override != 0 ? divisor_override
+                                : include_pad         ? padded
+                                                      : (y1 - y0) * (x1 - x0);
+        o[oy * ow + ox] = sum / static_cast<float>(divisor);
+      }
+    }
+  });
+}
+
 float binary(fb::BinaryOp op, float a, float b) {
   switch (op) {
     case fb::BinaryOp::Add: return a + b;
@@ -914,6 +965,7 @@ Error run_node(Handle& h, const NodeState& st, runtime::BackendExecutionContext&
                  : Error::Internal;
     }
     case fb::NodeKind::MaxPool2d: max_pool(*slot(0), out, *n->ints()); return Error::Ok;
+    case fb::NodeKind::AvgPool2d: avg_pool(*slot(0), out, *n->ints()); return Error::Ok;
     case fb::NodeKind::GlobalAvgPool: {
       const TensorSlot& x = *slot(0);
       const int64_t plane = x.sizes[2] * x.sizes[3];
@@ -1044,6 +1096,8 @@ Result<runtime::DelegateHandle*> CpuBackendRuntime::init(
               "PtecCpuBackend: node kind %d needs blob version 2", static_cast<int>(n->kind()));
     CPU_CHECK(graph->version() >= 3 || n->kind() < fb::NodeKind::Quantize, Error::InvalidProgram,
               "PtecCpuBackend: node kind %d needs blob version 3", static_cast<int>(n->kind()));
+    CPU_CHECK(graph->version() >= 4 || n->kind() < fb::NodeKind::AvgPool2d, Error::InvalidProgram,
+              "PtecCpuBackend: node kind %d needs blob version 4", static_cast<int>(n->kind()));
   }
   CPU_CHECK(graph->tensors() != nullptr && graph->nodes() != nullptr &&
                 graph->inputs() != nullptr && graph->outputs() != nullptr,
@@ -1224,13 +1278,7 @@ Error CpuBackendRuntime::execute(runtime::BackendExecutionContext& context,
     if (tracer != nullptr) {
       entry = tracer->start_profiling_delegate(nullptr, static_cast<int64_t>(i));
     }
-    // A node tuned for fewer threads than the setting runs with that many.
-    const int setting = st.node->threads() > 0 ? num_threads() : 0;
-    if (st.node->threads() > 0 && st.node->threads() < setting) {
-      set_num_threads(st.node->threads());
-    }
     const Error e = run_node(*h, st, context);
-    if (setting > 0 && num_threads() != setting) set_num_threads(setting);
     if (tracer != nullptr) tracer->end_profiling_delegate(entry);
     if (e != Error::Ok) {
       PTEC_LOG(Error, "PtecCpuBackend: node %zu ('%s') failed", i,

@@ -5,6 +5,7 @@
 
 #include <gtest/gtest.h>
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -177,6 +178,37 @@ TEST_F(CpuBackendOps, MaxPoolShapes) {
       return b.build();
     };
     EXPECT_EQ(expect_same(build, {c.input}), 1u) << ::testing::PrintToString(c.input);
+  }
+}
+
+TEST_F(CpuBackendOps, AvgPoolShapes) {
+  struct Case {
+    Ints input, kernel, stride, padding;
+    bool ceil_mode, count_include_pad;
+    std::optional<int64_t> divisor;
+  };
+  const std::vector<Case> cases = {
+      {{1, 1, 1, 1}, {1, 1}, {1, 1}, {0, 0}, false, true, std::nullopt},
+      {{2, 3, 7, 9}, {3, 3}, {2, 2}, {1, 1}, true, true, std::nullopt},
+      {{2, 3, 7, 9}, {3, 3}, {2, 2}, {1, 1}, true, false, std::nullopt},
+      {{1, 5, 8, 11}, {2, 3}, {2, 1}, {1, 1}, false, false, std::nullopt},
+      {{3, 2, 9, 9}, {3, 2}, {3, 2}, {0, 1}, true, true, 5},
+      {{1, 17, 6, 5}, {4, 4}, {1, 1}, {2, 2}, true, false, std::nullopt},
+  };
+  for (const Case& c : cases) {
+    auto build = [&] {
+      builder::GraphBuilder b("avgpool");
+      Value x = b.input("x", DType::Float, shape(c.input));
+      builder::Arg divisor = nullptr;
+      if (c.divisor) divisor = *c.divisor;
+      b.output({b.call("aten::avg_pool2d", {x, c.kernel, c.stride, c.padding, c.ceil_mode,
+                                            c.count_include_pad, divisor})});
+      return b.build();
+    };
+    EXPECT_EQ(expect_same(build, {c.input}), 1u)
+        << ::testing::PrintToString(c.input) << " k" << ::testing::PrintToString(c.kernel)
+        << " ceil " << c.ceil_mode << " include_pad " << c.count_include_pad;
+    EXPECT_EQ(blob_kinds(build()), std::vector<K>{K::AvgPool2d});
   }
 }
 
