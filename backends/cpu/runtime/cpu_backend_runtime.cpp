@@ -252,12 +252,14 @@ Error prepare_quantized(Handle& h, NodeState& st, MemoryAllocator& alloc, size_t
                     x.rank >= 1 && w.rank == 2 && out.rank >= 1 &&
                     h.constants[input(n, 1)].data() != nullptr,
                 Error::InvalidProgram, "PtecCpuBackend: malformed QLinear node '%s'", name);
+      // x is read as [M, K] rows: the lowering may take it from before a view ([N, K, 1, 1]
+      // flattened), so K comes from the weight.
       const bool transposed = n->ints()->Get(0) != 0;
-      st.k = x.sizes[x.rank - 1];
+      st.k = transposed ? w.sizes[1] : w.sizes[0];
       st.n = transposed ? w.sizes[0] : w.sizes[1];
-      const int64_t wk = transposed ? w.sizes[1] : w.sizes[0];
       st.m = st.k == 0 ? 0 : x.numel / st.k;
-      CPU_CHECK(wk == st.k && out.sizes[out.rank - 1] == st.n && out.numel == st.m * st.n,
+      CPU_CHECK(st.k > 0 && x.numel % st.k == 0 && out.sizes[out.rank - 1] == st.n &&
+                    out.numel == st.m * st.n,
                 Error::InvalidProgram, "PtecCpuBackend: QLinear '%s' shapes do not match", name);
       const Error e = prepare_requant(n, st.n, alloc, st);
       if (e != Error::Ok) return e;

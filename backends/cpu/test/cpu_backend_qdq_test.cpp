@@ -340,6 +340,20 @@ TEST_F(CpuBackendQdq, LinearLayersOverRowsAndTokens) {
   }
 }
 
+TEST_F(CpuBackendQdq, LinearOverAFlattenedTensor) {
+  // ONNX's GlobalAveragePool → Q → DQ → Flatten → Gemm: the int8 linear reads the [N, C, 1, 1]
+  // quantized tensor as [N, C] rows.
+  builder::GraphBuilder b("qflat");
+  const Act a{0.01, false}, o{0.02, false};
+  Value x = qdq(b, b.input("x", DType::Float, shape({3, 12, 1, 1})), a);
+  Value f = b.call("aten::view_copy", {x, Ints{3, 12}});
+  Value w = b.call("aten::permute_copy", {weight(b, "w", {10, 12}, 0, true, false, 1), Ints{1, 0}});
+  b.output({qdq(b, b.call("aten::addmm", {bias(b, "b", 10, 2), f, w}), o)});
+  const ir::ExportedProgram p = b.build();
+  EXPECT_EQ(blob_kinds(p), (std::vector<K>{K::Quantize, K::QLinear, K::Dequantize}));
+  expect_within_one_step(p, {{3, 12, 1, 1}}, o.scale);
+}
+
 TEST_F(CpuBackendQdq, CatRequantizeAndSignedActivations) {
   builder::GraphBuilder b("qcat");
   const Act a{0.01, true}, c{0.02, true}, o{0.025, true};
