@@ -23,6 +23,10 @@ struct ExportArgs {
   std::vector<std::string> dynamic;
   /// --etrecord FILE: export with generate_etrecord and save the ETRecord here.
   std::string etrecord_path;
+  /// --recipe-arg KEY=VALUE, repeatable: the recipe's kwargs (ptec recipes lists them).
+  std::vector<std::string> recipe_args;
+  /// --calibration DIR: calibration input sets of a quantizing recipe (recipes.h).
+  std::string calibration_dir;
   bool json = false;
 };
 

@@ -26,8 +26,16 @@ int run_export(const ExportArgs& args) {
   const auto start = Clock::now();
   if (!args.methods.empty() || !args.constants.empty() || args.external_data ||
       args.model.empty()) {
+    PTEC_ENFORCE(args.recipe_args.empty() && args.calibration_dir.empty(), InvalidArgument,
+                 "--recipe-arg and --calibration take a single model (ptec export MODEL.onnx)");
     return run_export_methods(args);
   }
+  // Unknown recipes, QAT requests and bad kwargs fail before the model is read.
+  const ExportRecipe recipe = create_recipe(args.recipe, args.recipe_args);
+  PTEC_ENFORCE(!recipe.quantization.empty() || args.calibration_dir.empty(), InvalidArgument,
+               "--calibration: recipe '{}' does not quantize (the cpu_int8_* / cpu_int4_* "
+               "recipes do)",
+               args.recipe);
 
   PTEC_ENFORCE(fs::exists(args.model), NotFound, "{}: no such file", args.model);
   check_output_directory(args.output);
@@ -45,13 +53,14 @@ int run_export(const ExportArgs& args) {
     }
   }
   const std::vector<DynamicDimRecord> records = dynamic_dim_records("forward", aten);
+  if (!recipe.quantization.empty()) aten = quantize_for_recipe(recipe, aten, args.calibration_dir);
   const auto imported = Clock::now();
   std::map<std::string, emit::ConstantValue> constant_methods;
   if (!records.empty()) constant_methods.emplace(kDynamicDimsMethod, encode_dynamic_dims(records));
   auto lowered = imported;
   emit::ProgramSummary summary;
-  const program::PartitionerList partitioners = recipe_partitioners(args.recipe);
-  if (args.etrecord_path.empty() && partitioners.empty()) {
+  const program::PartitionerList& partitioners = recipe.lowering.partitioners;
+  if (args.etrecord_path.empty() && partitioners.empty() && args.recipe_args.empty()) {
     // Portable: the streaming path (no program manager).
     ir::ExportedProgram edge = program::to_edge(aten);
     lowered = Clock::now();
@@ -70,7 +79,7 @@ int run_export(const ExportArgs& args) {
     const program::EdgeProgramManager edge =
         program::to_edge_transform_and_lower(programs, edge_options);
     lowered = Clock::now();
-    const program::ExecutorchProgramManager et = edge.to_executorch();
+    const program::ExecutorchProgramManager et = edge.to_executorch(recipe.backend_config);
     write_program_and_etrecord(et, args.output, args.etrecord_path);
     summary = emit::summarize(et.emitted());
   }

@@ -21,9 +21,16 @@ int main(int argc, char** argv) {
   export_cmd
       ->add_option("--recipe", export_args.recipe,
                    "Export recipe: cpu_fp32 (PtecCpuBackend + optimized kernels), "
-                   "portable (reference kernels only) or a target recipe")
-      ->check(CLI::IsMember(ptec::cli::recipe_names()))
+                   "portable (reference kernels only), cpu_int8_static_per_channel, "
+                   "cpu_int8_static_per_tensor, cpu_int8_dynamic_per_channel, "
+                   "cpu_int4_weight_per_group or a target recipe (ptec recipes lists them)")
       ->capture_default_str();
+  export_cmd->add_option("--recipe-arg", export_args.recipe_args,
+                         "A kwarg of the recipe: KEY=VALUE, e.g. group_size=64 (repeatable)");
+  export_cmd->add_option("--calibration", export_args.calibration_dir,
+                         "Calibration inputs of a quantizing recipe: DIR with one subdirectory "
+                         "per input set holding input_0.pb, ... (onnx.TensorProto) or .npy "
+                         "files, as ptec run --inputs reads (default: one set of ones)");
   export_cmd->add_flag("--json", export_args.json, "Print a JSON summary");
   export_cmd->add_option("--method", export_args.methods,
                          "Add method NAME from an ONNX model: NAME=MODEL.onnx (repeatable)");
@@ -60,6 +67,11 @@ int main(int argc, char** argv) {
   run_cmd->add_option("--debug-buffer", run_args.debug_buffer_path,
                       "Also record every kernel's output (needs --etdump); tensor bytes go to "
                       "this file");
+
+  bool recipes_json = false;
+  CLI::App* recipes_cmd =
+      app.add_subcommand("recipes", "List the export recipes with their descriptions and kwargs");
+  recipes_cmd->add_flag("--json", recipes_json, "Print one JSON object");
 
   ptec::cli::InfoArgs info_args;
   CLI::App* info_cmd = app.add_subcommand("info", "Describe a .pte program");
@@ -111,6 +123,7 @@ int main(int argc, char** argv) {
     if (*export_cmd) return ptec::cli::run_export(export_args);
     if (*run_cmd) return ptec::cli::run_run(run_args);
     if (*info_cmd) return ptec::cli::run_info(info_args);
+    if (*recipes_cmd) return ptec::cli::run_recipes(recipes_json);
     if (*inspect_cmd) return ptec::cli::run_inspect(inspect_args);
   } catch (const ptec::Exception& e) {
     std::fprintf(stderr, "ptec: error: %s\n", e.what());
