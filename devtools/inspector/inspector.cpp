@@ -11,7 +11,12 @@
 #include <tuple>
 #include <utility>
 
+#include "devtools/reference/reference_runner.h"
+#include "ir/detail/text_payload.h"
 #include "ir/exception.h"
+#include "ir/printer.h"
+#include "schema/extended_header.h"
+#include "schema/program_generated.h"
 
 namespace ptec::devtools {
 
@@ -493,20 +498,22 @@ std::map<std::string, std::map<int64_t, LoggedValue>> logged_values(const Inspec
 
 }  // namespace
 
-std::vector<NumericGap> numeric_gap(const Inspector& run, const Inspector& reference,
-                                    GapMetric metric) {
-  const auto got = logged_values(run);
-  const auto want = logged_values(reference);
+namespace {
+
+// method → debug handle → the reference's Float values.
+using ReferenceValues = std::map<std::string, std::map<int64_t, std::vector<float>>>;
+
+std::vector<NumericGap> compare(const std::map<std::string, std::map<int64_t, LoggedValue>>& got,
+                                const ReferenceValues& want, GapMetric metric) {
   std::vector<NumericGap> out;
   for (const auto& [method, handles] : got) {
     auto ref_method = want.find(method);
     if (ref_method == want.end()) continue;
     for (const auto& [handle, value] : handles) {
       auto ref = ref_method->second.find(handle);
-      if (ref == ref_method->second.end() || ref->second.values.size() != value.values.size())
-        continue;
+      if (ref == ref_method->second.end() || ref->second.size() != value.values.size()) continue;
       const std::vector<float>& a = value.values;
-      const std::vector<float>& b = ref->second.values;
+      const std::vector<float>& b = ref->second;
       double sq = 0;
       double abs = 0;
       double signal = 0;
@@ -542,6 +549,191 @@ std::vector<NumericGap> numeric_gap(const Inspector& run, const Inspector& refer
     return metric == GapMetric::SNR ? x.value < y.value : x.value > y.value;
   });
   return out;
+}
+
+}  // namespace
+
+std::vector<NumericGap> numeric_gap(const Inspector& run, const Inspector& reference,
+                                    GapMetric metric) {
+  ReferenceValues want;
+  for (auto& [method, handles] : logged_values(reference)) {
+    for (auto& [handle, value] : handles) want[method][handle] = std::move(value.values);
+  }
+  return compare(logged_values(run), want, metric);
+}
+
+std::vector<ir::BufferPtr> program_payloads(const std::string& pte_path) {
+  namespace fb = executorch_flatbuffer;
+  const ir::BufferPtr file = ir::Buffer::map_file(pte_path);
+  const uint8_t* data = file->data();
+  const size_t size = file->size();
+  PTEC_ENFORCE(size >= 8 && fb::ProgramBufferHasIdentifier(data), InvalidProgram,
+               "{}: not an ExecuTorch program (identifier ET12 missing)", pte_path);
+  size_t program_size = size;
+  uint64_t segment_base = 0;
+  if (auto header = schema::ExtendedHeader::parse(data, size); header.ok()) {
+    program_size = header->program_size;
+    segment_base = header->segment_base_offset;
+  }
+  PTEC_ENFORCE(program_size <= size, InvalidProgram, "{}: the program is truncated", pte_path);
+  flatbuffers::Verifier verifier(data, program_size);
+  PTEC_ENFORCE(fb::VerifyProgramBuffer(verifier), InvalidProgram,
+               "{}: the program flatbuffer is malformed", pte_path);
+  const fb::Program* program = fb::GetProgram(data);
+
+  std::vector<ir::BufferPtr> out;
+  auto slice = [&](uint32_t segment, uint64_t offset, uint64_t bytes) {
+    PTEC_ENFORCE(program->segments() != nullptr && segment < program->segments()->size(),
+                 InvalidProgram, "{}: segment {} does not exist", pte_path, segment);
+    const uint64_t start = segment_base + program->segments()->Get(segment)->offset() + offset;
+    PTEC_ENFORCE(start <= size && bytes <= size - start, InvalidProgram,
+                 "{}: {} bytes at {} lie outside the file", pte_path, bytes, start);
+    out.push_back(ir::Buffer::slice(file, start, bytes));
+  };
+  const fb::SubsegmentOffsets* constants = program->constant_segment();
+  if (constants != nullptr && constants->offsets() != nullptr && program->execution_plan()) {
+    for (const fb::ExecutionPlan* plan : *program->execution_plan()) {
+      if (plan->values() == nullptr) continue;
+      for (const fb::EValue* value : *plan->values()) {
+        const fb::Tensor* t = value->val_as_Tensor();
+        if (t == nullptr || t->data_buffer_idx() == 0 ||
+            t->data_buffer_idx() >= constants->offsets()->size()) {
+          continue;
+        }
+        uint64_t numel = 1;
+        if (t->sizes() != nullptr) {
+          for (int32_t d : *t->sizes()) numel *= static_cast<uint64_t>(std::max(d, 0));
+        }
+        const uint64_t bytes = numel * element_size(static_cast<DType>(t->scalar_type()));
+        slice(constants->segment_index(), constants->offsets()->Get(t->data_buffer_idx()), bytes);
+      }
+    }
+  }
+  if (program->named_data() != nullptr) {
+    for (const fb::NamedData* nd : *program->named_data()) {
+      PTEC_ENFORCE(
+          program->segments() != nullptr && nd->segment_index() < program->segments()->size(),
+          InvalidProgram, "{}: named data refers to segment {}", pte_path, nd->segment_index());
+      slice(nd->segment_index(), 0, program->segments()->Get(nd->segment_index())->size());
+    }
+  }
+  return out;
+}
+
+namespace {
+
+bool is_stand_in(const ir::BufferPtr& data) {
+  return data != nullptr && dynamic_cast<const ir::detail::UnloadedPayload*>(data.get()) != nullptr;
+}
+
+}  // namespace
+
+std::vector<std::string> unloaded_payloads(const ir::ExportedProgram& program) {
+  std::vector<std::string> out;
+  for (const auto* table : {&program.state_dict(), &program.constants()}) {
+    for (const auto& [name, t] : *table) {
+      if (is_stand_in(t.data)) out.push_back(name);
+    }
+  }
+  return out;
+}
+
+ETRecord with_payloads(const ETRecord& record, const std::vector<ir::BufferPtr>& available,
+                       std::vector<std::string>* missing) {
+  // Hash only what some stand-in could be: payloads of a wanted size, each once.
+  std::map<size_t, std::vector<const ir::Buffer*>> wanted_sizes;
+  auto programs = [&](auto&& fn) {
+    for (const auto& [m, p] : record.aten_programs()) fn(m, p);
+    for (const auto& [m, p] : record.edge_programs()) fn(m, p);
+    for (const auto& [m, p] : record.edge_after_transform()) fn(m, p);
+  };
+  programs([&](const std::string&, const ProgramPtr& p) {
+    for (const auto* table : {&p->state_dict(), &p->constants()}) {
+      for (const auto& [name, t] : *table) {
+        if (is_stand_in(t.data)) wanted_sizes[t.data->size()].push_back(t.data.get());
+      }
+    }
+  });
+  std::map<std::pair<size_t, std::string>, ir::BufferPtr> by_hash;
+  for (const ir::BufferPtr& b : available) {
+    if (b == nullptr || !wanted_sizes.contains(b->size())) continue;
+    by_hash.emplace(std::make_pair(b->size(), ir::payload_hash(*b)), b);
+  }
+  ETRecord out = record;
+  auto resolve = [&](const std::string& method, const ProgramPtr& p) -> ProgramPtr {
+    if (unloaded_payloads(*p).empty()) return p;
+    auto copy = std::make_shared<ir::ExportedProgram>(*p);
+    for (auto* table : {&copy->state_dict(), &copy->constants()}) {
+      for (auto& [name, t] : *table) {
+        if (!is_stand_in(t.data)) continue;
+        auto it = by_hash.find({t.data->size(), ir::payload_hash(*t.data)});
+        if (it != by_hash.end()) {
+          t.data = it->second;
+        } else if (missing != nullptr) {
+          missing->push_back(fmt::format("{}: {}", method, name));
+        }
+      }
+    }
+    return copy;
+  };
+  for (const auto& [m, p] : record.aten_programs()) out.set_aten_program(m, resolve(m, p));
+  for (const auto& [m, p] : record.edge_programs()) out.set_edge_program(m, resolve(m, p));
+  for (const auto& [m, p] : record.edge_after_transform()) {
+    out.set_edge_after_transform(m, resolve(m, p));
+  }
+  return out;
+}
+
+ProgramPtr reference_program(const ETRecord& record, const std::string& method) {
+  if (auto it = record.edge_programs().find(method); it != record.edge_programs().end()) {
+    return it->second;
+  }
+  if (auto it = record.aten_programs().find(method); it != record.aten_programs().end()) {
+    return it->second;
+  }
+  if (!record.graphs_available()) {
+    raise(Error::InvalidArgument, "method {}: no reference program to run: {}", method,
+          record.graphs_unavailable_reason());
+  }
+  raise(Error::InvalidArgument,
+        "method {}: the ETRecord has no Edge or ATEN program to run as the reference", method);
+}
+
+std::vector<NumericGap> numeric_gap_vs_reference(const Inspector& run, const ETRecord& record,
+                                                 GapMetric metric, const ReferenceInputs& inputs) {
+  const auto got = logged_values(run);
+  ReferenceValues want;
+  for (const auto& [method, handles] : got) {
+    const ProgramPtr program = reference_program(record, method);
+    const std::vector<ir::TensorData>* given = nullptr;
+    if (auto it = inputs.find(method); it != inputs.end()) {
+      given = &it->second;
+    } else if (auto rec = record.representative_inputs().find(method);
+               rec != record.representative_inputs().end() && !rec->second.empty()) {
+      given = &rec->second.front();
+    }
+    PTEC_ENFORCE(given != nullptr, InvalidArgument,
+                 "method {}: no inputs for the reference run (the ETRecord has no representative "
+                 "inputs for it; give the inputs the run used)",
+                 method);
+    const std::vector<std::string> unloaded = unloaded_payloads(*program);
+    PTEC_ENFORCE(unloaded.empty(), InvalidArgument,
+                 "method {}: the ETRecord holds {} weights of its program by reference only (e.g. "
+                 "{}): take their bytes from the exported program first (with_payloads; ptec "
+                 "inspect --program FILE.pte)",
+                 method, unloaded.size(), unloaded.front());
+    std::map<int64_t, std::vector<float>>& values = want[method];
+    ReferenceRunner runner(*program, {.name = fmt::format("method {}", method)});
+    runner.run(*given, [&](const ObservedOutput& o) {
+      if (!handles.contains(o.debug_handle) || o.outputs.empty()) return;
+      const ir::TensorData& t = o.outputs.front();
+      if (t.spec.dtype != DType::Float || t.data == nullptr) return;
+      std::vector<float>& v = values[o.debug_handle];
+      v.resize(t.data->size() / sizeof(float));
+      std::memcpy(v.data(), t.data->data(), v.size() * sizeof(float));
+    });
+  }
+  return compare(got, want, metric);
 }
 
 }  // namespace ptec::devtools

@@ -187,4 +187,41 @@ struct NumericGap {
 std::vector<NumericGap> numeric_gap(const Inspector& run, const Inspector& reference,
                                     GapMetric metric);
 
+/// The payloads a .pte stores: the bytes of every constant tensor (constant segment) and every
+/// named-data blob (e.g. a delegate's weights), as slices of the mapped file (no copy).
+/// Errors name the path: AccessFailed, InvalidProgram for a file that is not a valid program.
+std::vector<ir::BufferPtr> program_payloads(const std::string& pte_path);
+
+/// `record` with the payloads its programs only refer to (a record saved without them loads
+/// stand-ins of the right size and hash, whose bytes are zeros) replaced by the payload of
+/// `available` with the same size and content hash (ir::payload_hash), e.g. program_payloads of
+/// the exported .pte. Programs without stand-ins are shared; `missing`, when given, receives
+/// "<method>: <tensor name>" for each stand-in left unresolved.
+ETRecord with_payloads(const ETRecord& record, const std::vector<ir::BufferPtr>& available,
+                       std::vector<std::string>* missing = nullptr);
+
+/// Names of the state_dict / constants entries of `program` whose bytes are stand-ins (see
+/// with_payloads).
+std::vector<std::string> unloaded_payloads(const ir::ExportedProgram& program);
+
+/// Inputs of reference runs: method → one tensor per user input.
+using ReferenceInputs = std::map<std::string, std::vector<ir::TensorData>>;
+
+/// The program numeric_gap_vs_reference runs for `method`: the record's Edge program before
+/// partitioning, else its ATEN program. InvalidArgument naming the method when the record has
+/// neither (e.g. a record written by the Python toolchain, whose graphs ptec cannot read).
+ProgramPtr reference_program(const ETRecord& record, const std::string& method);
+
+/// The numeric gap of `run` against a reference computed in-process: for every method whose run
+/// logged outputs, reference_program(record, method) runs on the portable kernels
+/// (devtools/reference) on `inputs[method]`, else on the record's first representative inputs of
+/// the method, and its node outputs are compared per debug handle with the Float outputs the run
+/// logged (as numeric_gap does; worst first). The run must have used the same inputs.
+/// Errors: InvalidArgument naming the method when it has no inputs (neither given nor recorded),
+/// no program in the record, or weights whose bytes the record does not hold (resolve them with
+/// with_payloads first); those of the reference runner (e.g. a node without a portable kernel).
+std::vector<NumericGap> numeric_gap_vs_reference(const Inspector& run, const ETRecord& record,
+                                                 GapMetric metric,
+                                                 const ReferenceInputs& inputs = {});
+
 }  // namespace ptec::devtools

@@ -349,6 +349,91 @@ TEST(InspectCli, NumericGapAgainstAPortableReferenceRun) {
   EXPECT_THAT(err, HasSubstr("--numeric-gap needs --debug-buffer"));
 }
 
+TEST(InspectCli, NumericGapRunsTheRecordsProgramsOnThePortableKernels) {
+  // No reference run given: the ETRecord's Edge program runs in-process on the portable kernels
+  // on the inputs the run used (ones: `ptec run` without --inputs), per method, with the weights
+  // of the exported program (the record holds them by reference).
+  const fs::path dir = temp_dir("numeric_gap_self");
+  const std::string model = write_mixed_model(dir);
+  std::string out;
+  std::string err;
+  const std::string stem = (dir / "m").string();
+  ASSERT_EQ(
+      ptec("export " + model + " -o " + stem + ".pte --etrecord " + stem + ".etrecord", &out, &err),
+      0)
+      << err;
+  ASSERT_EQ(ptec("run " + stem + ".pte --etdump " + stem + ".etdp --debug-buffer " + stem + ".bin",
+                 &out, &err),
+            0)
+      << err;
+  const std::string self = "inspect --etrecord " + stem + ".etrecord --etdump " + stem +
+                           ".etdp --debug-buffer " + stem + ".bin --numeric-gap";
+  EXPECT_EQ(ptec(self, &out, &err), 1);
+  EXPECT_THAT(err, HasSubstr("holds the weights of its programs by reference; give the exported "
+                             "program (--program FILE.pte)"));
+  ASSERT_EQ(ptec(self + " --program " + stem + ".pte --metric l1 --json", &out, &err), 0) << err;
+  json j = json::parse(out);
+  EXPECT_EQ(j["numeric_gap"]["metric"], "l1");
+  EXPECT_EQ(j["numeric_gap"]["reference"], "portable");
+  EXPECT_EQ(j["numeric_gap"]["inputs"], json({{"forward", "ones"}}));
+  // The delegated run logs the kernel outside the delegates (Sin).
+  ASSERT_EQ(j["numeric_gap"]["nodes"].size(), 1u) << out;
+  const json& sin = j["numeric_gap"]["nodes"][0];
+  EXPECT_EQ(sin["source"], "/block/sin");
+  EXPECT_EQ(sin["numel"], 27);
+  EXPECT_LT(sin["value"].get<double>(), 1e-6) << sin.dump();
+
+  // A two-method program on the portable recipe, one run (dump and debug buffer) per method:
+  // every kernel of both methods is compared.
+  const std::string two = (dir / "two").string();
+  ASSERT_EQ(ptec("export --method a=" + model + " --method b=" + model + " --recipe portable -o " +
+                     two + ".pte --etrecord " + two + ".etrecord",
+                 &out, &err),
+            0)
+      << err;
+  std::string dumps;
+  for (const std::string m : {"a", "b"}) {
+    const std::string run = two + "_" + m;
+    ASSERT_EQ(ptec("run " + two + ".pte --method " + m + " --etdump " + run +
+                       ".etdp --debug-buffer " + run + ".bin",
+                   &out, &err),
+              0)
+        << err;
+    dumps += " --etdump " + run + ".etdp --debug-buffer " + run + ".bin";
+  }
+  const std::string two_self = "inspect --etrecord " + two + ".etrecord" + dumps +
+                               " --numeric-gap --program " + two + ".pte";
+  ASSERT_EQ(ptec(two_self + " --json", &out, &err), 0) << err;
+  j = json::parse(out);
+  std::map<std::string, std::set<std::string>> sources;
+  for (const json& n : j["numeric_gap"]["nodes"]) {
+    sources[n["method"].get<std::string>()].insert(n["source"].get<std::string>());
+    EXPECT_LT(n["value"].get<double>(), 1e-8) << n.dump();
+  }
+  const std::set<std::string> all = {"/block/conv", "/block/relu", "/block/sin", "/head/scale"};
+  EXPECT_EQ(sources["a"], all);
+  EXPECT_EQ(sources["b"], all);
+  EXPECT_EQ(j["numeric_gap"]["inputs"], json({{"a", "ones"}, {"b", "ones"}}));
+
+  // Text output says what the reference is; --inputs must name a method the dumps ran.
+  ASSERT_EQ(ptec(two_self, &out, &err), 0) << err;
+  EXPECT_THAT(out, HasSubstr("against the ETRecord's programs on the portable kernels"));
+  EXPECT_THAT(out, HasSubstr("reference inputs of a: ones"));
+  EXPECT_EQ(ptec(two_self + " --inputs c=" + dir.string(), &out, &err), 1);
+  EXPECT_THAT(err, HasSubstr("the ETDump has no run of method 'c'"));
+  // Weights must come from the program the record was exported with.
+  ASSERT_EQ(ptec("export " + kCnn + " -o " + (dir / "other.pte").string(), &out, &err), 0) << err;
+  EXPECT_EQ(ptec(self + " --program " + (dir / "other.pte").string(), &out, &err), 1);
+  EXPECT_THAT(err, HasSubstr("is it the program this ETRecord was exported with?"));
+  // Debug buffers pair with dumps.
+  EXPECT_EQ(ptec("inspect --etrecord " + two + ".etrecord --etdump " + two + "_a.etdp --etdump " +
+                     two + "_b.etdp --debug-buffer " + two + "_a.bin --debug-buffer " + two +
+                     "_a.bin --debug-buffer " + two + "_b.bin",
+                 &out, &err),
+            1);
+  EXPECT_THAT(err, HasSubstr("3 debug buffers for 2 ETDumps"));
+}
+
 TEST(InspectCli, TextOutputAndErrors) {
   const fs::path dir = temp_dir("errors");
   const std::string pte = (dir / "m.pte").string();

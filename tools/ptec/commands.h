@@ -55,8 +55,9 @@ struct InspectArgs {
   std::string etrecord_path;
   /// --etdump FILE, repeatable (e.g. one `ptec run` per method): their run blocks are joined.
   std::vector<std::string> etdump_paths;
-  /// --debug-buffer FILE: the intermediate outputs `ptec run --debug-buffer` wrote.
-  std::string debug_buffer_path;
+  /// --debug-buffer FILE: the intermediate outputs `ptec run --debug-buffer` wrote; repeatable,
+  /// one per --etdump in the same order (a single one serves every dump).
+  std::vector<std::string> debug_buffer_paths;
   bool json = false;
   /// --tsv FILE: also write one line per event, tab separated.
   std::string tsv_path;
@@ -65,10 +66,17 @@ struct InspectArgs {
   /// --metric mse|l1|snr.
   std::string metric = "mse";
   /// The reference run (e.g. the model exported with --recipe portable, run on the same inputs
-  /// with --debug-buffer).
+  /// with --debug-buffer). Without it, --numeric-gap runs the ETRecord's programs itself.
   std::string reference_etrecord_path;
   std::vector<std::string> reference_etdump_paths;
   std::string reference_debug_buffer_path;
+  /// --inputs [METHOD=]DIR (repeatable): the inputs the run used, for the in-process reference
+  /// of a method (DIR alone: the only method, or forward). Methods without them use the
+  /// ETRecord's representative inputs, else ones (ptec run's default).
+  std::vector<std::string> inputs;
+  /// --program FILE.pte: the exported program, whose constants and named data give the in-process
+  /// reference the weights an ETRecord holds by reference only.
+  std::string program_path;
 };
 
 /// Each command returns the process exit code; errors are thrown as ptec::Exception and reported

@@ -90,7 +90,7 @@ int main(int argc, char** argv) {
       ->add_option("--etdump", inspect_args.etdump_paths,
                    "ETDump (ptec run --etdump); repeatable, e.g. one per method")
       ->required();
-  inspect_cmd->add_option("--debug-buffer", inspect_args.debug_buffer_path,
+  inspect_cmd->add_option("--debug-buffer", inspect_args.debug_buffer_paths,
                           "Debug buffer (ptec run --debug-buffer)");
   inspect_cmd->add_flag("--json", inspect_args.json, "Print one JSON object");
   inspect_cmd->add_option("--tsv", inspect_args.tsv_path, "Also write a table of the events here");
@@ -111,6 +111,17 @@ int main(int argc, char** argv) {
   inspect_cmd
       ->add_option("--reference-debug-buffer", inspect_args.reference_debug_buffer_path,
                    "Debug buffer of the reference run")
+      ->needs(gap_opt);
+  inspect_cmd
+      ->add_option("--inputs", inspect_args.inputs,
+                   "[METHOD=]DIR: the inputs the run used (input_K.pb or .npy), for the reference "
+                   "run on the portable kernels when no --reference-* run is given; default: the "
+                   "ETRecord's representative inputs, else ones")
+      ->needs(gap_opt);
+  inspect_cmd
+      ->add_option("--program", inspect_args.program_path,
+                   "The exported .pte: the weights of the in-process reference run (an ETRecord "
+                   "holds them by reference)")
       ->needs(gap_opt);
 
   try {
