@@ -46,6 +46,18 @@ struct RunArgs {
   std::string debug_buffer_path;
 };
 
+struct CompileArgs {
+  std::string model;
+  std::string output;
+  /// --dynamic INPUT:AXIS=[SYMBOL:]MIN..MAX, repeatable: the engines' profiles.
+  std::vector<std::string> dynamic;
+  /// --no-autotune: keep the CPU backend's default choices (no timing runs).
+  bool no_autotune = false;
+  /// --threads N: threads the engines are tuned for (0: one per core).
+  int threads = 0;
+  bool json = false;
+};
+
 struct InfoArgs {
   std::string program;
   bool json = false;
@@ -92,6 +104,8 @@ void write_program_and_etrecord(const program::ExecutorchProgramManager& et,
 /// NotFound naming `path` when the directory it would be written to does not exist.
 void check_output_directory(const std::string& path);
 int run_run(const RunArgs& args);
+/// `ptec compile`: an ONNX model → an engine-bearing program archive (.ptep).
+int run_compile(const CompileArgs& args);
 int run_info(const InfoArgs& args);
 /// `ptec inspect`: the Inspector on an ETRecord and an ETDump.
 int run_inspect(const InspectArgs& args);

@@ -46,6 +46,22 @@ int main(int argc, char** argv) {
                          "Also write the ETRecord (the programs and the instruction -> node maps "
                          "the devtools need) to this file");
 
+  ptec::cli::CompileArgs compile_args;
+  CLI::App* compile_cmd = app.add_subcommand(
+      "compile", "Compile an ONNX model into an engine-bearing program archive (.ptep)");
+  compile_cmd->add_option("model", compile_args.model, "ONNX model (.onnx)")->required();
+  compile_cmd->add_option("-o,--output", compile_args.output, "Output .ptep path")->required();
+  compile_cmd->add_option("--dynamic", compile_args.dynamic,
+                          "Make an input dim dynamic (an engine profile): INPUT:AXIS=MIN..MAX or "
+                          "INPUT:AXIS=SYMBOL:MIN..MAX (repeatable)");
+  compile_cmd->add_flag("--no-autotune", compile_args.no_autotune,
+                        "Do not time candidate kernels on this machine");
+  compile_cmd
+      ->add_option("--threads", compile_args.threads,
+                   "Threads the engines are tuned for (default: one per core)")
+      ->check(CLI::NonNegativeNumber);
+  compile_cmd->add_flag("--json", compile_args.json, "Print a JSON summary");
+
   ptec::cli::RunArgs run_args;
   CLI::App* run_cmd = app.add_subcommand("run", "Run a method of a .pte program");
   run_cmd->add_option("program", run_args.program, ".pte program")->required();
@@ -133,6 +149,7 @@ int main(int argc, char** argv) {
   try {
     if (*export_cmd) return ptec::cli::run_export(export_args);
     if (*run_cmd) return ptec::cli::run_run(run_args);
+    if (*compile_cmd) return ptec::cli::run_compile(compile_args);
     if (*info_cmd) return ptec::cli::run_info(info_args);
     if (*recipes_cmd) return ptec::cli::run_recipes(recipes_json);
     if (*inspect_cmd) return ptec::cli::run_inspect(inspect_args);

@@ -1,0 +1,85 @@
+// `ptec compile`: ONNX → ATEN program → ptec::engine::compile (CPU engines, autotuned on this
+// machine unless --no-autotune) → program archive (.ptep) that `ptec export` packages.
+
+#include <chrono>
+#include <cstdio>
+#include <filesystem>
+
+#include <nlohmann/json.hpp>
+
+#include "backends/engine/aot/engine.h"
+#include "backends/engine/aot/engine_compile.h"
+#include "backends/engine/cpu_engine_format.h"
+#include "frontends/onnx/onnx_importer.h"
+#include "ir/exception.h"
+#include "ir/program_archive.h"
+#include "tools/ptec/commands.h"
+#include "tools/ptec/dynamic_dims.h"
+
+namespace ptec::cli {
+
+int run_compile(const CompileArgs& args) {
+  namespace fs = std::filesystem;
+  using Clock = std::chrono::steady_clock;
+  const auto start = Clock::now();
+  PTEC_ENFORCE(fs::exists(args.model), NotFound, "{}: no such file", args.model);
+  check_output_directory(args.output);
+
+  onnx_import::OnnxImportOptions import_options;
+  for (const std::string& d : args.dynamic) {
+    import_options.dynamic_dims.push_back(parse_dynamic_dim(d));
+  }
+  const ir::ExportedProgram aten = onnx_import::import_onnx(args.model, import_options);
+  for (const ir::ProvenanceStep& step : aten.provenance()) {
+    if (step.stage == "dynamic" || step.stage == "specialize") {
+      std::fprintf(stderr, "ptec: %s: %s\n", step.stage == "dynamic" ? "dynamic" : "specialized",
+                   step.detail.c_str());
+    }
+  }
+  const auto imported = Clock::now();
+
+  engine::EngineCompileOptions options;
+  options.autotune = !args.no_autotune;
+  options.threads = args.threads;
+  const ir::ExportedProgram compiled = engine::compile(aten, options);
+  const auto built = Clock::now();
+  ir::save_program(compiled, args.output);
+  const auto written = Clock::now();
+
+  nlohmann::json engines = nlohmann::json::array();
+  for (const auto& [name, object] : compiled.custom_objects()) {
+    const std::shared_ptr<const engine::Engine> e = engine::engine_of(object);
+    if (e == nullptr) continue;
+    engine::CpuEngineView view;
+    const bool cpu = view.parse(e->engine_bytes()->data(), e->engine_bytes()->size()) == Error::Ok;
+    engines.push_back({{"name", name},
+                       {"bytes", e->serialize()->size()},
+                       {"plans", cpu ? view.num_plans() : 0},
+                       {"bindings", e->metadata().io_bindings.size()},
+                       {"target_isa", e->metadata().target_isa},
+                       {"threads", e->metadata().threads}});
+  }
+  auto ms = [](Clock::duration d) { return std::chrono::duration<double, std::milli>(d).count(); };
+  const nlohmann::json summary{{"model", args.model},
+                               {"output", args.output},
+                               {"bytes", fs::file_size(args.output)},
+                               {"engine_calls", engine::count_engine_calls(compiled)},
+                               {"engines", engines},
+                               {"autotune", options.autotune},
+                               {"import_ms", ms(imported - start)},
+                               {"build_ms", ms(built - imported)},
+                               {"write_ms", ms(written - built)}};
+  if (args.json) {
+    std::printf("%s\n", summary.dump().c_str());
+  } else {
+    std::printf("%s: %zu engine call(s), %zu engine(s), %s, built in %.1f ms%s\n",
+                args.output.c_str(), engine::count_engine_calls(compiled), engines.size(),
+                fs::file_size(args.output) >= (1u << 20)
+                    ? fmt::format("{:.1f} MiB", fs::file_size(args.output) / 1048576.0).c_str()
+                    : fmt::format("{} bytes", fs::file_size(args.output)).c_str(),
+                ms(built - imported), options.autotune ? " (autotuned)" : "");
+  }
+  return 0;
+}
+
+}  // namespace ptec::cli
