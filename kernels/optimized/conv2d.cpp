@@ -10,9 +10,11 @@ namespace ptec::kernels::optimized {
 namespace {
 
 constexpr size_t kAlign = 64;
-// Packed column chunks are kept near this size so that they stay in L2/L3 while every block of
-// weights meets them.
-constexpr int64_t kChunkBytes = int64_t{4} << 20;
+// Packed column chunks are kept near 1 MiB so that they stay in L2 while every block of weights
+// meets them. Each chunk streams all the group's weights once, so large weights (deep layers,
+// few pixels) get chunks up to 4 MiB: fewer passes over weights that do not fit in cache.
+constexpr int64_t kMinChunkBytes = int64_t{1} << 20;
+constexpr int64_t kMaxChunkBytes = int64_t{4} << 20;
 
 size_t align_up(size_t x) { return (x + kAlign - 1) / kAlign * kAlign; }
 
@@ -20,33 +22,62 @@ size_t align_up(size_t x) { return (x + kAlign - 1) / kAlign * kAlign; }
 int64_t chunk_pixels(const Conv2dShape& s) {
   const int64_t nr = gemm_tile(active_gemm_isa()).nr;
   const int64_t pixels = s.oh() * s.ow();
-  int64_t chunk = kChunkBytes / static_cast<int64_t>(sizeof(float)) / std::max<int64_t>(1, s.k());
+  const int64_t weight_bytes = s.oc_per_group() * s.k() * static_cast<int64_t>(sizeof(float));
+  const int64_t bytes = std::clamp(weight_bytes, kMinChunkBytes, kMaxChunkBytes);
+  int64_t chunk = bytes / static_cast<int64_t>(sizeof(float)) / std::max<int64_t>(1, s.k());
   chunk = std::max(nr, chunk / nr * nr);
   return std::min(chunk, (pixels + nr - 1) / nr * nr);
 }
 
 // Gathers the columns of output pixels [q0, q0 + count) of image `in` (the group's Cg channels)
 // into packed-B panels: panel t holds, for each p = (c, ky, kx), the nr pixels' input values.
+// The pixels are cut into runs that share an output row; for each tap a run reads one input row,
+// contiguously when the stride is 1, with zeros where the window leaves the input.
 void pack_columns_panel(const Conv2dShape& s, const float* in, int64_t q0, int64_t count,
                         int64_t nr, float* dst) {
+  struct Run {
+    int64_t t0, len;  // panel columns [t0, t0 + len)
+    int64_t iy, ix;   // input coordinate of the run's first pixel for tap (0, 0)
+  };
+  Run runs[32];  // nr <= 32, so at most 32 runs
+  int64_t num_runs = 0;
   const int64_t ow = s.ow();
-  int64_t iy0[32], ix0[32];  // top-left input coordinate of each pixel (nr <= 32)
-  for (int64_t t = 0; t < nr; ++t) {
-    const int64_t q = q0 + std::min(t, count - 1);
-    iy0[t] = (q / ow) * s.sh - s.ph;
-    ix0[t] = (q % ow) * s.sw - s.pw;
+  for (int64_t t = 0; t < count;) {
+    const int64_t q = q0 + t, oy = q / ow, ox = q % ow;
+    const int64_t len = std::min(count - t, ow - ox);
+    runs[num_runs++] = Run{t, len, oy * s.sh - s.ph, ox * s.sw - s.pw};
+    t += len;
   }
-  const int64_t cg = s.c_per_group();
+  const int64_t cg = s.c_per_group(), sw = s.sw;
   for (int64_t c = 0; c < cg; ++c) {
     const float* plane = in + c * s.h * s.w;
     for (int64_t ky = 0; ky < s.kh; ++ky) {
       for (int64_t kx = 0; kx < s.kw; ++kx) {
-        for (int64_t t = 0; t < nr; ++t) {
-          const int64_t iy = iy0[t] + ky * s.dh;
-          const int64_t ix = ix0[t] + kx * s.dw;
-          const bool inside = t < count && iy >= 0 && iy < s.h && ix >= 0 && ix < s.w;
-          dst[t] = inside ? plane[iy * s.w + ix] : 0.0f;
+        for (int64_t r = 0; r < num_runs; ++r) {
+          const Run& run = runs[r];
+          float* d = dst + run.t0;
+          const int64_t iy = run.iy + ky * s.dh;
+          if (iy < 0 || iy >= s.h) {
+            std::fill(d, d + run.len, 0.0f);
+            continue;
+          }
+          // Pixel i of the run reads column x0 + i * sw; those in [0, w) are inside.
+          const int64_t x0 = run.ix + kx * s.dw;
+          const int64_t lo = std::min(run.len, x0 >= 0 ? 0 : (-x0 + sw - 1) / sw);
+          const int64_t hi =
+              std::max(lo, std::min(run.len, x0 >= s.w ? 0 : (s.w - x0 + sw - 1) / sw));
+          std::fill(d, d + lo, 0.0f);
+          if (hi > lo) {
+            const float* src = plane + iy * s.w + (x0 + lo * sw);
+            if (sw == 1) {
+              std::memcpy(d + lo, src, static_cast<size_t>(hi - lo) * sizeof(float));
+            } else {
+              for (int64_t i = 0; i < hi - lo; ++i) d[lo + i] = src[i * sw];
+            }
+          }
+          std::fill(d + hi, d + run.len, 0.0f);
         }
+        std::fill(dst + count, dst + nr, 0.0f);
         dst += nr;
       }
     }

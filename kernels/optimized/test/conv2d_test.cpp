@@ -112,6 +112,7 @@ TEST_P(Conv2d, MatchesDirectReference) {
       shape(1, 16, 20, 20, 33, 5, 1, 2),    // more pixels than one panel, odd oc
       shape(1, 3, 15, 15, 4, 7, 2, 3),      // 7x7 stride 2 (stem)
       shape(1, 6, 9, 9, 6, 3, 2, 0, 1, 6),  // depthwise without padding, stride 2
+      shape(1, 64, 40, 37, 9, 3, 1, 1),     // several column chunks, the last one partial
   };
   Conv2dShape asym = shape(1, 3, 8, 12, 4, 3, 1, 1);
   asym.kw = 2;
