@@ -317,6 +317,44 @@ TEST_F(EngineCompileTest, RuntimeRefusesInputsOutsideTheProfileNamingTheBinding)
       << g_log;
 }
 
+TEST_F(EngineCompileTest, SharedSymbolsStayShared) {
+  builder::GraphBuilder b("two_inputs");
+  ir::SymInt batch = b.symbol("batch", 1, 2);
+  Value x = b.input("x", DType::Float, {batch, 4});
+  Value y = b.input("y", DType::Float, {batch, 4});
+  Value s = b.call("aten::add.Tensor", {x, y});
+  b.output({b.call("aten::relu", {s})});
+  EngineCompileOptions options;
+  options.autotune = false;
+  const auto engine = only_engine(compile(b.build(), options));
+  ASSERT_NE(engine, nullptr);
+  ASSERT_EQ(engine->metadata().io_bindings.size(), 3u);
+  for (const EngineBinding& binding : engine->metadata().io_bindings) {
+    EXPECT_EQ(binding.shape[0], (EngineDim{1, 2, "batch"})) << binding.name;
+  }
+  // x at batch 1 and y at batch 2 are each within the profile, but not equal.
+  std::vector<uint8_t> arena(1 << 20);
+  runtime::MemoryAllocator alloc(arena.data(), arena.size());
+  runtime::BackendInitContext init(&alloc, nullptr, "forward", nullptr);
+  const ir::BufferPtr blob = engine->serialize();
+  runtime::FreeableBuffer processed(blob->data(), blob->size(), nullptr);
+  EngineBackendRuntime backend;
+  Result<runtime::DelegateHandle*> handle = backend.init(init, &processed, {});
+  ASSERT_TRUE(handle.ok());
+  auto a = runtime::OwnedTensor::from(DType::Float, {1, 4}, random_vector(4, 1));
+  auto c = runtime::OwnedTensor::from(DType::Float, {2, 4}, random_vector(8, 2));
+  DynamicOutput out({2, 4});
+  runtime::EValue ea = a.evalue(), ec = c.evalue(), eo(&out.tensor);
+  runtime::EValue* args[] = {&ea, &ec, &eo};
+  runtime::BackendExecutionContext exec(nullptr, nullptr, "forward");
+  set_log_sink(capture, nullptr);
+  EXPECT_EQ(backend.execute(exec, *handle, {args, 3}), Error::InvalidArgument);
+  EXPECT_NE(g_log.find("input 'y' dim 0 is 2 but input 'x' dim 0 is 1; both are symbol 'batch'"),
+            std::string::npos)
+      << g_log;
+  backend.destroy(*handle);
+}
+
 TEST_F(EngineCompileTest, RuntimeRejectsMalformedBlobsAsInvalidProgram) {
   EngineCompileOptions options;
   options.autotune = false;
