@@ -219,7 +219,9 @@ bool qgemm(int64_t m, int64_t n, int64_t k, const QPackedA& a, const void* b, in
            void* scratch) {
   const QKernelInfo info = qkernel_info(active_qgemm_isa());
   const int64_t mr = info.mr, nr = info.nr;
-  if (m < 0 || n < 0 || k < 0 || a.rows != m || a.cols != k || a.panel != mr) return false;
+  if (m < 0 || n < 0 || k < 0 || k > kQGemmMaxK || a.rows != m || a.cols != k || a.panel != mr) {
+    return false;
+  }
   if (m == 0 || n == 0) return true;
   if (scratch == nullptr) return false;
   const int64_t kq = (k + 3) / 4;

@@ -40,6 +40,10 @@ namespace ptec::kernels::optimized {
 
 enum class QGemmIsa : uint8_t { Generic, Avx2, Avx512Vnni };
 
+/// The longest reduction qgemm() takes: every int32 term of the zero-point corrected sum stays
+/// below 2^31 (K * (255 * 128 * 2 + 255 * 255 * 2) < 2^31 for any zero points).
+inline constexpr int64_t kQGemmMaxK = 8192;
+
 QGemmIsa detected_qgemm_isa();
 QGemmIsa active_qgemm_isa();
 /// Forces `isa`; refused (false) when the CPU lacks it.
@@ -87,7 +91,7 @@ size_t qgemm_scratch_bytes(int64_t n, int64_t k);
 
 /// C = requantize(A * B). `b` holds uint8 values, or int8 when `b_signed` (b_zero_point is then
 /// an int8 zero point). Returns false (writing nothing) when A was packed for another
-/// microkernel or with other shapes, or scratch is missing.
+/// microkernel or with other shapes, K exceeds kQGemmMaxK, or scratch is missing.
 bool qgemm(int64_t m, int64_t n, int64_t k, const QPackedA& a, const void* b, int64_t ldb,
            bool b_trans, bool b_signed, const QEpilogue& epilogue, void* c, int64_t ldc,
            bool c_trans, void* scratch);

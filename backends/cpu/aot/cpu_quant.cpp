@@ -7,6 +7,7 @@
 
 #include "backends/cpu/aot/cpu_ops.h"
 #include "ir/op_schema.h"
+#include "kernels/optimized/qgemm.h"
 
 namespace ptec::backends::cpu {
 namespace {
@@ -379,6 +380,9 @@ std::optional<QOpMatch> match_qop(const ir::ExportedProgram& program, const ir::
   } else {
     return std::nullopt;
   }
+  // The int8 GEMM's reduction length is bounded (int32 sums); longer ones stay in float.
+  const int64_t w_numel = m.w.weight->spec().numel_upper_bound();
+  if (n_out <= 0 || w_numel / n_out > kernels::optimized::kQGemmMaxK) return std::nullopt;
   m.nodes.insert(m.nodes.end(), m.w.nodes.begin(), m.w.nodes.end());
   // x: a dequantize, possibly behind a view (a linear layer over [.., K] rows).
   if (!m.conv && x->is_op("aten::view_copy") && sole_user(program, x) == &op) {

@@ -233,6 +233,9 @@ Error prepare_quantized(Handle& h, NodeState& st, MemoryAllocator& alloc, size_t
       CPU_CHECK(s.valid() && w.sizes[1] == s.c_per_group() && out.sizes[0] == s.n &&
                     out.sizes[1] == s.oc && out.sizes[2] == s.oh() && out.sizes[3] == s.ow(),
                 Error::InvalidProgram, "PtecCpuBackend: QConv2d '%s' shapes do not match", name);
+      CPU_CHECK(s.k() <= opt::kQGemmMaxK, Error::NotSupported,
+                "PtecCpuBackend: QConv2d '%s' sums %lld products, more than the int8 GEMM's %lld",
+                name, static_cast<long long>(s.k()), static_cast<long long>(opt::kQGemmMaxK));
       const Error e = prepare_requant(n, s.oc, alloc, st);
       if (e != Error::Ok) return e;
       const size_t bytes = opt::qconv2d_packed_weights_bytes(s);
@@ -258,6 +261,9 @@ Error prepare_quantized(Handle& h, NodeState& st, MemoryAllocator& alloc, size_t
       st.k = transposed ? w.sizes[1] : w.sizes[0];
       st.n = transposed ? w.sizes[0] : w.sizes[1];
       st.m = st.k == 0 ? 0 : x.numel / st.k;
+      CPU_CHECK(st.k <= opt::kQGemmMaxK, Error::NotSupported,
+                "PtecCpuBackend: QLinear '%s' sums %lld products, more than the int8 GEMM's %lld",
+                name, static_cast<long long>(st.k), static_cast<long long>(opt::kQGemmMaxK));
       CPU_CHECK(st.k > 0 && x.numel % st.k == 0 && out.sizes[out.rank - 1] == st.n &&
                     out.numel == st.m * st.n,
                 Error::InvalidProgram, "PtecCpuBackend: QLinear '%s' shapes do not match", name);
