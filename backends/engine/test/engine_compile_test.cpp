@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstdio>
 #include <cstring>
 #include <memory>
 #include <new>
@@ -22,6 +23,8 @@
 #include "core/log.h"
 #include "frontends/builder/graph_builder.h"
 #include "ir/exception.h"
+#include "ir/printer.h"
+#include "ir/program_archive.h"
 #include "kernels/optimized/ops/register.h"
 #include "kernels/optimized/threadpool.h"
 #include "program/to_edge_transform_and_lower.h"
@@ -353,6 +356,30 @@ TEST_F(EngineCompileTest, SharedSymbolsStayShared) {
             std::string::npos)
       << g_log;
   backend.destroy(*handle);
+}
+
+TEST_F(EngineCompileTest, ProgramArchiveRoundTripKeepsTheEngine) {
+  EngineCompileOptions options;
+  options.autotune = false;
+  const ir::ExportedProgram compiled = compile(small_cnn(true, 2), options);
+  const auto engine = only_engine(compiled);
+  ASSERT_NE(engine, nullptr);
+  const std::string path = ::testing::TempDir() + "engine_archive_test.ptep";
+  ir::save_program(compiled, path);
+  register_engine_loader();
+  const ir::ExportedProgram loaded = ir::load_program(path);
+  std::remove(path.c_str());
+  EXPECT_EQ(ir::print(loaded), ir::print(compiled));
+  EXPECT_EQ(count_engine_calls(loaded), 1u);
+  const auto reloaded = only_engine(loaded);
+  ASSERT_NE(reloaded, nullptr);
+  EXPECT_EQ(reloaded->metadata(), engine->metadata());
+  const ir::BufferPtr a = engine->serialize(), b = reloaded->serialize();
+  ASSERT_EQ(a->size(), b->size());
+  EXPECT_EQ(std::memcmp(a->data(), b->data(), a->size()), 0);
+  // The engine is a view into the archive's mapping, its engine bytes 16-byte aligned.
+  EXPECT_TRUE(b->is_mapped());
+  EXPECT_EQ(reinterpret_cast<uintptr_t>(reloaded->engine_bytes()->data()) % 16, 0u);
 }
 
 TEST_F(EngineCompileTest, RuntimeRejectsMalformedBlobsAsInvalidProgram) {
