@@ -3,6 +3,8 @@
 #include <string>
 #include <vector>
 
+#include "emit/constant_value.h"
+
 namespace ptec::program {
 class ExecutorchProgramManager;
 }
@@ -96,6 +98,14 @@ struct InspectArgs {
 int run_export(const ExportArgs& args);
 /// The export API path of `ptec export` (--method, --constant, --external-data).
 int run_export_methods(const ExportArgs& args);
+/// `ptec export` of engine-bearing program archives (.ptep, from `ptec compile`): MODEL and
+/// --method files that are archives go through ptec::engine::export (ONNX --method files join
+/// as methods without engines).
+int run_export_engine(const ExportArgs& args);
+/// True when `path` names a program archive (".ptep").
+bool is_program_archive(const std::string& path);
+/// "128" → int, "0.5" → double, "true"/"false" → bool, anything else → string (--constant).
+emit::ConstantValue parse_constant(const std::string& text);
 /// Writes the .pte (and .ptd) of `et` and, when `etrecord_path` is not empty, its ETRecord, each
 /// atomically. The ETRecord is saved first and removed again when the .pte cannot be written, so
 /// a failed export leaves no ETRecord behind.

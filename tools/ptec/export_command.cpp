@@ -1,6 +1,7 @@
 // `ptec export`: ONNX → ATEN program → to_edge (+ the recipe's backends) → memory plan + emit →
 // .pte (atomic write).
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
@@ -24,6 +25,12 @@ int run_export(const ExportArgs& args) {
   namespace fs = std::filesystem;
   using Clock = std::chrono::steady_clock;
   const auto start = Clock::now();
+  const bool archives =
+      is_program_archive(args.model) ||
+      std::any_of(args.methods.begin(), args.methods.end(), [](const std::string& m) {
+        return is_program_archive(m.substr(m.find('=') + 1));
+      });
+  if (archives) return run_export_engine(args);
   if (!args.methods.empty() || !args.constants.empty() || args.external_data ||
       args.model.empty()) {
     PTEC_ENFORCE(args.recipe_args.empty() && args.calibration_dir.empty(), InvalidArgument,

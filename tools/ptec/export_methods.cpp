@@ -28,7 +28,8 @@ std::pair<std::string, std::string> split_assignment(const std::string& text, co
   return {text.substr(0, eq), text.substr(eq + 1)};
 }
 
-/// "128" → int, "0.5" → double, "true"/"false" → bool, anything else → string.
+}  // namespace
+
 emit::ConstantValue parse_constant(const std::string& text) {
   if (text == "true") return true;
   if (text == "false") return false;
@@ -46,8 +47,6 @@ emit::ConstantValue parse_constant(const std::string& text) {
   }
   return text;
 }
-
-}  // namespace
 
 void check_output_directory(const std::string& path) {
   namespace fs = std::filesystem;

@@ -16,7 +16,10 @@ int main(int argc, char** argv) {
 
   ptec::cli::ExportArgs export_args;
   CLI::App* export_cmd = app.add_subcommand("export", "Export an ONNX model to a .pte program");
-  export_cmd->add_option("model", export_args.model, "ONNX model (.onnx), method forward");
+  export_cmd->add_option(
+      "model", export_args.model,
+      "ONNX model (.onnx) or engine-bearing program archive (.ptep, ptec compile), method "
+      "forward");
   export_cmd->add_option("-o,--output", export_args.output, "Output .pte path")->required();
   export_cmd
       ->add_option("--recipe", export_args.recipe,
@@ -33,7 +36,8 @@ int main(int argc, char** argv) {
                          "files, as ptec run --inputs reads (default: one set of ones)");
   export_cmd->add_flag("--json", export_args.json, "Print a JSON summary");
   export_cmd->add_option("--method", export_args.methods,
-                         "Add method NAME from an ONNX model: NAME=MODEL.onnx (repeatable)");
+                         "Add method NAME from an ONNX model or a program archive: NAME=MODEL.onnx "
+                         "or NAME=MODEL.ptep (repeatable)");
   export_cmd->add_option("--constant", export_args.constants,
                          "Add a constant method: NAME=VALUE (int, double, true/false or string; "
                          "repeatable)");
