@@ -1286,7 +1286,13 @@ Error CpuBackendRuntime::execute(runtime::BackendExecutionContext& context,
     if (tracer != nullptr) {
       entry = tracer->start_profiling_delegate(nullptr, static_cast<int64_t>(i));
     }
+    // A node tuned for fewer threads than the setting runs with that many.
+    const int setting = st.node->threads() > 0 ? num_threads() : 0;
+    if (st.node->threads() > 0 && st.node->threads() < setting) {
+      set_num_threads(st.node->threads());
+    }
     const Error e = run_node(*h, st, context);
+    if (setting > 0 && num_threads() != setting) set_num_threads(setting);
     if (tracer != nullptr) tracer->end_profiling_delegate(entry);
     if (e != Error::Ok) {
       PTEC_LOG(Error, "PtecCpuBackend: node %zu ('%s') failed", i,
