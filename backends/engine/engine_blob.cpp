@@ -22,7 +22,9 @@ uint32_t u32(const uint8_t* p) {
          static_cast<uint32_t>(p[2]) << 16 | static_cast<uint32_t>(p[3]) << 24;
 }
 
-uint64_t u64(const uint8_t* p) { return static_cast<uint64_t>(u32(p)) | uint64_t{u32(p + 4)} << 32; }
+uint64_t u64(const uint8_t* p) {
+  return static_cast<uint64_t>(u32(p)) | uint64_t{u32(p + 4)} << 32;
+}
 
 // A JSON reader over a byte range: no heap, no exceptions, bounded recursion. Strings are
 // returned raw (the bytes between the quotes, escapes unresolved but validated).
@@ -275,13 +277,12 @@ Result<EngineBlobView> parse_engine_blob(const void* data, size_t size) {
              static_cast<unsigned long long>(engine_size), size);
   BLOB_CHECK(engine_size == 0 || engine_offset >= kEngineHeaderSize,
              "engine blob: the engine overlaps the header");
-  BLOB_CHECK(meta_size == 0 || engine_size == 0 || meta_offset + meta_size <= engine_offset ||
-                 engine_offset + engine_size <= meta_offset,
-             "engine blob: metadata [%llu, +%llu) and engine [%llu, +%llu) overlap",
-             static_cast<unsigned long long>(meta_offset),
-             static_cast<unsigned long long>(meta_size),
-             static_cast<unsigned long long>(engine_offset),
-             static_cast<unsigned long long>(engine_size));
+  BLOB_CHECK(
+      meta_size == 0 || engine_size == 0 || meta_offset + meta_size <= engine_offset ||
+          engine_offset + engine_size <= meta_offset,
+      "engine blob: metadata [%llu, +%llu) and engine [%llu, +%llu) overlap",
+      static_cast<unsigned long long>(meta_offset), static_cast<unsigned long long>(meta_size),
+      static_cast<unsigned long long>(engine_offset), static_cast<unsigned long long>(engine_size));
   EngineBlobView view;
   view.metadata = reinterpret_cast<const char*>(p + meta_offset);
   view.metadata_size = static_cast<size_t>(meta_size);

@@ -52,9 +52,8 @@ std::vector<uint8_t> write_engine_blob(const EngineMetadata& meta, const uint8_t
   const std::string text = engine_metadata_json(meta);
   PTEC_ENFORCE(text.size() <= 0xFFFFFFFFu, InvalidArgument,
                "engine metadata of {} bytes does not fit the blob header", text.size());
-  const size_t engine_offset =
-      (kEngineHeaderSize + text.size() + kEngineAlignment - 1) / kEngineAlignment *
-      kEngineAlignment;
+  const size_t engine_offset = (kEngineHeaderSize + text.size() + kEngineAlignment - 1) /
+                               kEngineAlignment * kEngineAlignment;
   std::vector<uint8_t> blob(engine_offset + engine_size, 0);
   std::memcpy(blob.data(), kEngineBlobMagic, 4);
   put_u32(blob.data() + 4, static_cast<uint32_t>(kEngineHeaderSize));

@@ -57,8 +57,8 @@ void put_u64(std::vector<uint8_t>& b, size_t at, uint64_t v) {
 
 // A blob assembled by hand: metadata `meta` at `meta_offset`, `engine_size` bytes at
 // `engine_offset`, `total` bytes in all.
-std::vector<uint8_t> raw_blob(const std::string& meta, uint32_t meta_offset,
-                              uint64_t engine_offset, uint64_t engine_size, size_t total) {
+std::vector<uint8_t> raw_blob(const std::string& meta, uint32_t meta_offset, uint64_t engine_offset,
+                              uint64_t engine_size, size_t total) {
   std::vector<uint8_t> b(total, 0);
   std::memcpy(b.data(), kEngineBlobMagic, 4);
   put_u32(b, 4, meta_offset);
@@ -81,7 +81,8 @@ TEST_F(EngineBlobTest, RoundTrip) {
   const Result<EngineBlobView> view = parse_engine_blob(blob.data(), blob.size());
   ASSERT_TRUE(view.ok()) << g_log;
   EXPECT_EQ(view->num_bindings, 2u);
-  EXPECT_EQ(reinterpret_cast<uintptr_t>(view->engine) % 16, reinterpret_cast<uintptr_t>(blob.data()) % 16);
+  EXPECT_EQ(reinterpret_cast<uintptr_t>(view->engine) % 16,
+            reinterpret_cast<uintptr_t>(blob.data()) % 16);
   EXPECT_EQ(std::vector<uint8_t>(view->engine, view->engine + view->engine_size), engine);
   EXPECT_EQ(read_engine_metadata(blob.data(), blob.size()), sample_metadata());
 
@@ -154,8 +155,7 @@ TEST_F(EngineBlobTest, RejectsOverlappingSections) {
 }
 
 TEST_F(EngineBlobTest, RejectsMissingIoBindings) {
-  expect_rejected(raw_blob(R"({"device":"cpu","io":[]})", 32, 128, 16, 144),
-                  "has no io_bindings");
+  expect_rejected(raw_blob(R"({"device":"cpu","io":[]})", 32, 128, 16, 144), "has no io_bindings");
   expect_rejected(raw_blob(R"([1, 2])", 32, 128, 16, 144), "not a JSON object");
   expect_rejected(raw_blob(R"({"io_bindings":[{"name":"x"}]})", 32, 128, 16, 144),
                   "io_bindings entry 0 is malformed");
