@@ -38,6 +38,8 @@ check "one set: a directory of inputs" 0 "exported" -- \
   "$PTEC" export "$MODEL" -o "$TMP/one.pte" --recipe cpu_int8_static_per_tensor --calibration "$CAL/set_1"
 check "dynamic without calibration warns" 0 "no --calibration" -- \
   "$PTEC" export "$MODEL" -o "$TMP/d.pte" --recipe cpu_int8_dynamic_per_channel
+check "json reports the quantize time" 0 '"quantize"' -- \
+  "$PTEC" export "$MODEL" -o "$TMP/dj.pte" --recipe cpu_int8_dynamic_per_channel --json
 check "int4 group_size" 0 "exported" -- \
   "$PTEC" export "$MODELS/mlp.onnx" -o "$TMP/w4.pte" --recipe cpu_int4_weight_per_group --recipe-arg group_size=64
 
