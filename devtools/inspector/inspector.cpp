@@ -7,6 +7,7 @@
 #include <cmath>
 #include <cstring>
 #include <limits>
+#include <span>
 #include <set>
 #include <tuple>
 #include <utility>
@@ -500,6 +501,35 @@ std::map<std::string, std::map<int64_t, LoggedValue>> logged_values(const Inspec
 
 namespace {
 
+NumericGap measure(const std::vector<float>& a, const std::vector<float>& b, GapMetric metric) {
+  double sq = 0;
+  double abs = 0;
+  double signal = 0;
+  for (size_t i = 0; i < a.size(); ++i) {
+    const double d = static_cast<double>(a[i]) - static_cast<double>(b[i]);
+    sq += d * d;
+    abs += std::fabs(d);
+    signal += static_cast<double>(b[i]) * static_cast<double>(b[i]);
+  }
+  const double n = a.empty() ? 1.0 : static_cast<double>(a.size());
+  NumericGap g;
+  g.numel = a.size();
+  switch (metric) {
+    case GapMetric::MSE: g.value = sq / n; break;
+    case GapMetric::L1: g.value = abs / n; break;
+    case GapMetric::SNR:
+      g.value = sq == 0 ? std::numeric_limits<double>::infinity() : 10.0 * std::log10(signal / sq);
+      break;
+  }
+  return g;
+}
+
+void sort_gaps(std::vector<NumericGap>& gaps, GapMetric metric) {
+  std::stable_sort(gaps.begin(), gaps.end(), [metric](const NumericGap& x, const NumericGap& y) {
+    return metric == GapMetric::SNR ? x.value < y.value : x.value > y.value;
+  });
+}
+
 // method → debug handle → the reference's Float values.
 using ReferenceValues = std::map<std::string, std::map<int64_t, std::vector<float>>>;
 
@@ -512,43 +542,48 @@ std::vector<NumericGap> compare(const std::map<std::string, std::map<int64_t, Lo
     for (const auto& [handle, value] : handles) {
       auto ref = ref_method->second.find(handle);
       if (ref == ref_method->second.end() || ref->second.size() != value.values.size()) continue;
-      const std::vector<float>& a = value.values;
-      const std::vector<float>& b = ref->second;
-      double sq = 0;
-      double abs = 0;
-      double signal = 0;
-      for (size_t i = 0; i < a.size(); ++i) {
-        const double d = static_cast<double>(a[i]) - static_cast<double>(b[i]);
-        sq += d * d;
-        abs += std::fabs(d);
-        signal += static_cast<double>(b[i]) * static_cast<double>(b[i]);
-      }
-      const double n = a.empty() ? 1.0 : static_cast<double>(a.size());
-      NumericGap g;
+      NumericGap g = measure(value.values, ref->second, metric);
       g.method = method;
       g.debug_handle = handle;
       g.event = value.event->name;
-      g.numel = a.size();
       for (const RecordedNode& node : value.event->nodes) {
         if (node.debug_handle != handle) continue;
         g.op = node.op;
         g.source = node.source;
       }
-      switch (metric) {
-        case GapMetric::MSE: g.value = sq / n; break;
-        case GapMetric::L1: g.value = abs / n; break;
-        case GapMetric::SNR:
-          g.value =
-              sq == 0 ? std::numeric_limits<double>::infinity() : 10.0 * std::log10(signal / sq);
-          break;
-      }
       out.push_back(std::move(g));
     }
   }
-  std::stable_sort(out.begin(), out.end(), [metric](const NumericGap& x, const NumericGap& y) {
-    return metric == GapMetric::SNR ? x.value < y.value : x.value > y.value;
-  });
+  sort_gaps(out, metric);
   return out;
+}
+
+// The Float values of the program outputs the run logged for `method` (ptec run --debug-buffer
+// logs them after each execute), from its first "Execute" block that has them; an empty vector
+// for an output that is not a Float tensor with its bytes.
+std::vector<std::vector<float>> logged_program_outputs(const Inspector& run,
+                                                       const std::string& method) {
+  const bool only_method = run.etrecord().methods().size() == 1;
+  for (const RunData& block : run.etdump().run_data) {
+    if (block.name != "Execute") continue;
+    if (block.method_name != method && !(block.method_name.empty() && only_method)) continue;
+    std::vector<std::vector<float>> out;
+    for (const ETDumpEvent& e : block.events) {
+      const DebugEvent* d = e.debug();
+      if (d == nullptr || !d->debug_entry.output) continue;
+      const ETDumpValue& v = d->debug_entry;
+      std::vector<float>& values = out.emplace_back();
+      if (v.kind != ETDumpValue::Kind::Tensor || v.tensor.dtype != DType::Float ||
+          v.tensor.offset < 0) {
+        continue;
+      }
+      const std::span<const uint8_t> bytes = tensor_data(v.tensor, run.debug_buffer());
+      values.resize(bytes.size() / sizeof(float));
+      std::memcpy(values.data(), bytes.data(), values.size() * sizeof(float));
+    }
+    if (!out.empty()) return out;
+  }
+  return {};
 }
 
 }  // namespace
@@ -702,8 +737,14 @@ ProgramPtr reference_program(const ETRecord& record, const std::string& method) 
 std::vector<NumericGap> numeric_gap_vs_reference(const Inspector& run, const ETRecord& record,
                                                  GapMetric metric, const ReferenceInputs& inputs) {
   const auto got = logged_values(run);
+  static const std::map<int64_t, LoggedValue> kNone;
   ReferenceValues want;
-  for (const auto& [method, handles] : got) {
+  std::vector<NumericGap> output_gaps;
+  for (const std::string& method : run.methods()) {
+    const auto logged = got.find(method);
+    const std::map<int64_t, LoggedValue>& handles = logged == got.end() ? kNone : logged->second;
+    const std::vector<std::vector<float>> outputs = logged_program_outputs(run, method);
+    if (handles.empty() && outputs.empty()) continue;
     const ProgramPtr program = reference_program(record, method);
     const std::vector<ir::TensorData>* given = nullptr;
     if (auto it = inputs.find(method); it != inputs.end()) {
@@ -724,7 +765,7 @@ std::vector<NumericGap> numeric_gap_vs_reference(const Inspector& run, const ETR
                  method, unloaded.size(), unloaded.front());
     std::map<int64_t, std::vector<float>>& values = want[method];
     ReferenceRunner runner(*program, {.name = fmt::format("method {}", method)});
-    runner.run(*given, [&](const ObservedOutput& o) {
+    const std::vector<ir::TensorData> reference = runner.run(*given, [&](const ObservedOutput& o) {
       if (!handles.contains(o.debug_handle) || o.outputs.empty()) return;
       const ir::TensorData& t = o.outputs.front();
       if (t.spec.dtype != DType::Float || t.data == nullptr) return;
@@ -732,8 +773,33 @@ std::vector<NumericGap> numeric_gap_vs_reference(const Inspector& run, const ETR
       v.resize(t.data->size() / sizeof(float));
       std::memcpy(v.data(), t.data->data(), v.size() * sizeof(float));
     });
+
+    // The program outputs, under the handle of the node that computes each, when no kernel
+    // event logged that node (e.g. a delegate computed it).
+    const std::vector<ir::Node*> output_nodes = program->graph().outputs();
+    for (size_t k = 0; k < outputs.size() && k < reference.size() && k < output_nodes.size(); ++k) {
+      const ir::Node* node = output_nodes[k];
+      const ir::TensorData& t = reference[k];
+      if (node == nullptr || handles.contains(node->debug_handle()) || outputs[k].empty() ||
+          t.spec.dtype != DType::Float || t.data == nullptr ||
+          t.data->size() != outputs[k].size() * sizeof(float)) {
+        continue;
+      }
+      std::vector<float> b(outputs[k].size());
+      std::memcpy(b.data(), t.data->data(), b.size() * sizeof(float));
+      NumericGap g = measure(outputs[k], b, metric);
+      g.method = method;
+      g.debug_handle = node->debug_handle();
+      g.op = node->is_call() ? node->target() : "placeholder";
+      g.source = node->meta().source;
+      g.event = fmt::format("program output {}", k);
+      output_gaps.push_back(std::move(g));
+    }
   }
-  return compare(got, want, metric);
+  std::vector<NumericGap> out = compare(got, want, metric);
+  out.insert(out.end(), output_gaps.begin(), output_gaps.end());
+  sort_gaps(out, metric);
+  return out;
 }
 
 }  // namespace ptec::devtools

@@ -216,7 +216,9 @@ ProgramPtr reference_program(const ETRecord& record, const std::string& method);
 /// logged outputs, reference_program(record, method) runs on the portable kernels
 /// (devtools/reference) on `inputs[method]`, else on the record's first representative inputs of
 /// the method, and its node outputs are compared per debug handle with the Float outputs the run
-/// logged (as numeric_gap does; worst first). The run must have used the same inputs.
+/// logged (as numeric_gap does; worst first). The program outputs the run logged are compared
+/// too, under the handle of the node computing each (event "program output K"), when no kernel
+/// event logged that node: a delegate's result. The run must have used the same inputs.
 /// Errors: InvalidArgument naming the method when it has no inputs (neither given nor recorded),
 /// no program in the record, or weights whose bytes the record does not hold (resolve them with
 /// with_payloads first); those of the reference runner (e.g. a node without a portable kernel).

@@ -376,12 +376,19 @@ TEST(InspectCli, NumericGapRunsTheRecordsProgramsOnThePortableKernels) {
   EXPECT_EQ(j["numeric_gap"]["metric"], "l1");
   EXPECT_EQ(j["numeric_gap"]["reference"], "portable");
   EXPECT_EQ(j["numeric_gap"]["inputs"], json({{"forward", "ones"}}));
-  // The delegated run logs the kernel outside the delegates (Sin).
-  ASSERT_EQ(j["numeric_gap"]["nodes"].size(), 1u) << out;
-  const json& sin = j["numeric_gap"]["nodes"][0];
-  EXPECT_EQ(sin["source"], "/block/sin");
-  EXPECT_EQ(sin["numel"], 27);
-  EXPECT_LT(sin["value"].get<double>(), 1e-6) << sin.dump();
+  // The delegated run logs the kernel outside the delegates (Sin), and the program output, which
+  // the delegate computed (the Mul of /head/scale).
+  ASSERT_EQ(j["numeric_gap"]["nodes"].size(), 2u) << out;
+  std::map<std::string, json> by_source;
+  for (const json& n : j["numeric_gap"]["nodes"]) by_source[n["source"].get<std::string>()] = n;
+  ASSERT_EQ(by_source.count("/block/sin"), 1u) << out;
+  ASSERT_EQ(by_source.count("/head/scale"), 1u) << out;
+  EXPECT_EQ(by_source["/block/sin"]["event"], "native_call_sin.out");
+  EXPECT_EQ(by_source["/block/sin"]["numel"], 27);
+  EXPECT_LT(by_source["/block/sin"]["value"].get<double>(), 1e-6) << out;
+  EXPECT_EQ(by_source["/head/scale"]["event"], "program output 0");
+  EXPECT_EQ(by_source["/head/scale"]["numel"], 27);
+  EXPECT_LT(by_source["/head/scale"]["value"].get<double>(), 1e-6) << out;
 
   // A two-method program on the portable recipe, one run (dump and debug buffer) per method:
   // every kernel of both methods is compared.

@@ -94,12 +94,14 @@ Exported export_two_methods() {
 
 // Runs every method once on its representative inputs under ETDumpGen (intermediate outputs
 // logged), with tanh perturbed while the methods load (kernels are resolved at load).
-Inspector run_and_inspect(const Exported& exported, bool perturb) {
+Inspector run_and_inspect(const Exported& exported, bool perturb,
+                          runtime::EventTracerDebugLogLevel level =
+                              runtime::EventTracerDebugLogLevel::IntermediateOutputs) {
   EXPECT_EQ(kernels::register_portable_kernels(), Error::Ok);
   std::unique_ptr<uint8_t[]> aligned(new (std::align_val_t(64)) uint8_t[exported.pte.size()]);
   std::memcpy(aligned.get(), exported.pte.data(), exported.pte.size());
   ETDumpGen gen;
-  gen.set_event_tracer_debug_level(runtime::EventTracerDebugLogLevel::IntermediateOutputs);
+  gen.set_event_tracer_debug_level(level);
   {
     runtime::Module module(aligned.get(), exported.pte.size(), &gen);
     if (perturb) {
@@ -165,6 +167,34 @@ TEST(NumericGapReference, SameKernelsGiveNoGapForAnyLoggedNode) {
   EXPECT_EQ(ops["decode"],
             (std::set<std::string>{"aten::add.Tensor", "aten::sigmoid", "aten::tanh"}));
   EXPECT_EQ(gaps.size(), 9u);
+}
+
+TEST(NumericGapReference, ProgramOutputsStandForNodesNoKernelLogged) {
+  // Only the program outputs are logged (as for a delegate's result): each is compared with the
+  // reference's output under the handle of the node computing it.
+  const Exported exported = export_two_methods();
+  for (bool perturb : {false, true}) {
+    const Inspector inspector =
+        run_and_inspect(exported, perturb, runtime::EventTracerDebugLogLevel::ProgramOutputs);
+    const std::vector<NumericGap> gaps =
+        numeric_gap_vs_reference(inspector, inspector.etrecord(), GapMetric::MSE);
+    ASSERT_EQ(gaps.size(), 2u);
+    std::map<std::string, NumericGap> by_method;
+    for (const NumericGap& g : gaps) by_method[g.method] = g;
+    EXPECT_EQ(by_method["forward"].op, "aten::relu");
+    EXPECT_EQ(by_method["decode"].op, "aten::add.Tensor");
+    for (const auto& [method, g] : by_method) {
+      EXPECT_EQ(g.event, "program output 0") << method;
+      EXPECT_EQ(
+          g.debug_handle,
+          reference_program(inspector.etrecord(), method)->graph().outputs()[0]->debug_handle());
+      if (perturb) {
+        EXPECT_GT(g.value, 1e-4) << method;  // tanh's error, contracted by sigmoid
+      } else {
+        EXPECT_EQ(g.value, 0.0) << method;
+      }
+    }
+  }
 }
 
 TEST(NumericGapReference, GivenInputsReplaceTheRepresentativeOnes) {
