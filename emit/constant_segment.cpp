@@ -3,6 +3,7 @@
 #include <cstring>
 #include <functional>
 
+#include "emit/payload_identity.h"
 #include "ir/exception.h"
 #include "memory/memory_plan.h"
 
@@ -18,15 +19,11 @@ uint32_t ConstantSegmentBuilder::add(const ir::BufferPtr& data) {
   // An empty constant has no bytes to place: it refers to the placeholder, as upstream's emitter
   // does, so that a program whose constants are all empty has no constant segment.
   if (data->size() == 0) return 0;
-  const std::string_view bytes(reinterpret_cast<const char*>(data->data()), data->size());
-  const size_t hash = std::hash<std::string_view>{}(bytes);
+  const size_t hash = payload_fingerprint(*data);
   auto [begin, end] = by_hash_.equal_range(hash);
   for (auto it = begin; it != end; ++it) {
     const ir::BufferPtr& existing = pieces_[it->second - 1].data;
-    if (existing == data || (existing->size() == data->size() &&
-                             std::memcmp(existing->data(), data->data(), data->size()) == 0)) {
-      return it->second;
-    }
+    if (existing == data || same_payload(*existing, *data)) return it->second;
   }
   const uint64_t offset = pieces_.empty() ? 0 : memory::align_up(size_, alignment_);
   pieces_.push_back({data, offset});

@@ -4,20 +4,20 @@
 #include <functional>
 #include <string_view>
 
+#include "emit/payload_identity.h"
 #include "ir/exception.h"
 
 namespace ptec::emit {
 
 bool same_bytes(const ir::BufferPtr& a, const ir::BufferPtr& b) {
   if (a == b) return true;
-  if (a == nullptr || b == nullptr || a->size() != b->size()) return false;
-  return a->size() == 0 || std::memcmp(a->data(), b->data(), a->size()) == 0;
+  if (a == nullptr || b == nullptr) return false;
+  return same_payload(*a, *b);
 }
 
 uint32_t DelegateBlobTable::add(const ir::BufferPtr& blob) {
   PTEC_ENFORCE(blob != nullptr, InvalidArgument, "a delegate has no processed bytes");
-  const size_t hash = std::hash<std::string_view>{}(
-      std::string_view(reinterpret_cast<const char*>(blob->data()), blob->size()));
+  const size_t hash = payload_fingerprint(*blob);
   auto [begin, end] = by_hash_.equal_range(hash);
   for (auto it = begin; it != end; ++it) {
     if (same_bytes(blobs_[it->second], blob)) return it->second;

@@ -6,6 +6,7 @@
 
 #include "emit/atomic_file.h"
 #include "emit/program_tables.h"
+#include "emit/stream_payload.h"
 #include "ir/exception.h"
 #include "schema/extended_header.h"
 #include "schema/flat_tensor_generated.h"
@@ -86,7 +87,7 @@ void stream(const PtdLayout& layout, Sink& sink) {
   for (const auto& [offset, data] : layout.pieces) {
     const uint64_t at = layout.segment_base_offset + offset;
     sink.zeros(at - position);
-    sink.write(data->data(), data->size());
+    stream_payload(sink, *data);
     position = at + data->size();
   }
   if (layout.pieces.empty()) sink.zeros(layout.segment_base_offset - position);

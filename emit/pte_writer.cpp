@@ -5,6 +5,7 @@
 
 #include "emit/atomic_file.h"
 #include "emit/program_serializer.h"
+#include "emit/stream_payload.h"
 #include "ir/exception.h"
 #include "schema/extended_header.h"
 
@@ -32,7 +33,7 @@ void stream(const EmittedProgram& program, const PteLayout& layout, Sink& sink) 
       const uint64_t at = layout.segment_base_offset + segment.offset + piece.offset;
       PTEC_ENFORCE(at >= position, Internal, "pte writer: segment pieces overlap at offset {}", at);
       sink.zeros(at - position);
-      sink.write(piece.data->data(), piece.data->size());
+      stream_payload(sink, *piece.data);
       position = at + piece.data->size();
     }
     const uint64_t end = layout.segment_base_offset + segment.offset + segment.size;

@@ -94,6 +94,16 @@ BufferPtr Buffer::map_file(const std::string& path) {
   return std::make_shared<MappedBuffer>(addr, size);
 }
 
+void Buffer::release_pages(size_t offset, size_t size) const {
+  if (!mapped_ || offset > size_ || size > size_ - offset) return;
+  const auto page = static_cast<uintptr_t>(::sysconf(_SC_PAGESIZE));
+  const uintptr_t begin = reinterpret_cast<uintptr_t>(data_ + offset);
+  const uintptr_t first = (begin + page - 1) / page * page;
+  const uintptr_t last = (begin + size) / page * page;
+  // The mapping is read-only and private: dropped pages come back from the file unchanged.
+  if (first < last) ::madvise(reinterpret_cast<void*>(first), last - first, MADV_DONTNEED);
+}
+
 BufferPtr Buffer::slice(BufferPtr parent, size_t offset, size_t size) {
   PTEC_ENFORCE(parent != nullptr, InvalidArgument, "Buffer::slice of a null buffer");
   PTEC_ENFORCE(offset <= parent->size() && size <= parent->size() - offset, InvalidArgument,

@@ -24,6 +24,11 @@ class Buffer {
   size_t size() const { return size_; }
   /// True when the bytes live in a memory-mapped file (directly or through a parent).
   bool is_mapped() const { return mapped_; }
+  /// For a mapped buffer, lets the system drop the resident pages that lie wholly inside
+  /// [offset, offset + size) (the next access reads them from the file again): writers call it on
+  /// what they have streamed out, so copying a large mapped payload to a file does not keep it
+  /// resident. Does nothing for heap buffers or a range outside the buffer.
+  void release_pages(size_t offset, size_t size) const;
 
   /// Takes ownership of `bytes` (no copy).
   static BufferPtr from_vector(std::vector<uint8_t> bytes);

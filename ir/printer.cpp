@@ -1,5 +1,6 @@
 #include "ir/printer.h"
 
+#include <algorithm>
 #include <cctype>
 #include <cmath>
 #include <set>
@@ -16,11 +17,18 @@ std::string payload_hash(const Buffer& buffer) {
   if (const auto* unloaded = dynamic_cast<const detail::UnloadedPayload*>(&buffer)) {
     return unloaded->hash();
   }
+  // FNV-1a over the bytes, 16 MiB at a time: the pages of a mapped payload are released once
+  // hashed, so checking a large mapped payload does not keep it resident.
+  constexpr size_t kPiece = size_t{16} << 20;
   uint64_t h = 0xcbf29ce484222325ULL;
   const uint8_t* p = buffer.data();
-  for (size_t i = 0; i < buffer.size(); ++i) {
-    h ^= p[i];
-    h *= 0x100000001b3ULL;
+  for (size_t offset = 0; offset < buffer.size(); offset += kPiece) {
+    const size_t end = std::min(buffer.size(), offset + kPiece);
+    for (size_t i = offset; i < end; ++i) {
+      h ^= p[i];
+      h *= 0x100000001b3ULL;
+    }
+    buffer.release_pages(offset, end - offset);
   }
   return fmt::format("{:016x}", h);
 }
