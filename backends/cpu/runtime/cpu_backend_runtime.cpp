@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <functional>
 #include <limits>
 #include <new>
 #include <utility>
@@ -749,10 +750,11 @@ float binary(fb::BinaryOp op, float a, float b) {
   return 0.0f;
 }
 
-void broadcast_binary(fb::BinaryOp op, const TensorSlot& a, const TensorSlot& b,
-                      const TensorSlot& out) {
+// out = a op b with NumPy broadcasting; `f` is the op, so that the loops compile per op.
+template <typename F>
+void broadcast_apply(F f, const TensorSlot& a, const TensorSlot& b, const TensorSlot& out) {
   if (a.numel == out.numel && b.numel == out.numel) {
-    for (int64_t i = 0; i < out.numel; ++i) out.data[i] = binary(op, a.data[i], b.data[i]);
+    for (int64_t i = 0; i < out.numel; ++i) out.data[i] = f(a.data[i], b.data[i]);
     return;
   }
   // Strides of a and b over the output's dims (0 where broadcast).
@@ -765,14 +767,27 @@ void broadcast_binary(fb::BinaryOp op, const TensorSlot& a, const TensorSlot& b,
       stride *= t->sizes[d];
     }
   }
-  // The innermost dim runs as a loop; the others as a counter.
+  // The innermost dim runs as a loop (contiguous or one broadcast value per operand); the others
+  // as a counter.
   const int64_t inner = rank > 0 ? out.sizes[rank - 1] : 1;
   const int64_t ia = rank > 0 ? sa[rank - 1] : 0, ib = rank > 0 ? sb[rank - 1] : 0;
   int64_t index[kMaxRank] = {};
   int64_t oa = 0, ob = 0;
   for (int64_t base = 0; base < out.numel; base += inner) {
     float* o = out.data + base;
-    for (int64_t j = 0; j < inner; ++j) o[j] = binary(op, a.data[oa + j * ia], b.data[ob + j * ib]);
+    const float* pa = a.data + oa;
+    const float* pb = b.data + ob;
+    if (ia == 1 && ib == 1) {
+      for (int64_t j = 0; j < inner; ++j) o[j] = f(pa[j], pb[j]);
+    } else if (ia == 1 && ib == 0) {
+      const float bv = *pb;
+      for (int64_t j = 0; j < inner; ++j) o[j] = f(pa[j], bv);
+    } else if (ia == 0 && ib == 1) {
+      const float av = *pa;
+      for (int64_t j = 0; j < inner; ++j) o[j] = f(av, pb[j]);
+    } else {
+      for (int64_t j = 0; j < inner; ++j) o[j] = f(pa[j * ia], pb[j * ib]);
+    }
     for (int64_t d = rank - 2; d >= 0; --d) {
       oa += sa[d];
       ob += sb[d];
@@ -781,6 +796,18 @@ void broadcast_binary(fb::BinaryOp op, const TensorSlot& a, const TensorSlot& b,
       ob -= sb[d] * out.sizes[d];
       index[d] = 0;
     }
+  }
+}
+
+void broadcast_binary(fb::BinaryOp op, const TensorSlot& a, const TensorSlot& b,
+                      const TensorSlot& out) {
+  switch (op) {
+    case fb::BinaryOp::Add: return broadcast_apply(std::plus<float>(), a, b, out);
+    case fb::BinaryOp::Sub: return broadcast_apply(std::minus<float>(), a, b, out);
+    case fb::BinaryOp::Mul: return broadcast_apply(std::multiplies<float>(), a, b, out);
+    case fb::BinaryOp::Div: return broadcast_apply(std::divides<float>(), a, b, out);
+    case fb::BinaryOp::Pow:
+      return broadcast_apply([](float x, float y) { return std::pow(x, y); }, a, b, out);
   }
 }
 
