@@ -201,14 +201,45 @@ class Lowering {
           f.activation = user;
           tail = user;
         }
+      } else if (const ir::Node* mul = silu_of(tail, outputs); mul != nullptr) {
+        // SiLU as ONNX exporters write it, x * sigmoid(x): fused as the Silu activation.
+        for (const ir::Node* user : tail->users()) {
+          if (user != mul) f.silu_sigmoid = user;
+        }
+        f.activation = mul;
+        tail = mul;
       }
       if (tail == node) continue;
       f.tail = tail;
       fusions_[node] = f;
       if (f.add != nullptr) absorbed_[f.add] = node;
       if (f.activation != nullptr) absorbed_[f.activation] = node;
+      if (f.silu_sigmoid != nullptr) absorbed_[f.silu_sigmoid] = node;
       deferred_[tail] = node;
     }
+  }
+
+  // The mul of `x * sigmoid(x)` when x's only users are that sigmoid and that mul, neither is a
+  // program output or already absorbed, and both run here; nullptr otherwise.
+  const ir::Node* silu_of(const ir::Node* x, const std::set<const ir::Node*>& outputs) const {
+    if (x->users().size() != 2 || outputs.count(x) != 0) return nullptr;
+    const ir::Node* sigmoid = nullptr;
+    const ir::Node* mul = nullptr;
+    for (const ir::Node* user : x->users()) {
+      if (user->is_op("aten::sigmoid")) sigmoid = user;
+      if (user->is_op("aten::mul.Tensor")) mul = user;
+    }
+    if (sigmoid == nullptr || mul == nullptr || sigmoid->users().size() != 1 ||
+        sigmoid->users()[0] != mul || outputs.count(sigmoid) != 0 ||
+        absorbed_.count(sigmoid) != 0 || absorbed_.count(mul) != 0 ||
+        ln_absorbed_.count(mul) != 0 || classify(program_, *sigmoid) != CpuOpKind::Unary ||
+        classify(program_, *mul) != CpuOpKind::Binary) {
+      return nullptr;
+    }
+    const ir::Node* a = mul->arg("self").as_node();
+    const ir::Node* b = mul->arg("other").as_node();
+    const bool operands = (a == x && b == sigmoid) || (a == sigmoid && b == x);
+    return operands && mul->spec().shape == x->spec().shape ? mul : nullptr;
   }
 
   void add_node(fb::NodeKind kind, std::vector<uint32_t> inputs, std::vector<uint32_t> outputs,
@@ -594,6 +625,7 @@ class Lowering {
     const uint32_t out = tensor_of(tail);
     std::vector<const ir::Node*> also;
     if (f.add != nullptr) also.push_back(f.add);
+    if (f.silu_sigmoid != nullptr) also.push_back(f.silu_sigmoid);
     if (f.activation != nullptr) also.push_back(f.activation);
     const uint32_t residual = f.residual != nullptr ? tensor_of(f.residual) : kAbsent;
     if (node.is_op("aten::convolution")) {
@@ -616,7 +648,9 @@ class Lowering {
                 addmm ? tensor_of(node.arg("self").as_node()) : kAbsent, residual},
                {out}, {transposed ? 1 : 0}, node, also);
     }
-    if (f.activation != nullptr) {
+    if (f.silu_sigmoid != nullptr) {
+      graph_->nodes.back()->activation = fb::Activation::Silu;
+    } else if (f.activation != nullptr) {
       const ActivationInfo a = activation_of(*f.activation);
       graph_->nodes.back()->activation = a.kind;
       graph_->nodes.back()->clamp_min = a.lo;
@@ -627,7 +661,8 @@ class Lowering {
   struct Fusion {
     const ir::Node* residual = nullptr;
     const ir::Node* add = nullptr;
-    const ir::Node* activation = nullptr;
+    const ir::Node* activation = nullptr;    // the unary op, or SiLU's mul
+    const ir::Node* silu_sigmoid = nullptr;  // SiLU's sigmoid (activation is its mul)
     const ir::Node* tail = nullptr;
   };
 

@@ -106,6 +106,39 @@ TEST_F(CpuBackendOps, ConvolutionWithResidualAddAndRelu) {
   }
 }
 
+TEST_F(CpuBackendOps, SiluWrittenAsMulBySigmoidIsFused) {
+  const Ints input = {2, 5, 7, 6};
+  for (const bool sigmoid_first : {false, true}) {
+    auto build = [&] {
+      builder::GraphBuilder b("silu");
+      Value x = b.input("x", DType::Float, shape(input));
+      Value w = b.parameter("w", tensor({9, 5, 3, 3}, 7));
+      Value bias = b.parameter("b", tensor({9}, 8));
+      Value c = b.call("aten::convolution",
+                       {x, w, bias, Ints{1, 1}, Ints{1, 1}, Ints{1, 1}, false, Ints{0, 0}, 1});
+      Value s = b.call("aten::sigmoid", {c});
+      b.output({sigmoid_first ? b.call("aten::mul.Tensor", {s, c})
+                              : b.call("aten::mul.Tensor", {c, s})});
+      return b.build();
+    };
+    EXPECT_EQ(expect_same(build, {input}), 1u);
+    EXPECT_EQ(blob_kinds(build()), std::vector<K>{K::Conv2d}) << sigmoid_first;
+  }
+  // The conv's output is also a program output: not fused, still correct.
+  auto shared = [&] {
+    builder::GraphBuilder b("silu_shared");
+    Value x = b.input("x", DType::Float, shape(input));
+    Value w = b.parameter("w", tensor({9, 5, 3, 3}, 7));
+    Value c = b.call("aten::convolution",
+                     {x, w, nullptr, Ints{1, 1}, Ints{1, 1}, Ints{1, 1}, false, Ints{0, 0}, 1});
+    Value s = b.call("aten::sigmoid", {c});
+    b.output({b.call("aten::mul.Tensor", {c, s}), c});
+    return b.build();
+  };
+  EXPECT_EQ(expect_same(shared, {input}), 1u);
+  EXPECT_EQ(blob_kinds(shared()), (std::vector<K>{K::Conv2d, K::Unary, K::Binary}));
+}
+
 // x[M, K] @ w[N, K]^T (+ b) (+ activation), as ONNX's Gemm and PyTorch's Linear export it.
 ir::ExportedProgram linear_program(int64_t m, int64_t k, int64_t n, bool bias,
                                    const std::string& activation) {
