@@ -7,8 +7,8 @@
 #include <cmath>
 #include <cstring>
 #include <limits>
-#include <span>
 #include <set>
+#include <span>
 #include <tuple>
 #include <utility>
 
