@@ -25,11 +25,16 @@ asan-build: setup
 demo: build
 	@bash examples/demo.sh build/release/bin/ptec
 
+# Tests labelled nightly (e.g. quantization accuracy at 224x224 on the portable kernels) run
+# with `make test-nightly`.
 test-dev: dev-build
-	ctest --preset dev
+	ctest --preset dev -LE nightly
 
 test-asan: asan-build
-	ctest --preset asan-ubsan -LE no-sanitizer
+	ctest --preset asan-ubsan -LE 'no-sanitizer|nightly'
+
+test-nightly: dev-build
+	ctest --preset dev -L nightly
 
 # libFuzzer build of the program loader (clang, ASan+UBSan, coverage on every library), in its
 # own build dir; `test-fuzz` runs a short deterministic session on the fixtures.

@@ -132,36 +132,47 @@ const char* const kResnet = "resnet18_64";
 const char* const kMobilenet = "mobilenet_v2_96";
 #endif
 
-TEST(QuantAccuracy, Resnet18Int8StaticPerChannel) {
+// Whole networks calibrated and run on the portable kernels take minutes under the sanitizers;
+// the quantization code itself runs there through quant_test and quant_export_test.
+class QuantAccuracy : public ::testing::Test {
+ protected:
+  void SetUp() override {
+#if defined(__SANITIZE_ADDRESS__)
+    GTEST_SKIP() << "accuracy tests run in the Debug build (too slow under AddressSanitizer)";
+#endif
+  }
+};
+
+TEST_F(QuantAccuracy, Resnet18Int8StaticPerChannel) {
   check(kResnet, get_symmetric_quantization_config(true, false), "int8_static_per_channel", 20.0);
 }
 
-TEST(QuantAccuracy, Resnet18Int8Dynamic) {
+TEST_F(QuantAccuracy, Resnet18Int8Dynamic) {
   check(kResnet, get_symmetric_quantization_config(true, true), "int8_dynamic_per_channel", 25.0);
 }
 
-TEST(QuantAccuracy, MobilenetV2Int8StaticPerChannel) {
+TEST_F(QuantAccuracy, MobilenetV2Int8StaticPerChannel) {
   check(kMobilenet, get_symmetric_quantization_config(true, false), "int8_static_per_channel",
         20.0);
 }
 
-TEST(QuantAccuracy, MobilenetV2Int8Dynamic) {
+TEST_F(QuantAccuracy, MobilenetV2Int8Dynamic) {
   check(kMobilenet, get_symmetric_quantization_config(true, true), "int8_dynamic_per_channel",
         25.0);
 }
 
 #if !PTEC_QUANT_NIGHTLY
-TEST(QuantAccuracy, MobilenetV2Int8StaticPerTensor) {
+TEST_F(QuantAccuracy, MobilenetV2Int8StaticPerTensor) {
   // Per-tensor weights lose more on depthwise layers: reported, with a lower bar.
   check(kMobilenet, get_symmetric_quantization_config(false, false), "int8_static_per_tensor",
         10.0);
 }
 
-TEST(QuantAccuracy, MlpInt4WeightOnly) {
+TEST_F(QuantAccuracy, MlpInt4WeightOnly) {
   check("mlp", get_int4_weight_only_config(32), "int4_weight_per_group_32", 12.0);
 }
 
-TEST(QuantAccuracy, TransformerEncoderInt4WeightOnly) {
+TEST_F(QuantAccuracy, TransformerEncoderInt4WeightOnly) {
   check("encoder", get_int4_weight_only_config(32), "int4_weight_per_group_32", 12.0);
 }
 #endif
