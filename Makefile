@@ -1,6 +1,6 @@
 # The README's two commands: `make demo` (set up, build, run the bundled example) and
 # `make test` (set up, build, run every test, then the sanitizer build's tests).
-.PHONY: setup build dev-build asan-build demo test test-dev test-asan fuzz test-fuzz format-check bench clean
+.PHONY: setup build dev-build asan-build demo test test-dev test-asan test-nightly fuzz test-fuzz format-check bench clean
 
 JOBS ?= 2
 # ccache: share compiled objects between clones and build directories of this repository.
