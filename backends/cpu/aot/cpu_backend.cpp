@@ -13,21 +13,13 @@
 #include "backends/cpu/cpu_delegate_generated.h"
 #include "ir/exception.h"
 #include "ir/op_schema.h"
+#include "ir/printer.h"
 
 namespace ptec::backends::cpu {
 namespace {
 
 namespace fb = ptec_cpu_fb;
 constexpr uint32_t kAbsent = 0xFFFFFFFFu;
-
-uint64_t fnv1a(const uint8_t* data, size_t size) {
-  uint64_t h = 1469598103934665603ull;
-  for (size_t i = 0; i < size; ++i) {
-    h ^= data[i];
-    h *= 1099511628211ull;
-  }
-  return h;
-}
 
 // The activation a unary node applies, with clamp bounds.
 struct ActivationInfo {
@@ -116,12 +108,12 @@ class Lowering {
       const ir::TensorData* data = program_.constant_for_placeholder(node->name());
       const ir::BufferPtr& bytes = data->data;
       // The tensor's name (for errors a user can act on) and a hash of its bytes (identical
-      // weights of several methods share one entry).
+      // weights of several methods share one entry; payload_hash releases the pages of mapped
+      // weights once hashed).
       const ir::InputSpec* spec = program_.signature().find_input(node->name());
       const std::string name =
           spec != nullptr && !spec->target.empty() ? spec->target : node->name();
-      const std::string key =
-          fmt::format("ptec_cpu/{}/{:016x}", name, fnv1a(bytes->data(), bytes->size()));
+      const std::string key = fmt::format("ptec_cpu/{}/{}", name, ir::payload_hash(*bytes));
       result_.named_data[key] = bytes;  // shared, not copied
       id = new_tensor(data->spec, key);
     } else if (node->is_op("getitem")) {
