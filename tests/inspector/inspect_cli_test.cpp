@@ -5,6 +5,7 @@
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <sys/wait.h>
 
@@ -41,8 +42,10 @@ fs::path temp_dir(const std::string& name) {
 int ptec(const std::string& args, std::string* out = nullptr, std::string* err = nullptr) {
   const fs::path dir = fs::path(PTEC_BINARY_DIR) / "tests" / "inspector" / "out";
   fs::create_directories(dir);
-  const fs::path out_log = dir / "cli.out";
-  const fs::path err_log = dir / "cli.err";
+  // Per process: ctest runs the tests of this binary in parallel processes.
+  const std::string stem = "cli." + std::to_string(::getpid());
+  const fs::path out_log = dir / (stem + ".out");
+  const fs::path err_log = dir / (stem + ".err");
   const std::string command = std::string(PTEC_CLI_PATH) + " " + args + " > " + out_log.string() +
                               " 2> " + err_log.string();
   const int status = std::system(command.c_str());
