@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Peak memory of `ptec export` on a model whose weights (>= 1 GiB) live in an ONNX external-data
 # file. The importer maps the data file and slices it (no heap copy of the weights) and the .pte
-# writer streams constants from those slices, so the peak RSS should stay close to the weight size
-# (the mapped pages the writer reads count as resident). Target: peak RSS < 1.3x the weights.
+# writer streams constants from those slices; hashing and writing release the mapped pages they
+# have read, so the peak RSS stays far below the weight size. Target: peak RSS < 1.3x the weights.
 #
 # Usage: bench/export_memory.sh [PTEC] [WORK_DIR] [GIB]
 #   PTEC      ptec binary (default build/release/bin/ptec)
