@@ -383,21 +383,27 @@ class Lowering {
     return q_absorbed_.count(&node) != 0;
   }
 
+  // An int[2] pool argument: empty means `fallback`, one value stands for both dims.
+  static std::vector<int64_t> pool_pair(std::vector<int64_t> v,
+                                        const std::vector<int64_t>& fallback) {
+    if (v.empty()) v = fallback;
+    if (v.size() == 1) v.push_back(v[0]);
+    return v;
+  }
+
+  // [kernel h, w, stride h, w, pad h, w] of a pool node (the stride defaults to the kernel).
+  static std::vector<int64_t> pool_window_ints(const ir::Node& node) {
+    const std::vector<int64_t> k = pool_pair(node.arg("kernel_size").to_int_vector(), {1});
+    const std::vector<int64_t> s = pool_pair(arg_or_default(node, "stride").to_int_vector(), k);
+    const std::vector<int64_t> p = pool_pair(arg_or_default(node, "padding").to_int_vector(), {0});
+    return {k[0], k[1], s[0], s[1], p[0], p[1]};
+  }
+
   static std::vector<int64_t> max_pool_ints(const ir::Node& node) {
-    const std::vector<int64_t> k = node.arg("kernel_size").to_int_vector();
-    std::vector<int64_t> s = arg_or_default(node, "stride").to_int_vector();
-    std::vector<int64_t> p = arg_or_default(node, "padding").to_int_vector();
-    std::vector<int64_t> d = arg_or_default(node, "dilation").to_int_vector();
-    auto pair = [](std::vector<int64_t> v, std::vector<int64_t> fallback) {
-      if (v.empty()) v = fallback;
-      if (v.size() == 1) v.push_back(v[0]);
-      return v;
-    };
-    const std::vector<int64_t> kk = pair(k, {1});
-    s = pair(s, kk);
-    p = pair(p, {0});
-    d = pair(d, {1});
-    return {kk[0], kk[1], s[0], s[1], p[0], p[1], d[0], d[1]};
+    std::vector<int64_t> ints = pool_window_ints(node);
+    const std::vector<int64_t> d = pool_pair(arg_or_default(node, "dilation").to_int_vector(), {1});
+    ints.insert(ints.end(), {d[0], d[1]});
+    return ints;
   }
 
   void lower(const ir::Node& node) {
@@ -436,16 +442,7 @@ class Lowering {
                  {tensor_of(&node)}, max_pool_ints(node), node);
         return;
       case CpuOpKind::AvgPool2d: {
-        // Stride defaults to the kernel; one value stands for both dims.
-        auto pair = [](std::vector<int64_t> v, const std::vector<int64_t>& fallback) {
-          if (v.empty()) v = fallback;
-          if (v.size() == 1) v.push_back(v[0]);
-          return v;
-        };
-        const std::vector<int64_t> k = pair(node.arg("kernel_size").to_int_vector(), {1});
-        const std::vector<int64_t> s = pair(arg_or_default(node, "stride").to_int_vector(), k);
-        const std::vector<int64_t> p = pair(arg_or_default(node, "padding").to_int_vector(), {0});
-        std::vector<int64_t> ints = {k[0], k[1], s[0], s[1], p[0], p[1]};
+        std::vector<int64_t> ints = pool_window_ints(node);
         const ir::Argument include_pad = arg_or_default(node, "count_include_pad");
         const ir::Argument divisor = arg_or_default(node, "divisor_override");
         ints.push_back(include_pad.as_bool() ? 1 : 0);
