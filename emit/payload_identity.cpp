@@ -22,9 +22,8 @@ size_t payload_fingerprint(const ir::Buffer& payload) {
 bool same_payload(const ir::Buffer& a, const ir::Buffer& b) {
   if (&a == &b || (a.data() == b.data() && a.size() == b.size())) return true;
   if (a.size() != b.size()) return false;
-  constexpr size_t kPiece = size_t{16} << 20;
-  for (size_t offset = 0; offset < a.size(); offset += kPiece) {
-    const size_t n = std::min(kPiece, a.size() - offset);
+  for (size_t offset = 0; offset < a.size(); offset += ir::Buffer::kReleasePiece) {
+    const size_t n = std::min(ir::Buffer::kReleasePiece, a.size() - offset);
     const bool equal = std::memcmp(a.data() + offset, b.data() + offset, n) == 0;
     a.release_pages(offset, n);
     b.release_pages(offset, n);

@@ -16,9 +16,8 @@ void stream_payload(Sink& sink, const ir::Buffer& payload) {
     sink.write(payload.data(), payload.size());
     return;
   }
-  constexpr size_t kPiece = size_t{16} << 20;
-  for (size_t offset = 0; offset < payload.size(); offset += kPiece) {
-    const size_t n = std::min(kPiece, payload.size() - offset);
+  for (size_t offset = 0; offset < payload.size(); offset += ir::Buffer::kReleasePiece) {
+    const size_t n = std::min(ir::Buffer::kReleasePiece, payload.size() - offset);
     sink.write(payload.data() + offset, n);
     payload.release_pages(offset, n);
   }

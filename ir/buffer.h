@@ -29,6 +29,9 @@ class Buffer {
   /// what they have streamed out, so copying a large mapped payload to a file does not keep it
   /// resident. Does nothing for heap buffers or a range outside the buffer.
   void release_pages(size_t offset, size_t size) const;
+  /// How much of a mapped buffer readers take at a time before releasing it: the most of it
+  /// that stays resident while it is hashed, compared or written out.
+  static constexpr size_t kReleasePiece = size_t{16} << 20;
 
   /// Takes ownership of `bytes` (no copy).
   static BufferPtr from_vector(std::vector<uint8_t> bytes);

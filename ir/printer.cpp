@@ -19,11 +19,10 @@ std::string payload_hash(const Buffer& buffer) {
   }
   // FNV-1a over the bytes, 16 MiB at a time: the pages of a mapped payload are released once
   // hashed, so checking a large mapped payload does not keep it resident.
-  constexpr size_t kPiece = size_t{16} << 20;
   uint64_t h = 0xcbf29ce484222325ULL;
   const uint8_t* p = buffer.data();
-  for (size_t offset = 0; offset < buffer.size(); offset += kPiece) {
-    const size_t end = std::min(buffer.size(), offset + kPiece);
+  for (size_t offset = 0; offset < buffer.size(); offset += Buffer::kReleasePiece) {
+    const size_t end = std::min(buffer.size(), offset + Buffer::kReleasePiece);
     for (size_t i = offset; i < end; ++i) {
       h ^= p[i];
       h *= 0x100000001b3ULL;
