@@ -232,15 +232,36 @@ void ExportSession::run() {
   // The pipeline.
   pipeline_ = recipe_.pipeline_stages.empty() ? default_pipeline(recipe_, stage, name)
                                               : recipe_.pipeline_stages;
+  // Each stage's implementation: the user's (ExportOptions::stages), else the recipe's
+  // (ExportRecipe::stages), else the built-in one.
+  for (size_t i = 0; i < recipe_.stages.size(); ++i) {
+    PTEC_ENFORCE(recipe_.stages[i] != nullptr, InvalidArgument,
+                 "{}: recipe '{}' holds a null stage", name, recipe_.name);
+    for (size_t j = 0; j < i; ++j) {
+      PTEC_ENFORCE(recipe_.stages[j]->type() != recipe_.stages[i]->type(), InvalidArgument,
+                   "{}: recipe '{}' has two implementations of stage {}", name, recipe_.name,
+                   to_string(recipe_.stages[i]->type()));
+    }
+  }
   std::vector<std::shared_ptr<const ExportStage>> stages;
   for (StageType type : pipeline_) {
     std::shared_ptr<const ExportStage> chosen;
+    for (const auto& s : recipe_.stages) {
+      if (s->type() == type) chosen = s;
+    }
     for (const auto& s : options_.stages) {
       PTEC_ENFORCE(s != nullptr, InvalidArgument, "{}: ExportOptions::stages holds a null stage",
                    name);
       if (s->type() == type) chosen = s;
     }
-    stages.push_back(chosen ? chosen : builtin_stage(type));
+    if (!chosen) {
+      try {
+        chosen = builtin_stage(type);
+      } catch (const Exception& e) {
+        throw Exception(e.code(), fmt::format("{}: {}", name, e.what()));
+      }
+    }
+    stages.push_back(std::move(chosen));
   }
   validate_pipeline(stages, stage, name);
   PTEC_ENFORCE(!options_.generate_etrecord || stage == ir::Stage::Aten, NotSupported,
@@ -272,7 +293,9 @@ void ExportSession::run() {
       throw Exception(e.code(), fmt::format("{}: stage {}: {}", name, to_string(type), e.what()));
     }
     timings_.push_back({to_string(type), ms_since(start)});
-    if (type == StageType::Quantize) aten_ = artifact.aten;
+    // A stage that stays at ATEN (QUANTIZE, ENGINE_COMPILE) gives the programs
+    // get_exported_program returns.
+    if (!artifact.edge && !artifact.executorch && !artifact.aten.empty()) aten_ = artifact.aten;
     if (artifact.edge) edge_ = artifact.edge;
     if (artifact.executorch) executorch_ = artifact.executorch;
   }

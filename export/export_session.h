@@ -9,7 +9,10 @@
 //   ATEN     [QUANTIZE (when the recipe has quantizers)] TO_EDGE_TRANSFORM_AND_LOWER TO_EXECUTORCH
 //   EDGE     [EDGE_TRANSFORM (when the recipe has passes)] TO_BACKEND TO_EXECUTORCH
 //   LOWERED  TO_EXECUTORCH (the program is not lowered again)
-// A recipe's pipeline_stages replaces the default; it must fit the model's stage.
+// A recipe's pipeline_stages replaces the default; it must fit the model's stage. Each stage
+// runs the implementation from ExportOptions::stages, else from ExportRecipe::stages, else the
+// built-in one (ENGINE_COMPILE has none: the engine recipes bring it, see
+// backends/engine/aot/engine_recipe_provider.h).
 
 #include <chrono>
 #include <iosfwd>
@@ -61,7 +64,7 @@ struct ExportOptions {
   /// as <name>.pte / <name>.etrecord after TO_EXECUTORCH.
   std::string artifact_dir;
   bool generate_etrecord = false;
-  /// Stages that replace the built-in stage of the same type.
+  /// Stages that replace the recipe's or the built-in stage of the same type.
   std::vector<std::shared_ptr<const ExportStage>> stages;
 };
 
@@ -100,7 +103,8 @@ class ExportSession {
 
   /// The pipeline of the last run (resolved from the recipe and the model's stage).
   const std::vector<StageType>& pipeline() const { return pipeline_; }
-  /// The ATEN program of `method` (after QUANTIZE when it ran). InvalidState naming IMPORT when
+  /// The ATEN program of `method` (after the last stage that kept it at ATEN — QUANTIZE,
+  /// ENGINE_COMPILE — when one ran). InvalidState naming IMPORT when
   /// the model was not imported, or saying the model started past ATEN.
   const ir::ExportedProgram& get_exported_program(const std::string& method = "forward") const;
   /// InvalidState naming TO_EDGE / TO_EDGE_TRANSFORM_AND_LOWER before one ran.

@@ -158,6 +158,11 @@ class ToExecutorchStage final : public ExportStage {
 std::shared_ptr<const ExportStage> builtin_stage(StageType type) {
   switch (type) {
     case StageType::Quantize: return std::make_shared<QuantizeStage>();
+    case StageType::EngineCompile:
+      raise(Error::InvalidArgument,
+            "stage ENGINE_COMPILE needs an implementation: use a recipe of the engine recipe "
+            "provider (e.g. engine_cpu_fp32; ptec::engine::register_engine_recipe_provider() "
+            "registers it) or give one in ExportRecipe::stages or ExportOptions::stages");
     case StageType::ToEdgeTransformAndLower:
       return std::make_shared<ToEdgeTransformAndLowerStage>();
     case StageType::ToEdge: return std::make_shared<ToEdgeStage>();

@@ -2,8 +2,9 @@
 
 // The stages of ExportSession's pipeline. Each stage declares whether it may start a pipeline,
 // which program stages it can start from, and which stages may come right before it (an empty
-// list means "may only start", never "anything"). Users replace a built-in stage by passing a
-// stage of the same type in ExportOptions::stages.
+// list means "may only start", never "anything"). A recipe replaces a built-in stage, or supplies
+// one that has no built-in implementation (ENGINE_COMPILE), in ExportRecipe::stages; users
+// replace either by passing a stage of the same type in ExportOptions::stages.
 
 #include <map>
 #include <memory>
@@ -54,7 +55,8 @@ class ExportStage {
                                const StageContext& context) const = 0;
 };
 
-/// The built-in stage of `type`.
+/// The built-in stage of `type`. InvalidArgument for ENGINE_COMPILE, which has none (the
+/// message says where one comes from).
 std::shared_ptr<const ExportStage> builtin_stage(StageType type);
 
 }  // namespace ptec

@@ -8,6 +8,8 @@ namespace ptec {
 /// The stages of an export pipeline (ExportSession).
 enum class StageType {
   Quantize,                 ///< ATEN → quantized ATEN (the recipe's quantizers)
+  EngineCompile,            ///< ATEN → engine-bearing ATEN (DESIGN.md §7); no built-in
+                            ///< implementation: a recipe (the engine provider's) brings it
   ToEdgeTransformAndLower,  ///< ATEN → EDGE/LOWERED in one call
   ToEdge,                   ///< ATEN → EDGE
   EdgeTransform,            ///< EDGE → EDGE (the recipe's edge_transform_passes)
@@ -15,8 +17,8 @@ enum class StageType {
   ToExecutorch,             ///< EDGE/LOWERED → EXECUTORCH (memory planning, emit)
 };
 
-/// "QUANTIZE", "TO_EDGE_TRANSFORM_AND_LOWER", "TO_EDGE", "EDGE_TRANSFORM", "TO_BACKEND",
-/// "TO_EXECUTORCH".
+/// "QUANTIZE", "ENGINE_COMPILE", "TO_EDGE_TRANSFORM_AND_LOWER", "TO_EDGE", "EDGE_TRANSFORM",
+/// "TO_BACKEND", "TO_EXECUTORCH".
 const char* to_string(StageType stage);
 
 /// Every stage type, in declaration order.

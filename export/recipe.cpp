@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include "export/export_stage.h"
 #include "ir/exception.h"
 
 namespace ptec {
@@ -13,6 +14,7 @@ namespace ptec {
 const char* to_string(StageType stage) {
   switch (stage) {
     case StageType::Quantize: return "QUANTIZE";
+    case StageType::EngineCompile: return "ENGINE_COMPILE";
     case StageType::ToEdgeTransformAndLower: return "TO_EDGE_TRANSFORM_AND_LOWER";
     case StageType::ToEdge: return "TO_EDGE";
     case StageType::EdgeTransform: return "EDGE_TRANSFORM";
@@ -24,9 +26,9 @@ const char* to_string(StageType stage) {
 
 const std::vector<StageType>& all_stage_types() {
   static const std::vector<StageType> types = {
-      StageType::Quantize,  StageType::ToEdgeTransformAndLower,
-      StageType::ToEdge,    StageType::EdgeTransform,
-      StageType::ToBackend, StageType::ToExecutorch};
+      StageType::Quantize,    StageType::EngineCompile, StageType::ToEdgeTransformAndLower,
+      StageType::ToEdge,      StageType::EdgeTransform, StageType::ToBackend,
+      StageType::ToExecutorch};
   return types;
 }
 
@@ -157,6 +159,31 @@ ExportRecipe ExportRecipe::combine(const std::vector<ExportRecipe>& recipes,
 
     m.merge("pipeline_stages", out.pipeline_stages, setter("pipeline_stages"), r.pipeline_stages,
             defaults.pipeline_stages, who);
+
+    // Stage implementations: one per type; the same object from two recipes is no conflict.
+    std::map<StageType, bool> own;
+    for (const auto& stage : r.stages) {
+      PTEC_ENFORCE(stage != nullptr, InvalidArgument,
+                   "cannot combine recipes into '{}': recipe '{}' has a null stage", name, who);
+      const StageType type = stage->type();
+      const std::string field = fmt::format("stages[{}]", to_string(type));
+      PTEC_ENFORCE(!own[type], InvalidArgument,
+                   "cannot combine recipes into '{}': recipe '{}' has two implementations of "
+                   "field {}",
+                   name, who, field);
+      own[type] = true;
+      auto it = std::find_if(out.stages.begin(), out.stages.end(),
+                             [&](const auto& s) { return s->type() == type; });
+      if (it == out.stages.end()) {
+        out.stages.push_back(stage);
+        setters[field] = who;
+      } else if (*it != stage) {
+        raise(Error::InvalidArgument,
+              "cannot combine recipes into '{}': field {} has one implementation in recipe '{}' "
+              "and another in recipe '{}'",
+              name, field, setters[field], who);
+      }
+    }
   }
   return out;
 }

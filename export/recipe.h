@@ -17,6 +17,8 @@
 
 namespace ptec {
 
+class ExportStage;
+
 /// One set of inputs of a method (one tensor per user input).
 using InputSet = std::vector<ir::TensorData>;
 
@@ -71,15 +73,24 @@ struct ExportRecipe {
   /// The stages to run, in order; empty: the default pipeline for the model's stage
   /// (ExportSession).
   std::vector<StageType> pipeline_stages;
+  /// Stage implementations the recipe brings (export/export_stage.h), at most one per stage
+  /// type: each replaces the built-in stage of its type for this recipe, or supplies a stage
+  /// that has no built-in implementation (ENGINE_COMPILE). This is how a backend whose export
+  /// export/ cannot link (backends/engine) plugs into ExportSession: its provider puts its
+  /// stages here and ExportSession stays generic. ExportOptions::stages override these.
+  std::vector<std::shared_ptr<const ExportStage>> stages;
 
   /// Merges `recipes` in order into one recipe called `name`: quantizers, partitioners and
   /// transform passes are concatenated (earlier recipes first: their partitioners have
-  /// priority), preserve_ops are united, and every other setting is taken from the recipes that
-  /// set it (a value other than the default). One recipe is returned as is (its name kept).
+  /// priority), preserve_ops are united, stage implementations are united by type, and every
+  /// other setting is taken from the recipes that set it (a value other than the default). One
+  /// recipe is returned as is (its name kept).
   ///
   /// Errors: InvalidArgument for an empty list; InvalidArgument naming the field (e.g.
-  /// "backend_config.alignment", "quantization.calibration", "pipeline_stages") and both
-  /// recipes when two recipes set one field to different values.
+  /// "backend_config.alignment", "quantization.calibration", "pipeline_stages",
+  /// "stages[ENGINE_COMPILE]") and both recipes when two recipes set one field to different
+  /// values (for stages: two different implementations of one stage type); InvalidArgument for
+  /// a null stage or a recipe with two implementations of one stage type.
   static ExportRecipe combine(const std::vector<ExportRecipe>& recipes, const std::string& name);
 };
 

@@ -359,6 +359,55 @@ TEST(ExportSession, UserStageReplacesTheBuiltInOne) {
   EXPECT_EQ(values(s.run_method()[0]), test::two_mul_reference(kX));
 }
 
+TEST(ExportSession, EngineCompileWithoutAnImplementationIsAClearError) {
+  ExportRecipe recipe = portable();
+  recipe.pipeline_stages = {StageType::EngineCompile, StageType::ToEdgeTransformAndLower,
+                            StageType::ToExecutorch};
+  ExportOptions options;
+  options.name = "twomul";
+  Error code = Error::Ok;
+  const std::string msg = error_of(
+      [&] {
+        (void)export_model(test::two_mul_program(), std::vector<InputSet>{two_mul_inputs()}, recipe,
+                           options);
+      },
+      &code);
+  EXPECT_EQ(code, Error::InvalidArgument);
+  EXPECT_TRUE(contains(msg, "twomul: stage ENGINE_COMPILE needs an implementation")) << msg;
+  EXPECT_TRUE(contains(msg, "engine recipe provider")) << msg;
+  EXPECT_TRUE(contains(msg, "engine_cpu_fp32")) << msg;
+}
+
+TEST(ExportSession, RecipeStagesReplaceBuiltInOnesAndUserStagesReplaceThem) {
+  auto recipe_stage = std::make_shared<WrappingStage>(StageType::ToExecutorch);
+  ExportRecipe recipe = portable();
+  recipe.stages.push_back(recipe_stage);
+  ExportSession s =
+      export_model(test::two_mul_program(), std::vector<InputSet>{two_mul_inputs()}, recipe);
+  EXPECT_EQ(recipe_stage->runs, 1);
+  EXPECT_EQ(values(s.run_method()[0]), test::two_mul_reference(kX));
+
+  auto user_stage = std::make_shared<WrappingStage>(StageType::ToExecutorch);
+  ExportOptions options;
+  options.stages.push_back(user_stage);
+  (void)export_model(test::two_mul_program(), std::vector<InputSet>{two_mul_inputs()}, recipe,
+                     options);
+  EXPECT_EQ(user_stage->runs, 1);
+  EXPECT_EQ(recipe_stage->runs, 1);
+
+  // A recipe with two implementations of one stage, or a null one, is refused.
+  recipe.stages.push_back(std::make_shared<WrappingStage>(StageType::ToExecutorch));
+  std::string msg = error_of([&] {
+    (void)export_model(test::two_mul_program(), std::vector<InputSet>{two_mul_inputs()}, recipe);
+  });
+  EXPECT_TRUE(contains(msg, "has two implementations of stage TO_EXECUTORCH")) << msg;
+  recipe.stages = {nullptr};
+  msg = error_of([&] {
+    (void)export_model(test::two_mul_program(), std::vector<InputSet>{two_mul_inputs()}, recipe);
+  });
+  EXPECT_TRUE(contains(msg, "holds a null stage")) << msg;
+}
+
 TEST(ExportSession, AFailedRunLeavesNoArtifactsOfThePreviousRun) {
   auto stage = std::make_shared<WrappingStage>(StageType::ToExecutorch);
   ExportOptions options;

@@ -3,6 +3,7 @@
 
 #include <gtest/gtest.h>
 
+#include "export/export_stage.h"
 #include "export/recipe.h"
 #include "ir/exception.h"
 
@@ -43,6 +44,22 @@ class NamedQuantizer final : public Quantizer {
 
  private:
   std::string name_;
+};
+
+// A stage implementation of `type` that passes its input through.
+class NamedStage final : public ExportStage {
+ public:
+  explicit NamedStage(StageType type) : type_(type) {}
+  StageType type() const override { return type_; }
+  bool can_start() const override { return true; }
+  std::vector<ir::Stage> start_program_stages() const override { return {ir::Stage::Aten}; }
+  std::vector<StageType> valid_predecessors() const override { return {}; }
+  PipelineArtifact run(const PipelineArtifact& in, const StageContext&) const override {
+    return in;
+  }
+
+ private:
+  StageType type_;
 };
 
 std::string error_of(const std::function<void()>& f, Error* code = nullptr) {
@@ -168,11 +185,47 @@ TEST(ExportRecipeCombine, ConflictsNameTheFieldAndBothRecipes) {
   EXPECT_NE(msg.find("memory_planning_per_method[forward]"), std::string::npos) << msg;
 }
 
+TEST(ExportRecipeCombine, StageImplementationsAreUnitedByTypeAndConflictsNamed) {
+  auto compile = std::make_shared<NamedStage>(StageType::EngineCompile);
+  auto lower = std::make_shared<NamedStage>(StageType::ToEdgeTransformAndLower);
+  ExportRecipe a;
+  a.name = "a";
+  a.stages = {compile};
+  ExportRecipe b;
+  b.name = "b";
+  b.stages = {compile, lower};  // the same ENGINE_COMPILE object: no conflict
+  const ExportRecipe out = ExportRecipe::combine({a, b}, "ab");
+  ASSERT_EQ(out.stages.size(), 2u);
+  EXPECT_EQ(out.stages[0], compile);
+  EXPECT_EQ(out.stages[1], lower);
+
+  // Another implementation of ENGINE_COMPILE conflicts, naming the field and both recipes.
+  b.stages = {std::make_shared<NamedStage>(StageType::EngineCompile)};
+  Error code = Error::Ok;
+  std::string msg = error_of([&] { (void)ExportRecipe::combine({a, b}, "ab"); }, &code);
+  EXPECT_EQ(code, Error::InvalidArgument);
+  EXPECT_NE(msg.find("field stages[ENGINE_COMPILE]"), std::string::npos) << msg;
+  EXPECT_NE(msg.find("'a'"), std::string::npos) << msg;
+  EXPECT_NE(msg.find("'b'"), std::string::npos) << msg;
+
+  // Two implementations of one type in one recipe, and a null stage.
+  b.stages = {lower, std::make_shared<NamedStage>(StageType::ToEdgeTransformAndLower)};
+  msg = error_of([&] { (void)ExportRecipe::combine({a, b}, "ab"); });
+  EXPECT_NE(
+      msg.find("recipe 'b' has two implementations of field stages[TO_EDGE_TRANSFORM_AND_LOWER]"),
+      std::string::npos)
+      << msg;
+  b.stages = {nullptr};
+  msg = error_of([&] { (void)ExportRecipe::combine({a, b}, "ab"); });
+  EXPECT_NE(msg.find("recipe 'b' has a null stage"), std::string::npos) << msg;
+}
+
 TEST(StageTypeNames, AreTheIssueNames) {
   std::vector<std::string> names;
   for (StageType t : all_stage_types()) names.emplace_back(to_string(t));
-  EXPECT_EQ(names, (std::vector<std::string>{"QUANTIZE", "TO_EDGE_TRANSFORM_AND_LOWER", "TO_EDGE",
-                                             "EDGE_TRANSFORM", "TO_BACKEND", "TO_EXECUTORCH"}));
+  EXPECT_EQ(names,
+            (std::vector<std::string>{"QUANTIZE", "ENGINE_COMPILE", "TO_EDGE_TRANSFORM_AND_LOWER",
+                                      "TO_EDGE", "EDGE_TRANSFORM", "TO_BACKEND", "TO_EXECUTORCH"}));
 }
 
 }  // namespace
