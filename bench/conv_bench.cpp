@@ -1,5 +1,7 @@
 // Convolution throughput of ptec's optimized kernels (kernels/optimized/conv2d.h), in GFLOP/s,
 // for ResNet-18's and MobileNet-V2's layer shapes, weights prepacked as the CPU backend does.
+// BM_Winograd runs the 3x3 stride-1 shapes with Winograd F(2x2, 3x3); its GFLOP/s counts the
+// direct convolution's FLOPs (effective rate), so the two are comparable.
 //
 //   build/release/bin/conv_bench [--benchmark_filter=...]
 
@@ -10,6 +12,7 @@
 #include <vector>
 
 #include "kernels/optimized/conv2d.h"
+#include "kernels/optimized/conv2d_winograd.h"
 #include "kernels/optimized/threadpool.h"
 
 namespace {
@@ -65,6 +68,45 @@ void BM_Conv2d(benchmark::State& state) {
   ptec::set_num_threads(0);
 }
 
+// args: C, H (= W), OC, chunk (0: default), threads
+void BM_Winograd(benchmark::State& state) {
+  Conv2dShape s;
+  s.c = state.range(0);
+  s.h = s.w = state.range(1);
+  s.oc = state.range(2);
+  s.kh = s.kw = 3;
+  s.ph = s.pw = 1;
+  const int64_t chunk = state.range(3);
+  ptec::set_num_threads(static_cast<int>(state.range(4)));
+  const auto in = random_vector(s.c * s.h * s.w);
+  const auto w = random_vector(s.oc * s.c * 9);
+  const auto bias = random_vector(s.oc);
+  std::vector<float> out(static_cast<size_t>(s.oc * s.oh() * s.ow()));
+  Buffer packed(winograd_packed_weights_bytes(s));
+  winograd_pack_weights(s, w.data(), static_cast<float*>(packed.ptr));
+  Buffer scratch(winograd_scratch_bytes(s, chunk));
+  GemmEpilogue e;
+  e.bias = bias.data();
+  e.activation = Activation::Relu;
+  for (auto _ : state) {
+    conv2d_winograd(s, in.data(), static_cast<const float*>(packed.ptr), e, out.data(), chunk,
+                    scratch.ptr);
+    benchmark::DoNotOptimize(out.data());
+  }
+  const double flops = 2.0 * static_cast<double>(s.oc * s.oh() * s.ow() * s.c * 9);
+  state.counters["GFLOP/s"] = benchmark::Counter(
+      flops, benchmark::Counter::kIsIterationInvariantRate, benchmark::Counter::kIs1000);
+  ptec::set_num_threads(0);
+}
+
+void WinogradShapes(benchmark::internal::Benchmark* b) {
+  b->ArgNames({"C", "HW", "OC", "chunk", "threads"});
+  for (const auto& s : std::vector<std::vector<int64_t>>{
+           {64, 56, 64}, {128, 28, 128}, {256, 14, 256}, {512, 7, 512}}) {
+    for (int64_t threads : {1, 2}) b->Args({s[0], s[1], s[2], 0, threads});
+  }
+}
+
 void Shapes(benchmark::internal::Benchmark* b) {
   b->ArgNames({"C", "HW", "OC", "K", "stride", "groups", "threads"});
   const std::vector<std::vector<int64_t>> shapes = {
@@ -83,6 +125,7 @@ void Shapes(benchmark::internal::Benchmark* b) {
 }
 
 BENCHMARK(BM_Conv2d)->Apply(Shapes)->Unit(benchmark::kMillisecond)->UseRealTime();
+BENCHMARK(BM_Winograd)->Apply(WinogradShapes)->Unit(benchmark::kMillisecond)->UseRealTime();
 
 }  // namespace
 

@@ -1,4 +1,5 @@
 #include "kernels/optimized/conv2d.h"
+#include "kernels/optimized/conv2d_winograd.h"
 
 #include <gtest/gtest.h>
 
@@ -161,6 +162,75 @@ TEST_P(Conv2d, RefusesInvalidShapesAndMissingScratch) {
   ASSERT_TRUE(s.valid());
   ASSERT_GT(conv2d_scratch_bytes(s, false), 0u);
   EXPECT_FALSE(conv2d(s, buf.data(), buf.data(), nullptr, {}, buf.data(), nullptr));
+}
+
+// Winograd F(2x2, 3x3) against the direct reference: odd and even output sizes (partial tiles),
+// padding 0 / 1 / larger than the kernel, batch 2, channel counts that are not multiples of the
+// microkernel's panels, several passes with the last one partial, and chosen chunks.
+TEST_P(Conv2d, WinogradMatchesDirectReference) {
+  struct Case {
+    Conv2dShape s;
+    int64_t chunk;
+  };
+  const std::vector<Case> cases = {
+      {shape(1, 3, 9, 9, 8, 3, 1, 1), 0},           // odd output: partial tiles at the edges
+      {shape(2, 5, 8, 12, 7, 3, 1, 1), 0},          // batch 2, non-square
+      {shape(1, 4, 6, 7, 5, 3, 1, 0), 0},           // no padding: 4x5 output
+      {shape(1, 2, 3, 3, 3, 3, 1, 4), 0},           // padding larger than the kernel
+      {shape(1, 3, 1, 1, 4, 3, 1, 1), 0},           // 1x1 image
+      {shape(1, 64, 40, 37, 9, 3, 1, 1), 0},        // several passes
+      {shape(1, 17, 23, 19, 33, 3, 1, 1), 16},      // chosen chunk: many passes, the last partial
+      {shape(1, 17, 23, 19, 33, 3, 1, 1), 20},      // a chunk that is not a multiple of nr
+      {shape(1, 17, 23, 19, 33, 3, 1, 1), 100000},  // larger than the image: one pass
+  };
+  for (const Case& c : cases) {
+    const Conv2dShape& s = c.s;
+    ASSERT_TRUE(winograd_applies(s)) << describe(s);
+    const auto in = random_vector(s.n * s.c * s.h * s.w, 1);
+    const auto w = random_vector(s.oc * s.c * 9, 2);
+    const auto bias = random_vector(s.oc, 3);
+    const int64_t out_numel = s.n * s.oc * s.oh() * s.ow();
+    const auto residual = random_vector(out_numel, 4);
+    Aligned packed(winograd_packed_weights_bytes(s));
+    winograd_pack_weights(s, w.data(), packed.ptr);
+    Aligned scratch(winograd_scratch_bytes(s, c.chunk));
+    for (int variant = 0; variant < 2; ++variant) {
+      const bool fused = variant == 1;  // bias + residual + relu
+      GemmEpilogue e;
+      if (fused) {
+        e.bias = bias.data();
+        e.residual = residual.data();
+        e.activation = Activation::Relu;
+      }
+      std::vector<float> out(static_cast<size_t>(out_numel), 99.0f);
+      ASSERT_TRUE(conv2d_winograd(s, in.data(), packed.ptr, e, out.data(), c.chunk, scratch.ptr))
+          << describe(s);
+      const auto ref = reference(s, in, w, fused ? bias : std::vector<float>{},
+                                 fused ? residual : std::vector<float>{}, fused);
+      // |error| grows with the number of products summed: 1e-4 per 9 x C terms of size <= 1.
+      const double tol = 1e-5 * static_cast<double>(9 * s.c);
+      for (size_t i = 0; i < out.size(); ++i) {
+        ASSERT_NEAR(out[i], ref[i], tol)
+            << describe(s) << " chunk " << c.chunk << (fused ? " fused" : "") << " at " << i;
+      }
+    }
+  }
+}
+
+TEST_P(Conv2d, WinogradRefusesShapesItDoesNotCompute) {
+  std::vector<float> buf(4096);
+  const Conv2dShape ok = shape(1, 2, 8, 8, 2, 3, 1, 1);
+  ASSERT_TRUE(winograd_applies(ok));
+  for (const Conv2dShape& s : {shape(1, 4, 10, 10, 6, 3, 2, 1), shape(1, 4, 9, 9, 5, 3, 1, 2, 2),
+                               shape(1, 6, 8, 8, 4, 3, 1, 1, 1, 2), shape(1, 3, 9, 9, 8, 5, 1, 2),
+                               shape(1, 3, 9, 9, 8, 1, 1, 0)}) {
+    EXPECT_FALSE(winograd_applies(s)) << describe(s);
+    EXPECT_EQ(winograd_scratch_bytes(s, 0), 0u) << describe(s);
+    EXPECT_FALSE(conv2d_winograd(s, buf.data(), buf.data(), {}, buf.data(), 0, buf.data()))
+        << describe(s);
+  }
+  EXPECT_FALSE(conv2d_winograd(ok, buf.data(), buf.data(), {}, buf.data(), 0, nullptr));
+  EXPECT_FALSE(conv2d_winograd(ok, buf.data(), buf.data(), {}, buf.data(), -1, buf.data()));
 }
 
 INSTANTIATE_TEST_SUITE_P(IsaThreads, Conv2d,
