@@ -12,6 +12,7 @@
 #include "core/log.h"
 #include "kernels/optimized/activation.h"
 #include "kernels/optimized/conv2d.h"
+#include "kernels/optimized/conv2d_winograd.h"
 #include "kernels/optimized/gemm.h"
 #include "kernels/optimized/qconv2d.h"
 #include "kernels/optimized/qgemm.h"
@@ -53,6 +54,8 @@ struct NodeState {
   const float* packed = nullptr;          // packed weights (Conv2d, Linear)
   opt::PackedMatrix packed_b;             // Linear
   opt::Conv2dShape conv;                  // Conv2d
+  bool winograd = false;                  // Conv2d: Winograd F(2x2, 3x3) (packed: its weights)
+  int64_t block = 0;                      // Conv2d: the algorithm's blocking (0: default)
   int64_t m = 0, n = 0, k = 0;            // Linear, BatchMatMul
   int64_t batch = 0;                      // BatchMatMul
   bool trans_b = false;                   // BatchMatMul: b is (B.., N, K)
@@ -372,15 +375,33 @@ Error prepare_node(Handle& h, NodeState& st, MemoryAllocator& alloc, size_t* scr
       CPU_CHECK((bias == nullptr || bias->numel == s.oc) &&
                     (residual == nullptr || residual->numel == out.numel),
                 Error::InvalidProgram, "PtecCpuBackend: Conv2d bias or residual size");
-      const size_t bytes = opt::conv2d_packed_weights_bytes(s);
+      const fb::ConvAlgorithm algorithm = n->algorithm();
+      CPU_CHECK(algorithm <= fb::ConvAlgorithm::Winograd && n->block() >= 0, Error::InvalidProgram,
+                "PtecCpuBackend: Conv2d '%s' has an unknown algorithm",
+                n->name() != nullptr ? n->name()->c_str() : "");
+      CPU_CHECK(algorithm != fb::ConvAlgorithm::Winograd || opt::winograd_applies(s),
+                Error::InvalidProgram,
+                "PtecCpuBackend: Conv2d '%s' asks for Winograd, which computes 3x3 stride-1 "
+                "undilated ungrouped convolutions only",
+                n->name() != nullptr ? n->name()->c_str() : "");
+      st.winograd = algorithm == fb::ConvAlgorithm::Winograd ||
+                    (algorithm == fb::ConvAlgorithm::Auto && opt::winograd_preferred(s));
+      st.block = n->block();
+      const size_t bytes =
+          st.winograd ? opt::winograd_packed_weights_bytes(s) : opt::conv2d_packed_weights_bytes(s);
       if (bytes > 0) {
         auto* packed = static_cast<float*>(alloc.allocate(bytes, kAlign));
         CPU_CHECK(packed != nullptr, Error::MemoryAllocationFailed,
                   "PtecCpuBackend: no memory for %zu bytes of packed weights", bytes);
-        opt::conv2d_pack_weights(s, w->data, packed);
+        if (st.winograd) {
+          opt::winograd_pack_weights(s, w->data, packed);
+        } else {
+          opt::conv2d_pack_weights(s, w->data, packed);
+        }
         st.packed = packed;
       }
-      *scratch = std::max(*scratch, opt::conv2d_scratch_bytes(s, true));
+      *scratch = std::max(*scratch, st.winograd ? opt::winograd_scratch_bytes(s, st.block)
+                                                : opt::conv2d_scratch_bytes(s, true));
       return Error::Ok;
     }
     case fb::NodeKind::Linear: {
@@ -982,9 +1003,11 @@ Error run_node(Handle& h, const NodeState& st, runtime::BackendExecutionContext&
       e.activation = activation_of(n->activation());
       e.clamp_min = n->clamp_min();
       e.clamp_max = n->clamp_max();
-      return opt::conv2d(st.conv, slot(0)->data, slot(1)->data, st.packed, e, out.data, h.scratch)
-                 ? Error::Ok
-                 : Error::Internal;
+      const bool ok = st.winograd ? opt::conv2d_winograd(st.conv, slot(0)->data, st.packed, e,
+                                                         out.data, st.block, h.scratch)
+                                  : opt::conv2d(st.conv, slot(0)->data, slot(1)->data, st.packed, e,
+                                                out.data, h.scratch);
+      return ok ? Error::Ok : Error::Internal;
     }
     case fb::NodeKind::Linear: {
       opt::GemmEpilogue e;

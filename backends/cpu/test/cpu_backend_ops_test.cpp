@@ -75,6 +75,10 @@ TEST_F(CpuBackendOps, ConvolutionShapesAndFusedActivations) {
       {{1, 5, 6, 7}, 10, {5, 3}, {1, 2}, {3, 4}, {2, 1}, 5, false, "aten::gelu"},
       // Larger channel counts with remainders against every microkernel width.
       {{1, 37, 10, 6}, 45, {3, 3}, {1, 1}, {1, 1}, {1, 1}, 1, true, "aten::clamp"},
+      // 3x3 stride 1 with >= 16 channels and >= 32 output tiles: Winograd F(2x2, 3x3) by
+      // default; odd sizes (partial tiles), batch 2.
+      {{2, 19, 13, 11}, 21, {3, 3}, {1, 1}, {1, 1}, {1, 1}, 1, true, "aten::relu"},
+      {{1, 16, 16, 16}, 24, {3, 3}, {1, 1}, {0, 0}, {1, 1}, 1, false, "aten::sigmoid"},
   };
   for (const ConvCase& c : cases) {
     SCOPED_TRACE(::testing::PrintToString(c.input) + " -> " + std::to_string(c.out_channels) +
