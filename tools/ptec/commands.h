@@ -8,6 +8,9 @@
 namespace ptec::program {
 class ExecutorchProgramManager;
 }
+namespace ptec {
+struct ExportRecipe;
+}
 
 namespace ptec::cli {
 
@@ -98,6 +101,10 @@ struct InspectArgs {
 int run_export(const ExportArgs& args);
 /// The export API path of `ptec export` (--method, --constant, --external-data).
 int run_export_methods(const ExportArgs& args);
+/// `ptec export` with a recipe that brings its own pipeline (ExportRecipe::pipeline_stages or
+/// ::stages, e.g. engine_cpu_fp32): ExportSession runs it on the imported ONNX models (MODEL with
+/// --dynamic, --method), with --constant, --external-data, --etrecord and --calibration.
+int run_export_session(const ExportArgs& args, const ExportRecipe& recipe);
 /// `ptec export` of engine-bearing program archives (.ptep, from `ptec compile`): MODEL and
 /// --method files that are archives go through ptec::engine::export (ONNX --method files join
 /// as methods without engines).

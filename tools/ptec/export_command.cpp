@@ -1,5 +1,6 @@
 // `ptec export`: ONNX → ATEN program → to_edge (+ the recipe's backends) → memory plan + emit →
-// .pte (atomic write).
+// .pte (atomic write). Recipes with their own pipeline (engine_cpu_fp32) go through
+// ExportSession (export_session_command.cpp); program archives through export_engine.cpp.
 
 #include <algorithm>
 #include <chrono>
@@ -31,18 +32,23 @@ int run_export(const ExportArgs& args) {
         return is_program_archive(m.substr(m.find('=') + 1));
       });
   if (archives) return run_export_engine(args);
-  if (!args.methods.empty() || !args.constants.empty() || args.external_data ||
-      args.model.empty()) {
-    PTEC_ENFORCE(args.recipe_args.empty() && args.calibration_dir.empty(), InvalidArgument,
-                 "--recipe-arg and --calibration take a single model (ptec export MODEL.onnx)");
-    return run_export_methods(args);
-  }
   // Unknown recipes, QAT requests and bad kwargs fail before the model is read.
   const ExportRecipe recipe = create_recipe(args.recipe, args.recipe_args);
   PTEC_ENFORCE(!recipe.quantization.empty() || args.calibration_dir.empty(), InvalidArgument,
                "--calibration: recipe '{}' does not quantize (the cpu_int8_* / cpu_int4_* "
                "recipes do)",
                args.recipe);
+  // A recipe with its own pipeline (engine_cpu_fp32: ENGINE_COMPILE first) runs in an
+  // ExportSession, whatever the form of the models.
+  if (!recipe.pipeline_stages.empty() || !recipe.stages.empty()) {
+    return run_export_session(args, recipe);
+  }
+  if (!args.methods.empty() || !args.constants.empty() || args.external_data ||
+      args.model.empty()) {
+    PTEC_ENFORCE(args.recipe_args.empty() && args.calibration_dir.empty(), InvalidArgument,
+                 "--recipe-arg and --calibration take a single model (ptec export MODEL.onnx)");
+    return run_export_methods(args);
+  }
 
   PTEC_ENFORCE(fs::exists(args.model), NotFound, "{}: no such file", args.model);
   check_output_directory(args.output);

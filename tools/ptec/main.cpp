@@ -26,7 +26,8 @@ int main(int argc, char** argv) {
                    "Export recipe: cpu_fp32 (PtecCpuBackend + optimized kernels), "
                    "portable (reference kernels only), cpu_int8_static_per_channel, "
                    "cpu_int8_static_per_tensor, cpu_int8_dynamic_per_channel, "
-                   "cpu_int4_weight_per_group or a target recipe (ptec recipes lists them)")
+                   "cpu_int4_weight_per_group, engine_cpu_fp32 (precompiled CPU engines, "
+                   "PtecEngineBackend) or a target recipe (ptec recipes lists them)")
       ->capture_default_str();
   export_cmd->add_option("--recipe-arg", export_args.recipe_args,
                          "A kwarg of the recipe: KEY=VALUE, e.g. group_size=64 (repeatable)");

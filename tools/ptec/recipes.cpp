@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "backends/engine/aot/engine_recipe_provider.h"
 #include "export/recipe_registry.h"
 #include "ir/exception.h"
 #include "tools/ptec/tensor_io.h"
@@ -80,6 +81,13 @@ std::vector<ir::TensorData> ones_for(const ir::ExportedProgram& program) {
   return set;
 }
 
+// The registry with the providers the CLI adds to the built-in ones (the engine's: export/ does
+// not link it).
+RecipeRegistry& registry() {
+  engine::register_engine_recipe_provider();
+  return RecipeRegistry::instance();
+}
+
 std::string default_text(const RecipeKwarg& k) {
   return k.default_value ? to_string(*k.default_value) : std::string("(provider default)");
 }
@@ -89,11 +97,11 @@ std::string default_text(const RecipeKwarg& k) {
 const std::vector<std::string>& recipe_names() {
   static const std::vector<std::string> names = [] {
     std::vector<std::string> out = {"cpu_fp32"};  // the default first
-    const auto& registry = RecipeRegistry::instance();
-    for (const auto& [backend, info] : registry.recipe_types()) {
+    const RecipeRegistry& r = registry();
+    for (const auto& [backend, info] : r.recipe_types()) {
       if (info.available && info.name != out[0]) out.push_back(info.name);
     }
-    for (const auto& target : registry.targets()) out.push_back(target.name);
+    for (const auto& target : r.targets()) out.push_back(target.name);
     return out;
   }();
   return names;
@@ -101,7 +109,7 @@ const std::vector<std::string>& recipe_names() {
 
 program::PartitionerList recipe_partitioners(const std::string& recipe) {
   // The registry's error for an unknown name lists the recipes it has.
-  const ExportRecipe r = RecipeRegistry::instance().create_recipe(recipe);
+  const ExportRecipe r = registry().create_recipe(recipe);
   PTEC_ENFORCE(r.quantization.quantizers.empty(), NotSupported,
                "recipe '{}' quantizes; quantized export takes a single model "
                "(ptec export MODEL.onnx --recipe {} [--calibration DIR])",
@@ -110,8 +118,8 @@ program::PartitionerList recipe_partitioners(const std::string& recipe) {
 }
 
 ExportRecipe create_recipe(const std::string& name, const std::vector<std::string>& args) {
-  RecipeRegistry& registry = RecipeRegistry::instance();
-  return registry.create_recipe(name, registry.parse_kwargs(name, args));
+  RecipeRegistry& r = registry();
+  return r.create_recipe(name, r.parse_kwargs(name, args));
 }
 
 std::vector<std::vector<ir::TensorData>> read_calibration_sets(const std::string& dir) {
@@ -160,11 +168,11 @@ ir::ExportedProgram quantize_for_recipe(const ExportRecipe& recipe,
 }
 
 int run_recipes(bool json) {
-  const RecipeRegistry& registry = RecipeRegistry::instance();
+  const RecipeRegistry& reg = registry();
   if (json) {
     nlohmann::ordered_json j;
     j["recipes"] = nlohmann::ordered_json::array();
-    for (const auto& [backend, info] : registry.recipe_types()) {
+    for (const auto& [backend, info] : reg.recipe_types()) {
       nlohmann::ordered_json r;
       r["name"] = info.name;
       r["backend"] = backend;
@@ -180,7 +188,7 @@ int run_recipes(bool json) {
       j["recipes"].push_back(r);
     }
     j["targets"] = nlohmann::ordered_json::array();
-    for (const TargetRecipeInfo& t : registry.targets()) {
+    for (const TargetRecipeInfo& t : reg.targets()) {
       j["targets"].push_back(
           {{"name", t.name}, {"description", t.description}, {"combines", t.recipe_types}});
     }
@@ -188,7 +196,7 @@ int run_recipes(bool json) {
     return 0;
   }
   std::string last_backend;
-  for (const auto& [backend, info] : registry.recipe_types()) {
+  for (const auto& [backend, info] : reg.recipe_types()) {
     if (backend != last_backend) {
       std::printf("%sbackend %s\n", last_backend.empty() ? "" : "\n", backend.c_str());
       last_backend = backend;
@@ -201,7 +209,7 @@ int run_recipes(bool json) {
     }
   }
   std::printf("\ntargets\n");
-  for (const TargetRecipeInfo& t : registry.targets()) {
+  for (const TargetRecipeInfo& t : reg.targets()) {
     std::string combines;
     for (const std::string& s : t.recipe_types) combines += (combines.empty() ? "" : " + ") + s;
     std::printf("  %s = %s\n      %s\n", t.name.c_str(), combines.c_str(), t.description.c_str());

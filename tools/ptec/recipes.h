@@ -4,6 +4,8 @@
 // lowers to and how it quantizes. "cpu_fp32" (the default): PtecCpuBackend for what it runs, the
 // optimized and portable kernels for the rest. "portable": everything on the portable kernels.
 // The cpu_int8_* / cpu_int4_* types quantize first (quant/), calibrating on --calibration DIR.
+// "engine_cpu_fp32" (and target "x86_64-cpu-engine") compiles CPU engines first
+// (backends/engine/aot/engine_recipe_provider.h; the CLI registers that provider).
 // `ptec recipes` lists them all with their kwargs.
 
 #include <string>
