@@ -20,6 +20,7 @@
 #include "frontends/builder/graph_builder.h"
 #include "kernels/optimized/ops/register.h"
 #include "kernels/optimized/threadpool.h"
+#include "program/to_edge.h"
 #include "program/to_edge_transform_and_lower.h"
 #include "runtime/extension/module.h"
 #include "runtime/extension/owned_tensor.h"
@@ -414,6 +415,78 @@ TEST_F(CpuBackend, MalformedBlobIsRefusedAtInit) {
   auto handle = backend.init(context, &processed, {});
   EXPECT_FALSE(handle.ok());
   EXPECT_EQ(handle.error(), Error::InvalidProgram);
+}
+
+// The preprocessed weights of a blob, served to init as the program's named data would be.
+class WeightMap final : public runtime::NamedDataMap {
+ public:
+  explicit WeightMap(const std::map<std::string, ir::BufferPtr>& data) : data_(data) {}
+  Result<runtime::TensorLayout> get_tensor_layout(std::string_view) const override {
+    return Error::NotImplemented;
+  }
+  Result<runtime::FreeableBuffer> get_data(std::string_view key) const override {
+    auto it = data_.find(std::string(key));
+    if (it == data_.end()) return Error::NotFound;
+    return runtime::FreeableBuffer(it->second->data(), it->second->size(), nullptr);
+  }
+  Error load_data_into(std::string_view, void*, size_t) const override {
+    return Error::NotImplemented;
+  }
+  Result<uint32_t> get_num_keys() const override { return static_cast<uint32_t>(data_.size()); }
+  Result<const char*> get_key(uint32_t) const override { return Error::NotImplemented; }
+
+ private:
+  const std::map<std::string, ir::BufferPtr>& data_;
+};
+
+// init with resnet_like's blob after `edit` changed its nodes.
+template <typename F>
+Error init_edited(F edit) {
+  const partition::PreprocessResult r =
+      cpu::CpuBackend().preprocess(program::to_edge(resnet_like(1)), {});
+  std::unique_ptr<ptec_cpu_fb::GraphT> g = ptec_cpu_fb::UnPackGraph(r.processed_bytes->data());
+  for (auto& node : g->nodes) edit(*node);
+  flatbuffers::FlatBufferBuilder builder;
+  builder.Finish(ptec_cpu_fb::Graph::Pack(builder, g.get()), ptec_cpu_fb::GraphIdentifier());
+  runtime::FreeableBuffer processed(builder.GetBufferPointer(), builder.GetSize(), nullptr);
+  std::vector<uint8_t> arena(size_t{8} << 20);
+  runtime::MemoryAllocator alloc(arena.data(), arena.size());
+  WeightMap weights(r.named_data);
+  runtime::BackendInitContext context(&alloc, nullptr, "forward", &weights);
+  CpuBackendRuntime backend;
+  auto handle = backend.init(context, &processed, {});
+  if (!handle.ok()) return handle.error();
+  backend.destroy(*handle);
+  return Error::Ok;
+}
+
+TEST_F(CpuBackend, ConvolutionAlgorithmOfTheBlobIsCheckedAtInit) {
+  using ptec_cpu_fb::ConvAlgorithm;
+  // The 3x3 stride-1 convolutions compute with either algorithm and any pass size.
+  EXPECT_EQ(init_edited([](ptec_cpu_fb::NodeT&) {}), Error::Ok);
+  EXPECT_EQ(init_edited([](ptec_cpu_fb::NodeT& n) {
+              const bool three_by_three_s1 =
+                  n.kind == ptec_cpu_fb::NodeKind::Conv2d && n.ints[0] == 1 && n.ints[6] == 1;
+              if (three_by_three_s1) {
+                n.algorithm = ConvAlgorithm::Winograd;
+                n.block = 48;
+              }
+            }),
+            Error::Ok);
+  // Winograd for the depthwise stride-2 convolution, an unknown algorithm or a negative
+  // blocking: InvalidProgram.
+  EXPECT_EQ(init_edited([](ptec_cpu_fb::NodeT& n) {
+              if (n.kind == ptec_cpu_fb::NodeKind::Conv2d) n.algorithm = ConvAlgorithm::Winograd;
+            }),
+            Error::InvalidProgram);
+  EXPECT_EQ(init_edited([](ptec_cpu_fb::NodeT& n) {
+              if (n.kind == ptec_cpu_fb::NodeKind::Conv2d) n.algorithm = ConvAlgorithm(7);
+            }),
+            Error::InvalidProgram);
+  EXPECT_EQ(init_edited([](ptec_cpu_fb::NodeT& n) {
+              if (n.kind == ptec_cpu_fb::NodeKind::Conv2d) n.block = -1;
+            }),
+            Error::InvalidProgram);
 }
 
 }  // namespace

@@ -22,6 +22,8 @@
 #include "backends/engine/engine_ids.h"
 #include "ir/exception.h"
 #include "ir/op_table.h"
+#include "kernels/optimized/conv2d.h"
+#include "kernels/optimized/conv2d_winograd.h"
 #include "kernels/optimized/gemm.h"
 #include "kernels/optimized/threadpool.h"
 #include "partition/backend.h"
@@ -113,15 +115,84 @@ struct Plan {
   std::map<int64_t, std::vector<int64_t>> debug_handle_map;
 };
 
-// Copy of a PCB1 graph with each node's thread count set by `threads(node index)`.
+// How one node runs: its thread cap (0: the runtime's setting) and, for Conv2d, the algorithm and
+// its blocking (Auto / 0: the runtime's default).
+struct NodeSetting {
+  int threads = 0;
+  fb::ConvAlgorithm algorithm = fb::ConvAlgorithm::Auto;
+  int64_t block = 0;
+  bool operator==(const NodeSetting&) const = default;
+};
+
+// Copy of a PCB1 graph with each node set to `setting(node index)`.
 template <typename F>
-std::vector<uint8_t> with_threads(const std::vector<uint8_t>& graph, F threads) {
+std::vector<uint8_t> with_settings(const std::vector<uint8_t>& graph, F setting) {
   std::unique_ptr<fb::GraphT> g = fb::UnPackGraph(graph.data());
-  for (size_t i = 0; i < g->nodes.size(); ++i) g->nodes[i]->threads = threads(i);
+  for (size_t i = 0; i < g->nodes.size(); ++i) {
+    const NodeSetting s = setting(i);
+    g->nodes[i]->threads = s.threads;
+    g->nodes[i]->algorithm = s.algorithm;
+    g->nodes[i]->block = s.block;
+  }
   flatbuffers::FlatBufferBuilder builder;
   builder.Finish(fb::Graph::Pack(builder, g.get()), fb::GraphIdentifier());
   return std::vector<uint8_t>(builder.GetBufferPointer(),
                               builder.GetBufferPointer() + builder.GetSize());
+}
+
+// The convolution a Conv2d node of `g` computes.
+kernels::optimized::Conv2dShape conv_shape(const fb::Graph* g, const fb::Node* n) {
+  kernels::optimized::Conv2dShape s;
+  const auto* x = g->tensors()->Get(n->inputs()->Get(0))->sizes();
+  const auto* w = g->tensors()->Get(n->inputs()->Get(1))->sizes();
+  const auto* ints = n->ints();
+  if (x == nullptr || w == nullptr || ints == nullptr || x->size() != 4 || w->size() != 4 ||
+      ints->size() != 7) {
+    return s;  // invalid: no candidates besides the default
+  }
+  s.n = x->Get(0);
+  s.c = x->Get(1);
+  s.h = x->Get(2);
+  s.w = x->Get(3);
+  s.oc = w->Get(0);
+  s.kh = w->Get(2);
+  s.kw = w->Get(3);
+  s.sh = ints->Get(0);
+  s.sw = ints->Get(1);
+  s.ph = ints->Get(2);
+  s.pw = ints->Get(3);
+  s.dh = ints->Get(4);
+  s.dw = ints->Get(5);
+  s.groups = ints->Get(6);
+  return s;
+}
+
+// The implementations worth timing for node `n`: for a convolution Winograd computes, im2col +
+// GEMM and Winograd at its default pass size, half of it and twice it; else only the default.
+std::vector<NodeSetting> candidate_algorithms(const fb::Graph* g, const fb::Node* n) {
+  namespace opt = kernels::optimized;
+  if (n->kind() != fb::NodeKind::Conv2d) return {NodeSetting{}};
+  const opt::Conv2dShape s = conv_shape(g, n);
+  if (!opt::winograd_applies(s)) return {NodeSetting{0, fb::ConvAlgorithm::Gemm, 0}};
+  const int64_t chunk = opt::winograd_default_chunk(s);
+  const int64_t unit = std::max<int64_t>(opt::gemm_tile(opt::active_gemm_isa()).nr, 16);
+  const int64_t all = ((s.oh() + 1) / 2 * ((s.ow() + 1) / 2) + unit - 1) / unit * unit;
+  std::vector<NodeSetting> out{NodeSetting{0, fb::ConvAlgorithm::Gemm, 0}};
+  for (int64_t c : {chunk, std::max(unit, chunk / 2 / unit * unit), std::min(all, 2 * chunk)}) {
+    const NodeSetting w{0, fb::ConvAlgorithm::Winograd, c};
+    if (std::find(out.begin(), out.end(), w) == out.end()) out.push_back(w);
+  }
+  return out;
+}
+
+std::string describe(fb::NodeKind kind, const NodeSetting& s, bool autotune) {
+  std::string out = fb::EnumNameNodeKind(kind);
+  if (kind == fb::NodeKind::Conv2d && s.algorithm != fb::ConvAlgorithm::Auto) {
+    out += fmt::format("; algorithm={}",
+                       s.algorithm == fb::ConvAlgorithm::Winograd ? "winograd" : "gemm");
+    if (s.block > 0) out += fmt::format("; block={}", s.block);
+  }
+  return out + fmt::format("; threads={}", autotune ? s.threads : 0);
 }
 
 // Runs `graph` `iterations` times (after a warm-up run) on random inputs of its input sizes and
@@ -295,7 +366,9 @@ class EngineBuilder final : public partition::Backend {
     }
     PTEC_ENFORCE(!plans.empty(), Internal, "engine builder: no plan");
 
-    // Choices: the fastest thread count per node, timed on the largest plan.
+    // Choices, timed on the largest plan: per node the fastest implementation (Conv2d: im2col +
+    // GEMM or Winograd at several pass sizes) and thread count (the setting, halves of it, 1).
+    // Run k gives every node its k-th candidate implementation (its first when it has fewer).
     EngineMetadata meta;
     meta.device = "cpu";
     meta.target_isa = kernels::optimized::to_string(kernels::optimized::active_gemm_isa());
@@ -306,22 +379,38 @@ class EngineBuilder final : public partition::Backend {
     meta.threads = tuned_for;
     const Plan& largest = plans.back();
     const fb::Graph* g = fb::GetGraph(largest.graph.data());
-    std::vector<int> chosen(g->nodes()->size(), 0);
-    if (autotune && tuned_for > 1) {
+    const size_t num_nodes = g->nodes()->size();
+    std::vector<std::vector<NodeSetting>> candidates(num_nodes);
+    size_t runs = 1;
+    for (size_t i = 0; i < num_nodes; ++i) {
+      candidates[i] =
+          candidate_algorithms(g, g->nodes()->Get(static_cast<flatbuffers::uoffset_t>(i)));
+      runs = std::max(runs, candidates[i].size());
+    }
+    std::vector<NodeSetting> chosen(num_nodes);
+    if (autotune) {
+      std::vector<int> thread_counts;
+      for (int t = tuned_for; t >= 1; t /= 2) thread_counts.push_back(t);
+      if (thread_counts.back() != 1) thread_counts.push_back(1);
+      std::vector<double> best(num_nodes, std::numeric_limits<double>::infinity());
       set_num_threads(tuned_for);
-      std::vector<int> candidates;
-      for (int t = tuned_for; t >= 1; t /= 2) candidates.push_back(t);
-      if (candidates.back() != 1) candidates.push_back(1);
-      std::vector<double> best(chosen.size(), std::numeric_limits<double>::infinity());
       try {
-        for (int t : candidates) {
-          const std::vector<double> times = time_nodes(
-              with_threads(largest.graph, [&](size_t) { return t; }), weights, iterations);
-          for (size_t i = 0; i < times.size(); ++i) {
-            // Fewer threads must win clearly (5%): they leave cores to the rest of the method.
-            if (times[i] < best[i] * (t == tuned_for ? 1.0 : 0.95)) {
-              best[i] = times[i];
-              chosen[i] = t;
+        for (int t : thread_counts) {
+          for (size_t k = 0; k < runs; ++k) {
+            auto in_run = [&](size_t i) {
+              NodeSetting s = candidates[i][k < candidates[i].size() ? k : 0];
+              s.threads = t < tuned_for ? t : 0;
+              return s;
+            };
+            const std::vector<double> times =
+                time_nodes(with_settings(largest.graph, in_run), weights, iterations);
+            for (size_t i = 0; i < times.size(); ++i) {
+              if (k >= candidates[i].size() && k > 0) continue;  // a repeat of its default
+              // Fewer threads must win clearly (5%): they leave cores to the rest of the method.
+              if (times[i] < best[i] * (t == tuned_for ? 1.0 : 0.95)) {
+                best[i] = times[i];
+                chosen[i] = in_run(i);
+              }
             }
           }
         }
@@ -331,22 +420,20 @@ class EngineBuilder final : public partition::Backend {
       }
       set_num_threads(setting);
     }
-    for (size_t i = 0; i < chosen.size(); ++i) {
+    for (size_t i = 0; i < num_nodes; ++i) {
       const fb::Node* n = g->nodes()->Get(static_cast<flatbuffers::uoffset_t>(i));
       const std::string name = n->name() != nullptr ? n->name()->str() : fmt::format("node{}", i);
-      const int t = chosen[i] == 0 || chosen[i] >= tuned_for ? tuned_for : chosen[i];
-      meta.choices[name] =
-          fmt::format("{}; threads={}", fb::EnumNameNodeKind(n->kind()), autotune ? t : 0);
+      NodeSetting shown = chosen[i];
+      if (autotune && shown.threads == 0) shown.threads = tuned_for;
+      meta.choices[name] = describe(n->kind(), shown, autotune);
     }
     // Every plan gets the choices (nodes are the same in every plan: one region, other sizes).
     std::vector<std::vector<uint8_t>> plan_bytes;
     for (const Plan& plan : plans) {
       const fb::Graph* pg = fb::GetGraph(plan.graph.data());
-      PTEC_ENFORCE(pg->nodes()->size() == chosen.size(), Internal,
+      PTEC_ENFORCE(pg->nodes()->size() == num_nodes, Internal,
                    "engine builder: plans of one region differ in their nodes");
-      plan_bytes.push_back(with_threads(plan.graph, [&](size_t i) {
-        return chosen[i] > 0 && chosen[i] < tuned_for ? chosen[i] : 0;
-      }));
+      plan_bytes.push_back(with_settings(plan.graph, [&](size_t i) { return chosen[i]; }));
     }
 
     // Bindings: the region's inputs, then its outputs, with their profiles.

@@ -240,7 +240,7 @@ TEST_F(EngineCompileTest, EngineRunsThroughTheRuntimeBackendAndMatchesPortable) 
   expect_near(output.values(), reference(source, input));
 }
 
-TEST_F(EngineCompileTest, AutotuneRecordsAThreadChoicePerNodeInThePlans) {
+TEST_F(EngineCompileTest, AutotuneRecordsAThreadAndAlgorithmChoicePerNodeInThePlans) {
   set_num_threads(2);
   EngineCompileOptions options;
   options.autotune_iterations = 2;
@@ -255,18 +255,43 @@ TEST_F(EngineCompileTest, AutotuneRecordsAThreadChoicePerNodeInThePlans) {
   ASSERT_EQ(view.num_plans(), 1u);
   const auto* graph = ptec_cpu_fb::GetGraph(view.plan_data(0));
   ASSERT_EQ(engine->metadata().choices.size(), graph->nodes()->size());
+  int convolutions = 0;
   for (const auto* node : *graph->nodes()) {
     const std::string& choice = engine->metadata().choices.at(node->name()->str());
     const int threads = node->threads() == 0 ? 2 : node->threads();
     EXPECT_NE(choice.find(fmt::format("threads={}", threads)), std::string::npos) << choice;
     EXPECT_NE(choice.find(ptec_cpu_fb::EnumNameNodeKind(node->kind())), std::string::npos);
+    // Convolutions get the measured algorithm: the 3x3 stride-1 ones im2col + GEMM or
+    // Winograd, the depthwise one (which Winograd does not compute) im2col + GEMM's path.
+    if (node->kind() == ptec_cpu_fb::NodeKind::Conv2d) {
+      ++convolutions;
+      const bool depthwise = node->ints()->Get(6) > 1;
+      EXPECT_NE(node->algorithm(), ptec_cpu_fb::ConvAlgorithm::Auto) << choice;
+      if (depthwise) {
+        EXPECT_EQ(node->algorithm(), ptec_cpu_fb::ConvAlgorithm::Gemm) << choice;
+      }
+      const bool winograd = node->algorithm() == ptec_cpu_fb::ConvAlgorithm::Winograd;
+      EXPECT_NE(choice.find(winograd ? "algorithm=winograd; block=" : "algorithm=gemm"),
+                std::string::npos)
+          << choice;
+      EXPECT_EQ(node->block() > 0, winograd) << choice;
+    }
   }
-  // Without autotune the plans keep the setting (threads 0) and the choices say so.
+  EXPECT_EQ(convolutions, 3);
+  // Without autotune the plans keep the runtime's defaults (threads 0, algorithm Auto) and the
+  // choices say so.
   EngineCompileOptions plain;
   plain.autotune = false;
   const auto untuned = only_engine(compile(small_cnn(false), plain));
   for (const auto& [node, choice] : untuned->metadata().choices) {
     EXPECT_NE(choice.find("threads=0"), std::string::npos) << node << ": " << choice;
+    EXPECT_EQ(choice.find("algorithm="), std::string::npos) << node << ": " << choice;
+  }
+  CpuEngineView untuned_view;
+  ASSERT_EQ(untuned_view.parse(untuned->engine_bytes()->data(), untuned->engine_bytes()->size()),
+            Error::Ok);
+  for (const auto* node : *ptec_cpu_fb::GetGraph(untuned_view.plan_data(0))->nodes()) {
+    EXPECT_EQ(node->algorithm(), ptec_cpu_fb::ConvAlgorithm::Auto);
   }
 }
 
