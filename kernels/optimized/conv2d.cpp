@@ -84,37 +84,111 @@ void pack_columns_panel(const Conv2dShape& s, const float* in, int64_t q0, int64
   }
 }
 
-// One output plane of a depthwise convolution: out = act(sum_taps w * in + bias + residual).
-__attribute__((target_clones("avx2", "default"))) void depthwise_plane(
+// dst[ox] += wv * row[ox * stride + off] for ox in [lo, hi) (every index inside the row), the
+// stride a compile-time constant where it can be (1 and 2) so that the loop vectorizes.
+inline void axpy_strided(float* dst, const float* row, int64_t off, float wv, int64_t lo,
+                         int64_t hi, int64_t stride) {
+  if (stride == 1) {
+    for (int64_t ox = lo; ox < hi; ++ox) dst[ox] += wv * row[ox + off];
+  } else if (stride == 2) {
+    for (int64_t ox = lo; ox < hi; ++ox) dst[ox] += wv * row[2 * ox + off];
+  } else {
+    for (int64_t ox = lo; ox < hi; ++ox) dst[ox] += wv * row[ox * stride + off];
+  }
+}
+
+// Output columns [lo, hi) of a row whose K x K window lies inside the input, bias included:
+// every tap in one pass, the kernel size and stride compile-time constants (the loop over ox
+// vectorizes, the taps unroll). rows[ky] is input row ky of the window.
+template <int K, int S>
+__attribute__((always_inline)) inline void depthwise_interior(float* dst, const float* const* rows,
+                                                              const float* w, float bias,
+                                                              int64_t lo, int64_t hi, int64_t off,
+                                                              int64_t dw) {
+  float wl[K * K];
+  for (int i = 0; i < K * K; ++i) wl[i] = w[i];
+  // Input column of output lo's first tap (>= 0: lo is an inside column).
+  const float* r[K];
+  for (int ky = 0; ky < K; ++ky) r[ky] = rows[ky] + (lo * S + off);
+  float* __restrict d = dst + lo;
+  for (int64_t j = 0; j < hi - lo; ++j) {
+    float acc = bias;
+    for (int ky = 0; ky < K; ++ky) {
+      for (int kx = 0; kx < K; ++kx) acc += wl[ky * K + kx] * r[ky][j * S + kx * dw];
+    }
+    d[j] = acc;
+  }
+}
+
+// One output of a depthwise convolution before residual and activation (taps outside the input
+// skipped).
+inline float depthwise_pixel(const Conv2dShape& s, const float* in, const float* w, float bias,
+                             int64_t oy, int64_t ox) {
+  float acc = bias;
+  for (int64_t ky = 0; ky < s.kh; ++ky) {
+    const int64_t iy = oy * s.sh - s.ph + ky * s.dh;
+    if (iy < 0 || iy >= s.h) continue;
+    for (int64_t kx = 0; kx < s.kw; ++kx) {
+      const int64_t ix = ox * s.sw - s.pw + kx * s.dw;
+      if (ix >= 0 && ix < s.w) acc += w[ky * s.kw + kx] * in[iy * s.w + ix];
+    }
+  }
+  return acc;
+}
+
+// One output plane of a depthwise convolution: out = act(sum_taps w * in + bias + residual), one
+// output row at a time. For 3x3 and 5x5 kernels at stride 1 or 2, a row whose window rows lie
+// inside the input computes its inside columns in one fused pass and its few edge columns one by
+// one; other rows (and other kernels) add tap by tap.
+__attribute__((target_clones("avx512f", "avx2", "default"))) void depthwise_plane(
     const Conv2dShape& s, const float* in, const float* w, float bias, const float* residual,
     const GemmEpilogue& e, float* out) {
   const int64_t oh = s.oh(), ow = s.ow();
-  for (int64_t i = 0; i < oh * ow; ++i) out[i] = bias;
-  for (int64_t ky = 0; ky < s.kh; ++ky) {
-    for (int64_t kx = 0; kx < s.kw; ++kx) {
-      const float wv = w[ky * s.kw + kx];
-      // Output columns whose input column ox * sw - pw + kx * dw lies in [0, w).
-      const int64_t off = kx * s.dw - s.pw;
-      const int64_t x_lo = off >= 0 ? 0 : (-off + s.sw - 1) / s.sw;
-      const int64_t x_hi = std::min(ow, s.w - off <= 0 ? 0 : (s.w - off + s.sw - 1) / s.sw);
-      if (x_lo >= x_hi) continue;
-      for (int64_t oy = 0; oy < oh; ++oy) {
-        const int64_t iy = oy * s.sh - s.ph + ky * s.dh;
+  // Columns where every tap is inside: ox * sw - pw >= 0 and ox * sw - pw + (kw - 1) dw < w.
+  const int64_t span = (s.kw - 1) * s.dw;
+  const int64_t in_lo = std::min(ow, (s.pw + s.sw - 1) / s.sw);
+  const int64_t in_hi = std::max(
+      in_lo, std::min(ow, s.w - 1 - span + s.pw < 0 ? 0 : (s.w - 1 - span + s.pw) / s.sw + 1));
+  // The fused path's kernel (called directly, so that each clone inlines its own copy).
+  const int64_t interior =
+      s.kh == s.kw && (s.kh == 3 || s.kh == 5) && (s.sw == 1 || s.sw == 2) && in_lo < in_hi
+          ? s.kh * 10 + s.sw
+          : 0;
+  for (int64_t oy = 0; oy < oh; ++oy) {
+    float* dst = out + oy * ow;
+    const int64_t iy0 = oy * s.sh - s.ph;
+    if (interior != 0 && iy0 >= 0 && iy0 + (s.kh - 1) * s.dh < s.h) {
+      const float* rows[5] = {};
+      for (int64_t ky = 0; ky < s.kh; ++ky) rows[ky] = in + (iy0 + ky * s.dh) * s.w;
+      switch (interior) {
+        case 31: depthwise_interior<3, 1>(dst, rows, w, bias, in_lo, in_hi, -s.pw, s.dw); break;
+        case 32: depthwise_interior<3, 2>(dst, rows, w, bias, in_lo, in_hi, -s.pw, s.dw); break;
+        case 51: depthwise_interior<5, 1>(dst, rows, w, bias, in_lo, in_hi, -s.pw, s.dw); break;
+        default: depthwise_interior<5, 2>(dst, rows, w, bias, in_lo, in_hi, -s.pw, s.dw); break;
+      }
+      for (int64_t ox = 0; ox < in_lo; ++ox) dst[ox] = depthwise_pixel(s, in, w, bias, oy, ox);
+      for (int64_t ox = in_hi; ox < ow; ++ox) dst[ox] = depthwise_pixel(s, in, w, bias, oy, ox);
+    } else {
+      for (int64_t ox = 0; ox < ow; ++ox) dst[ox] = bias;
+      for (int64_t ky = 0; ky < s.kh; ++ky) {
+        const int64_t iy = iy0 + ky * s.dh;
         if (iy < 0 || iy >= s.h) continue;
-        const float* src = in + iy * s.w + off;
-        float* dst = out + oy * ow;
-        if (s.sw == 1) {
-          for (int64_t ox = x_lo; ox < x_hi; ++ox) dst[ox] += wv * src[ox];
-        } else {
-          for (int64_t ox = x_lo; ox < x_hi; ++ox) dst[ox] += wv * src[ox * s.sw];
+        const float* row = in + iy * s.w;
+        for (int64_t kx = 0; kx < s.kw; ++kx) {
+          // Output columns whose input column ox * sw - pw + kx * dw lies in [0, w).
+          const int64_t off = kx * s.dw - s.pw;
+          const int64_t x_lo = off >= 0 ? 0 : (-off + s.sw - 1) / s.sw;
+          const int64_t x_hi = std::min(ow, s.w - off <= 0 ? 0 : (s.w - off + s.sw - 1) / s.sw);
+          if (x_lo < x_hi) axpy_strided(dst, row, off, w[ky * s.kw + kx], x_lo, x_hi, s.sw);
         }
       }
     }
+    if (residual != nullptr) {
+      const float* res = residual + oy * ow;
+      for (int64_t ox = 0; ox < ow; ++ox) dst[ox] += res[ox];
+    }
+    activate_in_place(dst, ow, e.activation, e.clamp_min, e.clamp_max);
   }
-  if (residual != nullptr) {
-    for (int64_t i = 0; i < oh * ow; ++i) out[i] += residual[i];
-  }
-  activate_in_place(out, oh * ow, e.activation, e.clamp_min, e.clamp_max);
 }
 
 }  // namespace

@@ -114,6 +114,13 @@ TEST_P(Conv2d, MatchesDirectReference) {
       shape(1, 3, 15, 15, 4, 7, 2, 3),      // 7x7 stride 2 (stem)
       shape(1, 6, 9, 9, 6, 3, 2, 0, 1, 6),  // depthwise without padding, stride 2
       shape(1, 64, 40, 37, 9, 3, 1, 1),     // several column chunks, the last one partial
+      // Depthwise rows and columns whose window is inside (one pass over all taps) next to the
+      // padded edges: 5x5 stride 2, 5x5 stride 1 with batch 2, 3x3 dilated, 3x3 stride 2 with
+      // channel multiplier 2 on a wider image.
+      shape(1, 7, 19, 23, 7, 5, 2, 2, 1, 7),
+      shape(2, 5, 17, 16, 5, 5, 1, 2, 1, 5),
+      shape(1, 4, 15, 15, 4, 3, 1, 2, 2, 4),
+      shape(1, 3, 33, 40, 6, 3, 2, 1, 1, 3),
   };
   Conv2dShape asym = shape(1, 3, 8, 12, 4, 3, 1, 1);
   asym.kw = 2;
