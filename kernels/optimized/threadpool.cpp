@@ -2,6 +2,7 @@
 
 #include <pthreadpool.h>
 
+#include <algorithm>
 #include <atomic>
 #include <mutex>
 #include <thread>
@@ -16,21 +17,30 @@ int default_threads() {
 
 std::atomic<int> g_threads{0};  // 0: not set yet (default)
 std::mutex g_pool_mutex;
-pthreadpool_t g_pool = nullptr;
-int g_pool_threads = 0;
 thread_local bool t_inside_parallel_region = false;
 
-// The pool for the current setting, created on first use and re-created when the setting
-// changed; null for one thread (pthreadpool then runs items on the caller).
-pthreadpool_t pool_for(int threads) {
-  std::lock_guard<std::mutex> lock(g_pool_mutex);
-  if (threads <= 1) return nullptr;
-  if (g_pool == nullptr || g_pool_threads != threads) {
-    if (g_pool != nullptr) pthreadpool_destroy(g_pool);
-    g_pool = pthreadpool_create(static_cast<size_t>(threads));
-    g_pool_threads = g_pool == nullptr ? 0 : threads;
+// One pool per thread count used so far, created on first use and kept: engines cap single
+// nodes at fewer threads than the setting (backends/engine), so the count may change from one
+// node to the next, and re-creating a pool (starting its threads) each time would cost more than
+// the node. Null for one thread (pthreadpool then runs items on the caller).
+struct Pools {
+  static constexpr int kMax = 256;
+  pthreadpool_t by_threads[kMax + 1] = {};
+  ~Pools() {
+    for (pthreadpool_t p : by_threads) {
+      if (p != nullptr) pthreadpool_destroy(p);
+    }
   }
-  return g_pool;
+};
+
+pthreadpool_t pool_for(int threads) {
+  static Pools pools;
+  if (threads <= 1) return nullptr;
+  threads = std::min(threads, Pools::kMax);
+  std::lock_guard<std::mutex> lock(g_pool_mutex);
+  pthreadpool_t& pool = pools.by_threads[threads];
+  if (pool == nullptr) pool = pthreadpool_create(static_cast<size_t>(threads));
+  return pool;
 }
 
 }  // namespace
