@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "kernels/optimized/gemm.h"
+#include "kernels/optimized/threadpool.h"
 
 namespace {
 
@@ -44,6 +45,7 @@ void BM_Gemm(benchmark::State& state) {
     state.SkipWithError("ISA not available on this CPU");
     return;
   }
+  ptec::set_num_threads(1);  // GFLOP/s of one core, against bench/peak_flops
   const auto a = random_vector(m * k);
   const auto b = random_vector(k * n);
   std::vector<float> c(static_cast<size_t>(m * n));
