@@ -1,6 +1,7 @@
 #include "kernels/optimized/conv2d.h"
 
 #include <algorithm>
+#include <atomic>
 #include <cmath>
 #include <cstring>
 
@@ -278,21 +279,34 @@ bool conv2d(const Conv2dShape& s, const float* input, const float* weights,
         }
         continue;
       }
+      // Per chunk one parallel region: each item gathers a run of B panels and multiplies the
+      // weights by just those columns (the GEMM runs serially inside), so the threads meet once
+      // per chunk instead of twice, and a panel is used by the thread that packed it.
       auto* columns = reinterpret_cast<float*>(bytes);
+      const int64_t threads = num_threads();
       for (int64_t q0 = 0; q0 < ohw; q0 += chunk) {
         const int64_t count = std::min(chunk, ohw - q0);
         const int64_t panels = (count + nr - 1) / nr;
-        parallel_for(panels, [&](int64_t t) {
-          pack_columns_panel(s, in, q0 + t * nr, std::min(nr, count - t * nr), nr,
-                             columns + t * nr * k);
+        const int64_t per_item =
+            threads > 1 ? (panels + 4 * threads - 1) / (4 * threads) : panels;  // a few per thread
+        const int64_t items = (panels + per_item - 1) / per_item;
+        std::atomic<bool> ok{true};
+        parallel_for(items, [&](int64_t item) {
+          const int64_t p0 = item * per_item, p1 = std::min(panels, p0 + per_item);
+          for (int64_t t = p0; t < p1; ++t) {
+            pack_columns_panel(s, in, q0 + t * nr, std::min(nr, count - t * nr), nr,
+                               columns + t * nr * k);
+          }
+          const int64_t c0 = p0 * nr, cols = std::min(count, p1 * nr) - c0;
+          const PackedMatrix bm{columns + c0 * k, k, cols, nr};
+          GemmEpilogue ec = e;
+          if (ec.residual != nullptr) ec.residual += q0 + c0;
+          if (!gemm(ocg, cols, k, GemmOperand::prepacked(a), GemmOperand::prepacked(bm),
+                    out + q0 + c0, ohw, ec, nullptr)) {
+            ok.store(false, std::memory_order_relaxed);
+          }
         });
-        const PackedMatrix bm{columns, k, count, nr};
-        GemmEpilogue ec = e;
-        if (ec.residual != nullptr) ec.residual += q0;
-        if (!gemm(ocg, count, k, GemmOperand::prepacked(a), GemmOperand::prepacked(bm), out + q0,
-                  ohw, ec, nullptr)) {
-          return false;
-        }
+        if (!ok.load()) return false;
       }
     }
   }
