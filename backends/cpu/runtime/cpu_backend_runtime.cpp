@@ -14,6 +14,7 @@
 #include "kernels/optimized/conv2d.h"
 #include "kernels/optimized/conv2d_winograd.h"
 #include "kernels/optimized/gemm.h"
+#include "kernels/optimized/max_pool2d.h"
 #include "kernels/optimized/qconv2d.h"
 #include "kernels/optimized/qgemm.h"
 #include "kernels/optimized/threadpool.h"
@@ -694,32 +695,21 @@ float math(fb::UnaryOp op, float v) {
 }
 
 void max_pool(const TensorSlot& x, const TensorSlot& out, const flatbuffers::Vector<int64_t>& p) {
-  const int64_t kh = p.Get(0), kw = p.Get(1), sh = p.Get(2), sw = p.Get(3);
-  const int64_t ph = p.Get(4), pw = p.Get(5), dh = p.Get(6), dw = p.Get(7);
-  const int64_t h = x.sizes[2], w = x.sizes[3], oh = out.sizes[2], ow = out.sizes[3];
-  const int64_t planes = x.sizes[0] * x.sizes[1];
-  opt::parallel_for(planes, [&](int64_t plane) {
-    const float* in = x.data + plane * h * w;
-    float* o = out.data + plane * oh * ow;
-    for (int64_t oy = 0; oy < oh; ++oy) {
-      for (int64_t ox = 0; ox < ow; ++ox) {
-        float best = -std::numeric_limits<float>::infinity();
-        bool nan = false;
-        for (int64_t ky = 0; ky < kh; ++ky) {
-          const int64_t iy = oy * sh - ph + ky * dh;
-          if (iy < 0 || iy >= h) continue;
-          for (int64_t kx = 0; kx < kw; ++kx) {
-            const int64_t ix = ox * sw - pw + kx * dw;
-            if (ix < 0 || ix >= w) continue;
-            const float v = in[iy * w + ix];
-            nan |= v != v;
-            best = v > best ? v : best;
-          }
-        }
-        o[oy * ow + ox] = nan ? std::numeric_limits<float>::quiet_NaN() : best;
-      }
-    }
-  });
+  opt::MaxPool2dShape s;
+  s.planes = x.sizes[0] * x.sizes[1];
+  s.h = x.sizes[2];
+  s.w = x.sizes[3];
+  s.oh = out.sizes[2];
+  s.ow = out.sizes[3];
+  s.kh = p.Get(0);
+  s.kw = p.Get(1);
+  s.sh = p.Get(2);
+  s.sw = p.Get(3);
+  s.ph = p.Get(4);
+  s.pw = p.Get(5);
+  s.dh = p.Get(6);
+  s.dw = p.Get(7);
+  opt::max_pool2d(s, x.data, out.data);  // prepare checked the parameters
 }
 
 // aten::avg_pool2d: the window clipped to the padded input counts toward the divisor with

@@ -1,0 +1,115 @@
+#include "kernels/optimized/max_pool2d.h"
+
+#include <algorithm>
+#include <limits>
+
+#include "kernels/optimized/threadpool.h"
+
+namespace ptec::kernels::optimized {
+namespace {
+
+// The larger of a and v, NaN once either is NaN (ATen's max pooling propagates NaN).
+inline float max_nan(float a, float v) { return v > a || v != v ? v : a; }
+
+// dst[ox] = max(dst[ox], row[ox * stride + off]) for ox in [lo, hi), the stride a compile-time
+// constant where it can be (1 and 2) so that the loop vectorizes.
+inline void max_strided(float* dst, const float* row, int64_t off, int64_t lo, int64_t hi,
+                        int64_t stride) {
+  if (stride == 1) {
+    for (int64_t ox = lo; ox < hi; ++ox) dst[ox] = max_nan(dst[ox], row[ox + off]);
+  } else if (stride == 2) {
+    for (int64_t ox = lo; ox < hi; ++ox) dst[ox] = max_nan(dst[ox], row[2 * ox + off]);
+  } else {
+    for (int64_t ox = lo; ox < hi; ++ox) dst[ox] = max_nan(dst[ox], row[ox * stride + off]);
+  }
+}
+
+// Output columns [lo, hi) of a row whose K x K window lies inside the input, all taps in one pass.
+template <int K, int S>
+__attribute__((always_inline)) inline void max_interior(float* dst, const float* const* rows,
+                                                        int64_t lo, int64_t hi, int64_t off,
+                                                        int64_t dw) {
+  const float* r[K];
+  for (int ky = 0; ky < K; ++ky) r[ky] = rows[ky] + (lo * S + off);  // >= 0: lo is inside
+  float* __restrict d = dst + lo;
+  for (int64_t j = 0; j < hi - lo; ++j) {
+    float best = -std::numeric_limits<float>::infinity();
+    for (int ky = 0; ky < K; ++ky) {
+      for (int kx = 0; kx < K; ++kx) best = max_nan(best, r[ky][j * S + kx * dw]);
+    }
+    d[j] = best;
+  }
+}
+
+// One output of the window at (oy, ox), taps outside the input skipped.
+inline float max_pixel(const MaxPool2dShape& s, const float* in, int64_t oy, int64_t ox) {
+  float best = -std::numeric_limits<float>::infinity();
+  for (int64_t ky = 0; ky < s.kh; ++ky) {
+    const int64_t iy = oy * s.sh - s.ph + ky * s.dh;
+    if (iy < 0 || iy >= s.h) continue;
+    for (int64_t kx = 0; kx < s.kw; ++kx) {
+      const int64_t ix = ox * s.sw - s.pw + kx * s.dw;
+      if (ix >= 0 && ix < s.w) best = max_nan(best, in[iy * s.w + ix]);
+    }
+  }
+  return best;
+}
+
+__attribute__((target_clones("avx512f", "avx2", "default"))) void max_pool_plane(
+    const MaxPool2dShape& s, const float* in, float* out) {
+  // Columns whose every tap is inside: ox * sw - pw >= 0 and ox * sw - pw + (kw - 1) dw < w.
+  const int64_t span = (s.kw - 1) * s.dw;
+  const int64_t in_lo = std::min(s.ow, (s.pw + s.sw - 1) / s.sw);
+  const int64_t in_hi = std::max(
+      in_lo, std::min(s.ow, s.w - 1 - span + s.pw < 0 ? 0 : (s.w - 1 - span + s.pw) / s.sw + 1));
+  const int64_t fused =
+      s.kh == s.kw && (s.kh == 2 || s.kh == 3) && (s.sw == 1 || s.sw == 2) && in_lo < in_hi
+          ? s.kh * 10 + s.sw
+          : 0;
+  for (int64_t oy = 0; oy < s.oh; ++oy) {
+    float* dst = out + oy * s.ow;
+    const int64_t iy0 = oy * s.sh - s.ph;
+    if (fused != 0 && iy0 >= 0 && iy0 + (s.kh - 1) * s.dh < s.h) {
+      const float* rows[3] = {};
+      for (int64_t ky = 0; ky < s.kh; ++ky) rows[ky] = in + (iy0 + ky * s.dh) * s.w;
+      switch (fused) {
+        case 21: max_interior<2, 1>(dst, rows, in_lo, in_hi, -s.pw, s.dw); break;
+        case 22: max_interior<2, 2>(dst, rows, in_lo, in_hi, -s.pw, s.dw); break;
+        case 31: max_interior<3, 1>(dst, rows, in_lo, in_hi, -s.pw, s.dw); break;
+        default: max_interior<3, 2>(dst, rows, in_lo, in_hi, -s.pw, s.dw); break;
+      }
+      for (int64_t ox = 0; ox < in_lo; ++ox) dst[ox] = max_pixel(s, in, oy, ox);
+      for (int64_t ox = in_hi; ox < s.ow; ++ox) dst[ox] = max_pixel(s, in, oy, ox);
+      continue;
+    }
+    std::fill(dst, dst + s.ow, -std::numeric_limits<float>::infinity());
+    for (int64_t ky = 0; ky < s.kh; ++ky) {
+      const int64_t iy = iy0 + ky * s.dh;
+      if (iy < 0 || iy >= s.h) continue;
+      const float* row = in + iy * s.w;
+      for (int64_t kx = 0; kx < s.kw; ++kx) {
+        // Output columns whose input column ox * sw - pw + kx * dw lies in [0, w).
+        const int64_t off = kx * s.dw - s.pw;
+        const int64_t x_lo = off >= 0 ? 0 : (-off + s.sw - 1) / s.sw;
+        const int64_t x_hi = std::min(s.ow, s.w - off <= 0 ? 0 : (s.w - off + s.sw - 1) / s.sw);
+        if (x_lo < x_hi) max_strided(dst, row, off, x_lo, x_hi, s.sw);
+      }
+    }
+  }
+}
+
+}  // namespace
+
+bool MaxPool2dShape::valid() const {
+  return planes >= 0 && h > 0 && w > 0 && oh >= 0 && ow >= 0 && kh > 0 && kw > 0 && sh > 0 &&
+         sw > 0 && ph >= 0 && pw >= 0 && dh > 0 && dw > 0;
+}
+
+bool max_pool2d(const MaxPool2dShape& s, const float* in, float* out) {
+  if (!s.valid()) return false;
+  parallel_for(s.planes,
+               [&](int64_t p) { max_pool_plane(s, in + p * s.h * s.w, out + p * s.oh * s.ow); });
+  return true;
+}
+
+}  // namespace ptec::kernels::optimized

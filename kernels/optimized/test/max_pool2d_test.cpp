@@ -1,0 +1,113 @@
+#include "kernels/optimized/max_pool2d.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <limits>
+#include <random>
+#include <vector>
+
+#include "kernels/optimized/threadpool.h"
+
+namespace ptec::kernels::optimized {
+namespace {
+
+MaxPool2dShape pool(int64_t planes, int64_t h, int64_t w, int64_t k, int64_t stride, int64_t pad,
+                    int64_t dilation = 1, bool ceil = false) {
+  MaxPool2dShape s;
+  s.planes = planes;
+  s.h = h;
+  s.w = w;
+  s.kh = s.kw = k;
+  s.sh = s.sw = stride;
+  s.ph = s.pw = pad;
+  s.dh = s.dw = dilation;
+  auto out = [&](int64_t in) {
+    const int64_t span = in + 2 * pad - dilation * (k - 1) - 1;
+    int64_t o = (ceil ? (span + stride - 1) / stride : span / stride) + 1;
+    if (ceil && (o - 1) * stride >= in + pad) --o;  // the last window starts inside (ATen)
+    return o;
+  };
+  s.oh = out(h);
+  s.ow = out(w);
+  return s;
+}
+
+// Window by window, NaN winning.
+std::vector<float> reference(const MaxPool2dShape& s, const std::vector<float>& in) {
+  std::vector<float> out(static_cast<size_t>(s.planes * s.oh * s.ow));
+  for (int64_t p = 0; p < s.planes; ++p) {
+    for (int64_t oy = 0; oy < s.oh; ++oy) {
+      for (int64_t ox = 0; ox < s.ow; ++ox) {
+        float best = -std::numeric_limits<float>::infinity();
+        for (int64_t ky = 0; ky < s.kh; ++ky) {
+          for (int64_t kx = 0; kx < s.kw; ++kx) {
+            const int64_t iy = oy * s.sh - s.ph + ky * s.dh, ix = ox * s.sw - s.pw + kx * s.dw;
+            if (iy < 0 || iy >= s.h || ix < 0 || ix >= s.w) continue;
+            const float v = in[static_cast<size_t>((p * s.h + iy) * s.w + ix)];
+            if (std::isnan(v) || v > best) best = v;
+            if (std::isnan(best)) break;
+          }
+          if (std::isnan(best)) break;
+        }
+        out[static_cast<size_t>((p * s.oh + oy) * s.ow + ox)] = best;
+      }
+    }
+  }
+  return out;
+}
+
+class MaxPool2d : public ::testing::TestWithParam<int> {
+ protected:
+  void SetUp() override { set_num_threads(GetParam()); }
+  void TearDown() override { set_num_threads(0); }
+};
+
+TEST_P(MaxPool2d, MatchesWindowByWindowReference) {
+  const std::vector<MaxPool2dShape> shapes = {
+      pool(3, 111, 111, 3, 2, 0, 1, true),  // SqueezeNet: ceil mode, partial last windows
+      pool(2, 112, 112, 3, 2, 1),           // ResNet stem pool
+      pool(2, 17, 23, 2, 2, 0),             // 2x2 stride 2, odd sizes
+      pool(1, 9, 40, 3, 1, 1),              // 3x3 stride 1
+      pool(1, 13, 14, 2, 1, 0, 1, true),    // 2x2 stride 1
+      pool(2, 15, 19, 3, 2, 2, 2),          // dilated, padding 2
+      pool(1, 20, 21, 5, 3, 2),             // a kernel without the fused path
+      pool(1, 1, 1, 1, 1, 0),               // 1x1
+      pool(1, 5, 37, 3, 2, 1, 1, true),     // one row of fused windows between edges
+  };
+  std::mt19937 rng(3);
+  std::uniform_real_distribution<float> dist(-5.0f, 5.0f);
+  for (const MaxPool2dShape& s : shapes) {
+    ASSERT_TRUE(s.valid());
+    std::vector<float> in(static_cast<size_t>(s.planes * s.h * s.w));
+    for (float& v : in) v = dist(rng);
+    // A NaN inside the first plane and an -inf: NaN wins its windows, -inf loses.
+    in[in.size() / 3] = std::numeric_limits<float>::quiet_NaN();
+    in[in.size() / 2] = -std::numeric_limits<float>::infinity();
+    std::vector<float> out(static_cast<size_t>(s.planes * s.oh * s.ow), 123.0f);
+    ASSERT_TRUE(max_pool2d(s, in.data(), out.data()));
+    const std::vector<float> ref = reference(s, in);
+    for (size_t i = 0; i < out.size(); ++i) {
+      if (std::isnan(ref[i])) {
+        ASSERT_TRUE(std::isnan(out[i])) << "k" << s.kh << " s" << s.sh << " at " << i;
+      } else {
+        ASSERT_EQ(out[i], ref[i]) << "k" << s.kh << " s" << s.sh << " p" << s.ph << " at " << i;
+      }
+    }
+  }
+}
+
+TEST_P(MaxPool2d, RefusesInvalidShapes) {
+  std::vector<float> buf(16);
+  MaxPool2dShape s = pool(1, 4, 4, 2, 2, 0);
+  s.sh = 0;
+  EXPECT_FALSE(max_pool2d(s, buf.data(), buf.data()));
+  s = pool(1, 4, 4, 2, 2, 0);
+  s.pw = -1;
+  EXPECT_FALSE(max_pool2d(s, buf.data(), buf.data()));
+}
+
+INSTANTIATE_TEST_SUITE_P(Threads, MaxPool2d, ::testing::Values(1, 2));
+
+}  // namespace
+}  // namespace ptec::kernels::optimized
