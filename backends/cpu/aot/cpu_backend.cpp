@@ -166,6 +166,57 @@ class Lowering {
       return n->users().size() == 1 && outputs.count(n) == 0 &&
              ln_absorbed_.count(n->users()[0]) == 0;
     };
+    // mm → view → add of a constant vector of the product's columns (ONNX MatMul + Add on 3-D
+    // activations: the view restores the batch dims): the vector becomes the Linear's bias and
+    // the add an aliasing copy of the view.
+    for (const ir::Node* node : program_.graph().nodes()) {
+      if (!node->is_op("aten::mm") || classify(program_, *node) != CpuOpKind::Linear ||
+          !single_use(node)) {
+        continue;
+      }
+      const ir::Node* view = node->users()[0];
+      if (classify(program_, *view) != CpuOpKind::Copy || !single_use(view)) continue;
+      const ir::Node* add = view->users()[0];
+      if (!add->is_op("aten::add.Tensor") || classify(program_, *add) != CpuOpKind::Binary ||
+          add->spec().shape != view->spec().shape) {
+        continue;
+      }
+      const ir::Node* a = add->arg("self").as_node();
+      const ir::Node* b = add->arg("other").as_node();
+      const ir::Node* bias = a == view ? b : a;
+      const int64_t n = node->spec().shape.back().value();
+      bool vector = bias != view && is_constant(program_, *bias) &&
+                    bias->spec().dtype == DType::Float && bias->spec().rank() >= 1 &&
+                    bias->spec().shape.back().value() == n;
+      for (size_t d = 0; vector && d + 1 < bias->spec().rank(); ++d) {
+        vector = bias->spec().shape[d].value() == 1;
+      }
+      if (!vector) continue;
+      linear_bias_[node] = bias;
+      bias_adds_[add] = view;
+      // An activation that alone reads the sum joins the Linear as well (GELU also in its erf
+      // form, whose nodes are the sum's only readers); its output aliases the sum.
+      if (single_use(add) && absorbed_.count(add->users()[0]) == 0 &&
+          classify(program_, *add->users()[0]) == CpuOpKind::Unary) {
+        const ir::Node* act = add->users()[0];
+        linear_act_[node] = activation_of(*act);
+        act_aliases_[act] = add;
+        continue;
+      }
+      for (const auto& [tail, m] : gelu_tails_) {
+        if (m.x != add || outputs.count(add) != 0) continue;
+        bool only = true;
+        for (const ir::Node* user : add->users()) {
+          only &= std::find(m.nodes.begin(), m.nodes.end(), user) != m.nodes.end();
+        }
+        if (!only) break;
+        ActivationInfo gelu;
+        gelu.kind = fb::Activation::Gelu;
+        linear_act_[node] = gelu;
+        act_aliases_[tail] = add;
+        break;
+      }
+    }
     for (const ir::Node* node : program_.graph().nodes()) {
       const CpuOpKind kind = classify(program_, *node);
       if (kind != CpuOpKind::Conv2d && kind != CpuOpKind::Linear) continue;
@@ -412,6 +463,11 @@ class Lowering {
       lower_layer_norm(it->second);
       return;
     }
+    if (auto it = act_aliases_.find(&node); it != act_aliases_.end()) {
+      // Its activation runs in the producing Linear: the result is the sum's data.
+      add_node(fb::NodeKind::Copy, {tensor_of(it->second)}, {tensor_of(&node)}, {}, node);
+      return;
+    }
     if (auto it = gelu_tails_.find(&node); it != gelu_tails_.end()) {
       std::vector<const ir::Node*> also(it->second.nodes.begin() + 1, it->second.nodes.end());
       add_node(fb::NodeKind::Unary, {tensor_of(it->second.x)}, {tensor_of(&node)}, {},
@@ -429,6 +485,11 @@ class Lowering {
       return;
     }
     if (fusions_.count(&node) != 0) return;  // emitted at its tail
+    if (auto it = bias_adds_.find(&node); it != bias_adds_.end()) {
+      // Its vector is the producing Linear's bias: the sum is the view's data.
+      add_node(fb::NodeKind::Copy, {tensor_of(it->second)}, {tensor_of(&node)}, {}, node);
+      return;
+    }
     switch (classify(program_, node)) {
       case CpuOpKind::Unsupported:
         ptec::raise(Error::NotSupported, "PtecCpuBackend cannot run node %{} ({})", node.name(),
@@ -632,12 +693,20 @@ class Lowering {
       const ir::Node* mat2 = node.arg("mat2").as_node();
       const bool transposed = mat2->is_op("aten::permute_copy");
       const ir::Node* weight = transposed ? mat2->arg("self").as_node() : mat2;
+      const auto bias = linear_bias_.find(&node);
+      const uint32_t bias_id = addmm                        ? tensor_of(node.arg("self").as_node())
+                               : bias != linear_bias_.end() ? tensor_of(bias->second)
+                                                            : kAbsent;
       add_node(fb::NodeKind::Linear,
-               {tensor_of(node.arg(addmm ? "mat1" : "self").as_node()), tensor_of(weight),
-                addmm ? tensor_of(node.arg("self").as_node()) : kAbsent, residual},
+               {tensor_of(node.arg(addmm ? "mat1" : "self").as_node()), tensor_of(weight), bias_id,
+                residual},
                {out}, {transposed ? 1 : 0}, node, also);
     }
-    if (f.silu_sigmoid != nullptr) {
+    if (auto act = linear_act_.find(&node); act != linear_act_.end()) {
+      graph_->nodes.back()->activation = act->second.kind;
+      graph_->nodes.back()->clamp_min = act->second.lo;
+      graph_->nodes.back()->clamp_max = act->second.hi;
+    } else if (f.silu_sigmoid != nullptr) {
       graph_->nodes.back()->activation = fb::Activation::Silu;
     } else if (f.activation != nullptr) {
       const ActivationInfo a = activation_of(*f.activation);
@@ -666,10 +735,14 @@ class Lowering {
   std::set<const ir::Node*> ln_absorbed_;            // every node of a LayerNorm or GELU pattern
   std::map<const ir::Node*, GeluMatch> gelu_tails_;  // last node → its GELU
   std::set<const ir::Node*> transposed_operands_;    // permutes a BatchMatMul absorbs
-  std::map<const ir::Node*, QOpMatch> qop_tails_;    // quantize → its int8 conv / linear
-  std::map<const ir::Node*, QSimpleMatch> qsimple_tails_;  // quantize → its simple int8 op
-  std::map<const ir::Node*, QuantMatch> quant_tails_;      // lone quantizes
-  std::map<const ir::Node*, DequantMatch> dequants_;       // dequantizes of activations
+  std::map<const ir::Node*, const ir::Node*> linear_bias_;  // mm → the vector added after a view
+  std::map<const ir::Node*, const ir::Node*> bias_adds_;    // that add → the view it aliases
+  std::map<const ir::Node*, ActivationInfo> linear_act_;    // such an mm → the activation after
+  std::map<const ir::Node*, const ir::Node*> act_aliases_;  // that activation → the add
+  std::map<const ir::Node*, QOpMatch> qop_tails_;           // quantize → its int8 conv / linear
+  std::map<const ir::Node*, QSimpleMatch> qsimple_tails_;   // quantize → its simple int8 op
+  std::map<const ir::Node*, QuantMatch> quant_tails_;       // lone quantizes
+  std::map<const ir::Node*, DequantMatch> dequants_;        // dequantizes of activations
   std::set<const ir::Node*> q_absorbed_;  // nodes of quantized patterns other than their tails
 };
 

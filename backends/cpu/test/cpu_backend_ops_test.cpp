@@ -5,6 +5,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <optional>
 #include <string>
 #include <vector>
@@ -176,6 +177,60 @@ TEST_F(CpuBackendOps, LinearShapesAndFusedActivations) {
     auto build = [&] { return linear_program(c.m, c.k, c.n, c.bias, c.activation); };
     EXPECT_EQ(expect_same(build, {{c.m, c.k}}), 1u);
     EXPECT_EQ(blob_kinds(build()), std::vector<K>{K::Linear});
+  }
+}
+
+// ONNX MatMul + Add on 3-D activations: view → mm → view → add of a bias vector. The vector
+// becomes the Linear's bias and the add aliases the view (no Binary node), and an activation that
+// alone reads the sum (relu, GELU in its erf form) runs in the Linear too (no Unary node); a
+// full-matrix addend or a view with a second user keep the add.
+TEST_F(CpuBackendOps, BiasAddAfterAViewOfAProductIsFused) {
+  struct Case {
+    Ints bias;  // shape of the added constant
+    bool second_user;
+    std::string activation;  // "", "relu" or "gelu"
+    bool fused;
+  };
+  const int64_t batch = 3, seq = 5, k = 17, n = 33;
+  for (const Case& c : std::vector<Case>{{{n}, false, "", true},
+                                         {{1, 1, n}, false, "relu", true},
+                                         {{n}, false, "gelu", true},
+                                         {{seq, n}, false, "relu", false},
+                                         {{n}, true, "", false}}) {
+    SCOPED_TRACE(::testing::PrintToString(c.bias) + (c.second_user ? " second user " : " ") +
+                 c.activation);
+    auto build = [&] {
+      builder::GraphBuilder b("linear3d");
+      Value x = b.input("x", DType::Float, shape({batch, seq, k}));
+      Value w = b.parameter("w", tensor({k, n}, 7));
+      Value bias = b.parameter("bias", tensor(c.bias, 8));
+      Value flat = b.call("aten::view_copy", {x, Ints{batch * seq, k}});
+      Value mm = b.call("aten::mm", {flat, w});
+      Value y = b.call("aten::view_copy", {mm, Ints{batch, seq, n}});
+      Value sum = b.call("aten::add.Tensor", {y, bias});
+      if (c.activation == "relu") {
+        sum = b.call("aten::relu", {sum});
+      } else if (c.activation == "gelu") {
+        Value erf = b.call("aten::erf", {b.call("aten::div.Scalar", {sum, 1.4142135})});
+        Value gate = b.call("aten::add.Scalar", {erf, 1.0});
+        sum = b.call("aten::mul.Scalar", {b.call("aten::mul.Tensor", {sum, gate}), 0.5});
+      }
+      if (c.second_user) {
+        b.output({sum, b.call("aten::relu", {y})});
+      } else {
+        b.output({sum});
+      }
+      return b.build();
+    };
+    EXPECT_EQ(expect_same(build, {{batch, seq, k}}), 1u);
+    const std::vector<K> kinds = blob_kinds(build());
+    const auto binaries = std::count(kinds.begin(), kinds.end(), K::Binary);
+    const auto unaries = std::count(kinds.begin(), kinds.end(), K::Unary);
+    EXPECT_EQ(binaries, c.fused ? 0 : 1) << ::testing::PrintToString(kinds);
+    // The second user is a relu of its own.
+    const int expected_unaries =
+        (c.fused || c.activation.empty() ? 0 : 1) + (c.second_user ? 1 : 0);
+    EXPECT_EQ(unaries, expected_unaries) << ::testing::PrintToString(kinds);
   }
 }
 
