@@ -1203,6 +1203,62 @@ Result<runtime::DelegateHandle*> CpuBackendRuntime::init(
       alias[out] = in;
     }
   }
+  // A Cat along a dim with only size-1 dims before it lays its inputs out one after another:
+  // inputs that are fp32 intermediates of this graph (not already views, not in another Cat,
+  // not Cat outputs themselves) are computed straight into their slice of the output, and the
+  // Cat has nothing left to do. cat_of[input] = the Cat's output.
+  auto* cat_of = alloc->allocate_list<uint32_t>(h->num_tensors);
+  auto* cat_output = alloc->allocate_list<bool>(h->num_tensors);
+  auto* cat_placed = alloc->allocate_list<bool>(h->num_nodes);
+  CPU_CHECK(cat_of != nullptr && cat_output != nullptr && cat_placed != nullptr,
+            Error::MemoryAllocationFailed, "PtecCpuBackend: out of memory");
+  for (size_t i = 0; i < h->num_tensors; ++i) {
+    cat_of[i] = kAbsent;
+    cat_output[i] = false;
+  }
+  for (const fb::Node* n : *graph->nodes()) {
+    if (n->kind() == fb::NodeKind::Cat && n->outputs() != nullptr) {
+      for (uint32_t id : *n->outputs()) {
+        if (id < h->num_tensors) cat_output[id] = true;
+      }
+    }
+  }
+  auto plain_intermediate = [&](uint32_t id) {
+    if (id >= h->num_tensors || is_io(id) || alias[id] != kAbsent || cat_of[id] != kAbsent ||
+        cat_output[id]) {
+      return false;
+    }
+    const fb::Tensor* t = graph->tensors()->Get(id);
+    return (t->constant() == nullptr || t->constant()->size() == 0) &&
+           t->dtype() == fb::TensorType::F32;
+  };
+  for (uint32_t i = 0; i < h->num_nodes; ++i) {
+    const fb::Node* n = graph->nodes()->Get(i);
+    cat_placed[i] = false;
+    if (n->kind() != fb::NodeKind::Cat || n->inputs() == nullptr || n->outputs() == nullptr ||
+        n->outputs()->size() != 1 || n->ints() == nullptr || n->ints()->size() != 1) {
+      continue;
+    }
+    const uint32_t out = n->outputs()->Get(0);
+    if (out >= h->num_tensors || is_io(out) || alias[out] != kAbsent || cat_of[out] != kAbsent) {
+      continue;
+    }
+    const auto* sizes = graph->tensors()->Get(out)->sizes();
+    const int64_t dim = n->ints()->Get(0);
+    bool placed = sizes != nullptr && dim >= 0 && dim < static_cast<int64_t>(sizes->size()) &&
+                  graph->tensors()->Get(out)->dtype() == fb::TensorType::F32;
+    for (int64_t d = 0; placed && d < dim; ++d) {
+      placed = sizes->Get(static_cast<flatbuffers::uoffset_t>(d)) == 1;
+    }
+    for (uint32_t k = 0; placed && k < n->inputs()->size(); ++k) {
+      const uint32_t in = n->inputs()->Get(k);
+      placed = in != out && plain_intermediate(in);
+      for (uint32_t j = 0; placed && j < k; ++j) placed = n->inputs()->Get(j) != in;
+    }
+    if (!placed) continue;
+    for (uint32_t in : *n->inputs()) cat_of[in] = out;
+    cat_placed[i] = true;
+  }
   Error status = Error::Ok;
   for (uint32_t i = 0; i < h->num_tensors && status == Error::Ok; ++i) {
     const fb::Tensor* t = graph->tensors()->Get(i);
@@ -1235,11 +1291,29 @@ Result<runtime::DelegateHandle*> CpuBackendRuntime::init(
                 t->constant()->c_str());
       h->constants[i] = std::move(*data);
       slot.data = const_cast<float*>(static_cast<const float*>(h->constants[i].data()));
-    } else if (!is_io(i) && alias[i] == kAbsent) {
+    } else if (!is_io(i) && alias[i] == kAbsent && cat_of[i] == kAbsent) {
       slot.data = static_cast<float*>(alloc->allocate(nbytes > 0 ? nbytes : 1, kAlign));
       CPU_CHECK(slot.data != nullptr, Error::MemoryAllocationFailed,
                 "PtecCpuBackend: no memory for a %zu-byte intermediate", nbytes);
     }
+  }
+  for (uint32_t i = 0; i < h->num_nodes; ++i) {
+    if (!cat_placed[i]) continue;
+    const fb::Node* n = graph->nodes()->Get(i);
+    const TensorSlot& o = h->tensors[n->outputs()->Get(0)];
+    int64_t offset = 0;
+    for (uint32_t in : *n->inputs()) {
+      TensorSlot& slice = h->tensors[in];
+      if (offset + slice.numel > o.numel) break;
+      slice.data = o.data + offset;
+      offset += slice.numel;
+    }
+    if (offset != o.numel || o.data == nullptr) {
+      destroy(h);
+      PTEC_LOG(Error, "PtecCpuBackend: Cat node %u's inputs do not fill its output", i);
+      return Error::InvalidProgram;
+    }
+    h->nodes[i].skip = true;
   }
   for (uint32_t i = 0; i < h->num_nodes; ++i) {
     const fb::Node* n = graph->nodes()->Get(i);
