@@ -34,8 +34,9 @@ int64_t chunk_pixels(const Conv2dShape& s) {
 // into packed-B panels: panel t holds, for each p = (c, ky, kx), the nr pixels' input values.
 // The pixels are cut into runs that share an output row; for each tap a run reads one input row,
 // contiguously when the stride is 1, with zeros where the window leaves the input.
+// `scale` (may be null) multiplies input channel c of the group by scale[c].
 void pack_columns_panel(const Conv2dShape& s, const float* in, int64_t q0, int64_t count,
-                        int64_t nr, float* dst) {
+                        int64_t nr, float* dst, const float* scale) {
   struct Run {
     int64_t t0, len;  // panel columns [t0, t0 + len)
     int64_t iy, ix;   // input coordinate of the run's first pixel for tap (0, 0)
@@ -52,6 +53,7 @@ void pack_columns_panel(const Conv2dShape& s, const float* in, int64_t q0, int64
   const int64_t cg = s.c_per_group(), sw = s.sw;
   for (int64_t c = 0; c < cg; ++c) {
     const float* plane = in + c * s.h * s.w;
+    const float sc = scale != nullptr ? scale[c] : 1.0f;
     for (int64_t ky = 0; ky < s.kh; ++ky) {
       for (int64_t kx = 0; kx < s.kw; ++kx) {
         for (int64_t r = 0; r < num_runs; ++r) {
@@ -70,10 +72,10 @@ void pack_columns_panel(const Conv2dShape& s, const float* in, int64_t q0, int64
           std::fill(d, d + lo, 0.0f);
           if (hi > lo) {
             const float* src = plane + iy * s.w + (x0 + lo * sw);
-            if (sw == 1) {
+            if (sw == 1 && scale == nullptr) {
               std::memcpy(d + lo, src, static_cast<size_t>(hi - lo) * sizeof(float));
             } else {
-              for (int64_t i = 0; i < hi - lo; ++i) d[lo + i] = src[i * sw];
+              for (int64_t i = 0; i < hi - lo; ++i) d[lo + i] = src[i * sw] * sc;
             }
           }
           std::fill(d + hi, d + run.len, 0.0f);
@@ -137,6 +139,47 @@ inline float depthwise_pixel(const Conv2dShape& s, const float* in, const float*
   return acc;
 }
 
+// Padded planes of at most this many floats take the flat path (two such buffers live on the
+// stack: 32 KiB).
+constexpr int64_t kFlatPlaneFloats = 4096;
+
+// A stride-1 K x K depthwise plane (before residual and activation) as one 1-D stencil: the
+// input is copied into a zero-padded plane of width W, where output (oy, ox) sums
+// w[ky][kx] * padded[(oy + ky dh) W + ox + kx dw] = padded[i + offset(ky, kx)] with
+// i = oy W + ox, so a single loop over i (the rows' W - ow extra columns computed and dropped)
+// runs every tap vectorized, however narrow the plane (7x7 and 14x14 rows are shorter than a
+// vector).
+template <int K>
+__attribute__((always_inline)) inline void depthwise_flat(const Conv2dShape& s, const float* in,
+                                                          const float* w, float bias, float* out) {
+  alignas(64) float padded[kFlatPlaneFloats];
+  alignas(64) float sums[kFlatPlaneFloats];
+  const int64_t pitch = s.w + 2 * s.pw, rows = s.h + 2 * s.ph;
+  std::fill(padded, padded + rows * pitch, 0.0f);
+  for (int64_t y = 0; y < s.h; ++y) {
+    std::memcpy(padded + (y + s.ph) * pitch + s.pw, in + y * s.w,
+                static_cast<size_t>(s.w) * sizeof(float));
+  }
+  float wl[K * K];
+  int64_t off[K * K];
+  for (int ky = 0; ky < K; ++ky) {
+    for (int kx = 0; kx < K; ++kx) {
+      wl[ky * K + kx] = w[ky * K + kx];
+      off[ky * K + kx] = ky * s.dh * pitch + kx * s.dw;
+    }
+  }
+  const int64_t oh = s.oh(), ow = s.ow();
+  const int64_t n = (oh - 1) * pitch + ow;
+  for (int64_t i = 0; i < n; ++i) {
+    float acc = bias;
+    for (int t = 0; t < K * K; ++t) acc += wl[t] * padded[i + off[t]];
+    sums[i] = acc;
+  }
+  for (int64_t oy = 0; oy < oh; ++oy) {
+    std::memcpy(out + oy * ow, sums + oy * pitch, static_cast<size_t>(ow) * sizeof(float));
+  }
+}
+
 // One output plane of a depthwise convolution: out = act(sum_taps w * in + bias + residual), one
 // output row at a time. For 3x3 and 5x5 kernels at stride 1 or 2, a row whose window rows lie
 // inside the input computes its inside columns in one fused pass and its few edge columns one by
@@ -145,6 +188,19 @@ __attribute__((target_clones("avx512f", "avx2", "default"))) void depthwise_plan
     const Conv2dShape& s, const float* in, const float* w, float bias, const float* residual,
     const GemmEpilogue& e, float* out) {
   const int64_t oh = s.oh(), ow = s.ow();
+  if (s.sh == 1 && s.sw == 1 && s.kh == s.kw && (s.kh == 3 || s.kh == 5) &&
+      (s.h + 2 * s.ph) * (s.w + 2 * s.pw) <= kFlatPlaneFloats) {
+    if (s.kh == 3) {
+      depthwise_flat<3>(s, in, w, bias, out);
+    } else {
+      depthwise_flat<5>(s, in, w, bias, out);
+    }
+    if (residual != nullptr) {
+      for (int64_t i = 0; i < oh * ow; ++i) out[i] += residual[i];
+    }
+    activate_in_place(out, oh * ow, e.activation, e.clamp_min, e.clamp_max);
+    return;
+  }
   // Columns where every tap is inside: ox * sw - pw >= 0 and ox * sw - pw + (kw - 1) dw < w.
   const int64_t span = (s.kw - 1) * s.dw;
   const int64_t in_lo = std::min(ow, (s.pw + s.sw - 1) / s.sw);
@@ -228,9 +284,9 @@ size_t conv2d_scratch_bytes(const Conv2dShape& s, bool weights_packed) {
 }
 
 bool conv2d(const Conv2dShape& s, const float* input, const float* weights,
-            const float* packed_weights, const GemmEpilogue& epilogue, float* output,
-            void* scratch) {
-  if (!s.valid()) return false;
+            const float* packed_weights, const GemmEpilogue& epilogue, float* output, void* scratch,
+            const float* input_scale) {
+  if (!s.valid() || (input_scale != nullptr && s.depthwise())) return false;
   const int64_t oh = s.oh(), ow = s.ow(), ohw = oh * ow;
   const int64_t in_image = s.c * s.h * s.w, out_image = s.oc * ohw;
 
@@ -272,11 +328,11 @@ bool conv2d(const Conv2dShape& s, const float* input, const float* weights,
       if (e.bias != nullptr) e.bias = epilogue.bias + g * ocg;
       if (e.residual != nullptr) e.residual = epilogue.residual + b * out_image + g * ocg * ohw;
       e.ldr = ohw;
+      const float* scale = input_scale != nullptr ? input_scale + b * s.c + g * cg : nullptr;
       if (s.pointwise()) {
-        if (!gemm(ocg, ohw, k, GemmOperand::prepacked(a), GemmOperand::matrix(in, ohw), out, ohw, e,
-                  bytes)) {
-          return false;
-        }
+        GemmOperand bm = GemmOperand::matrix(in, ohw);
+        bm.k_scale = scale;  // K is the group's input channels
+        if (!gemm(ocg, ohw, k, GemmOperand::prepacked(a), bm, out, ohw, e, bytes)) return false;
         continue;
       }
       // Per chunk one parallel region: each item gathers a run of B panels and multiplies the
@@ -295,7 +351,7 @@ bool conv2d(const Conv2dShape& s, const float* input, const float* weights,
           const int64_t p0 = item * per_item, p1 = std::min(panels, p0 + per_item);
           for (int64_t t = p0; t < p1; ++t) {
             pack_columns_panel(s, in, q0 + t * nr, std::min(nr, count - t * nr), nr,
-                               columns + t * nr * k);
+                               columns + t * nr * k, scale);
           }
           const int64_t c0 = p0 * nr, cols = std::min(count, p1 * nr) - c0;
           const PackedMatrix bm{columns + c0 * k, k, cols, nr};

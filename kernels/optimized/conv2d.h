@@ -51,10 +51,12 @@ size_t conv2d_scratch_bytes(const Conv2dShape& s, bool weights_packed);
 /// output[N, OC, OH, OW] = act(conv(input, weights) + bias + residual). `weights` is the plain
 /// [OC, C/groups, KH, KW] tensor, or (packed_weights != null) what conv2d_pack_weights wrote.
 /// epilogue.bias (per output channel), epilogue.residual (output-shaped, ldr ignored) and the
-/// activation are applied; bias_per_row is implied. Returns false on an invalid shape or
-/// missing scratch.
+/// activation are applied; bias_per_row is implied. `input_scale` (N x C, may be null)
+/// multiplies input channel c of image n by input_scale[n * C + c] first (a squeeze-and-excite
+/// gate folded into the convolution that reads it; not for depthwise convolutions). Returns
+/// false on an invalid shape, missing scratch or a scale on a depthwise convolution.
 bool conv2d(const Conv2dShape& s, const float* input, const float* weights,
-            const float* packed_weights, const GemmEpilogue& epilogue, float* output,
-            void* scratch);
+            const float* packed_weights, const GemmEpilogue& epilogue, float* output, void* scratch,
+            const float* input_scale = nullptr);
 
 }  // namespace ptec::kernels::optimized

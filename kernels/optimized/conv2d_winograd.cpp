@@ -96,12 +96,17 @@ __attribute__((target_clones("avx2", "default"))) void input_transform(const Lan
 // columns). Tiles past `count` are zero.
 void transform_inputs(const Conv2dShape& s, const Tiles& tiles, const float* plane, int64_t c,
                       int64_t t0, int64_t count, int64_t padded, int64_t nr, int64_t v_stride,
-                      float* v) {
+                      float scale, float* v) {
   const int64_t run = std::min(nr, kBlock);  // lanes contiguous in one panel
   for (int64_t i0 = 0; i0 < padded; i0 += kBlock) {
     Lanes d, out;
     gather_patches(s, tiles, plane, t0 + i0, std::clamp<int64_t>(count - i0, 0, kBlock), d);
     input_transform(d, out);
+    if (scale != 1.0f) {  // B^T (s d) B = s (B^T d B)
+      for (int64_t xi = 0; xi < kPositions; ++xi) {
+        for (int64_t j = 0; j < kBlock; ++j) out[xi][j] *= scale;
+      }
+    }
     for (int64_t j = 0; j < kBlock; j += run) {
       const int64_t i = i0 + j;
       float* dst = v + (i / nr) * nr * s.c + c * nr + i % nr;
@@ -215,7 +220,8 @@ size_t winograd_scratch_bytes(const Conv2dShape& s, int64_t chunk) {
 }
 
 bool conv2d_winograd(const Conv2dShape& s, const float* input, const float* packed_weights,
-                     const GemmEpilogue& epilogue, float* output, int64_t chunk, void* scratch) {
+                     const GemmEpilogue& epilogue, float* output, int64_t chunk, void* scratch,
+                     const float* input_scale) {
   if (!winograd_applies(s) || chunk < 0 || scratch == nullptr || packed_weights == nullptr) {
     return false;
   }
@@ -241,7 +247,8 @@ bool conv2d_winograd(const Conv2dShape& s, const float* input, const float* pack
       // The panels of a shorter last pass are laid out for its own width (padded).
       const int64_t vs = s.c * padded, ms = s.oc * padded;
       parallel_for(s.c, [&](int64_t c) {
-        transform_inputs(s, tiles, in + c * s.h * s.w, c, t0, count, padded, tile.nr, vs, v);
+        transform_inputs(s, tiles, in + c * s.h * s.w, c, t0, count, padded, tile.nr, vs,
+                         input_scale != nullptr ? input_scale[b * s.c + c] : 1.0f, v);
       });
       std::atomic<bool> ok{true};
       parallel_for(kPositions, [&](int64_t xi) {

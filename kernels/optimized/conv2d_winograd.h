@@ -57,9 +57,10 @@ size_t winograd_scratch_bytes(const Conv2dShape& s, int64_t chunk);
 
 /// output[N, OC, OH, OW] = act(conv(input, weights) + bias + residual) with the weights as
 /// winograd_pack_weights wrote them. `chunk` as for winograd_scratch_bytes (a value that is not
-/// a multiple of nr is rounded up to one). Returns false when the shape does not apply, chunk is
-/// negative, or scratch is missing.
+/// a multiple of nr is rounded up to one). `input_scale` as for conv2d. Returns false when the
+/// shape does not apply, chunk is negative, or scratch is missing.
 bool conv2d_winograd(const Conv2dShape& s, const float* input, const float* packed_weights,
-                     const GemmEpilogue& epilogue, float* output, int64_t chunk, void* scratch);
+                     const GemmEpilogue& epilogue, float* output, int64_t chunk, void* scratch,
+                     const float* input_scale = nullptr);
 
 }  // namespace ptec::kernels::optimized

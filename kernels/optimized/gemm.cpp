@@ -96,17 +96,23 @@ PackedMatrix pack_a_impl(int64_t m, int64_t k, const float* a, int64_t lda, bool
   return PackedMatrix{out, m, k, mr};
 }
 
+// `k_scale` (may be null) multiplies row p of B by k_scale[p].
 PackedMatrix pack_b_impl(int64_t k, int64_t n, const float* b, int64_t ldb, bool trans, int64_t nr,
-                         float* out) {
+                         float* out, const float* k_scale = nullptr) {
   for (int64_t j0 = 0; j0 < n; j0 += nr) {
     float* panel = out + j0 * k;
     const int64_t cols = std::min(nr, n - j0);
     for (int64_t p = 0; p < k; ++p) {
       float* dst = panel + p * nr;
-      if (!trans) {
+      if (!trans && k_scale == nullptr) {
         std::memcpy(dst, b + p * ldb + j0, static_cast<size_t>(cols) * sizeof(float));
+      } else if (!trans) {
+        const float scale = k_scale[p];
+        const float* src = b + p * ldb + j0;
+        for (int64_t j = 0; j < cols; ++j) dst[j] = src[j] * scale;
       } else {
-        for (int64_t j = 0; j < cols; ++j) dst[j] = b[(j0 + j) * ldb + p];
+        const float scale = k_scale != nullptr ? k_scale[p] : 1.0f;
+        for (int64_t j = 0; j < cols; ++j) dst[j] = b[(j0 + j) * ldb + p] * scale;
       }
       for (int64_t j = cols; j < nr; ++j) dst[j] = 0.0f;
     }
@@ -172,6 +178,7 @@ size_t gemm_scratch_bytes(int64_t m, int64_t n, int64_t k, bool a_packed, bool b
 bool gemm(int64_t m, int64_t n, int64_t k, const GemmOperand& a, const GemmOperand& b, float* c,
           int64_t ldc, const GemmEpilogue& epilogue, void* scratch) {
   if (m < 0 || n < 0 || k < 0) return false;
+  if (a.k_scale != nullptr || (b.k_scale != nullptr && b.packed != nullptr)) return false;
   const KernelInfo info = kernel_info(active_gemm_isa());
   const int64_t mr = info.mr;
   const int64_t nr = info.nr;
@@ -218,7 +225,7 @@ bool gemm(int64_t m, int64_t n, int64_t k, const GemmOperand& a, const GemmOpera
     const int64_t j0 = (item - (a_out != nullptr ? a_panels : 0)) * nr;
     const int64_t cols = std::min(nr, n - j0);
     const float* src = b.trans ? b.data + j0 * b.ld : b.data + j0;
-    pack_b_impl(k, cols, src, b.ld, b.trans, nr, b_out + j0 * k);
+    pack_b_impl(k, cols, src, b.ld, b.trans, nr, b_out + j0 * k, b.k_scale);
   });
   const float* ap = a.packed != nullptr ? a.packed->data : a_out;
   const float* bp = b.packed != nullptr ? b.packed->data : b_out;

@@ -79,11 +79,17 @@ struct GemmOperand {
   int64_t ld = 0;
   bool trans = false;
   const PackedMatrix* packed = nullptr;
+  /// B only, unpacked: row p of B (element (p, j)) is multiplied by k_scale[p] as it is packed
+  /// (a per-input-channel scale folded into a pointwise convolution). gemm() refuses it on A
+  /// or on a prepacked B.
+  const float* k_scale = nullptr;
 
   static GemmOperand matrix(const float* data, int64_t ld, bool trans = false) {
-    return GemmOperand{data, ld, trans, nullptr};
+    return GemmOperand{data, ld, trans, nullptr, nullptr};
   }
-  static GemmOperand prepacked(const PackedMatrix& p) { return GemmOperand{nullptr, 0, false, &p}; }
+  static GemmOperand prepacked(const PackedMatrix& p) {
+    return GemmOperand{nullptr, 0, false, &p, nullptr};
+  }
 };
 
 /// Scratch bytes gemm() needs for the operands that are not prepacked.

@@ -121,6 +121,10 @@ TEST_P(Conv2d, MatchesDirectReference) {
       shape(2, 5, 17, 16, 5, 5, 1, 2, 1, 5),
       shape(1, 4, 15, 15, 4, 3, 1, 2, 2, 4),
       shape(1, 3, 33, 40, 6, 3, 2, 1, 1, 3),
+      // Stride-1 depthwise planes too large for the flat path (row by row) and ones within it
+      // (one stencil over the padded plane): 3x3 on 70x66, 5x5 on 12x9 with padding 2.
+      shape(1, 3, 70, 66, 3, 3, 1, 1, 1, 3),
+      shape(2, 4, 12, 9, 4, 5, 1, 2, 1, 4),
   };
   Conv2dShape asym = shape(1, 3, 8, 12, 4, 3, 1, 1);
   asym.kw = 2;
@@ -169,6 +173,43 @@ TEST_P(Conv2d, RefusesInvalidShapesAndMissingScratch) {
   ASSERT_TRUE(s.valid());
   ASSERT_GT(conv2d_scratch_bytes(s, false), 0u);
   EXPECT_FALSE(conv2d(s, buf.data(), buf.data(), nullptr, {}, buf.data(), nullptr));
+}
+
+// An input scale (N x C) gives what the convolution of the scaled input gives, for the pointwise,
+// im2col (grouped, strided) and Winograd paths; a depthwise convolution refuses it.
+TEST_P(Conv2d, InputScaleEqualsConvolvingTheScaledInput) {
+  for (const Conv2dShape& s :
+       {shape(2, 12, 7, 9, 10, 1, 1, 0), shape(2, 6, 9, 8, 9, 3, 2, 1, 1, 3),
+        shape(1, 5, 11, 11, 7, 5, 1, 2), shape(2, 17, 13, 11, 19, 3, 1, 1)}) {
+    const auto in = random_vector(s.n * s.c * s.h * s.w, 1);
+    const auto w = random_vector(s.oc * s.c_per_group() * s.kh * s.kw, 2);
+    const auto scale = random_vector(s.n * s.c, 3);
+    std::vector<float> scaled = in;
+    for (size_t i = 0; i < scaled.size(); ++i) {
+      scaled[i] *= scale[i / static_cast<size_t>(s.h * s.w)];  // (image, channel) of element i
+    }
+    const int64_t out_numel = s.n * s.oc * s.oh() * s.ow();
+    std::vector<float> want(static_cast<size_t>(out_numel)), got(want.size());
+    Aligned packed(conv2d_packed_weights_bytes(s));
+    conv2d_pack_weights(s, w.data(), packed.ptr);
+    Aligned scratch(conv2d_scratch_bytes(s, true));
+    ASSERT_TRUE(conv2d(s, scaled.data(), w.data(), packed.ptr, {}, want.data(), scratch.ptr));
+    ASSERT_TRUE(
+        conv2d(s, in.data(), w.data(), packed.ptr, {}, got.data(), scratch.ptr, scale.data()))
+        << describe(s);
+    for (size_t i = 0; i < got.size(); ++i) ASSERT_NEAR(got[i], want[i], 1e-5) << describe(s);
+    if (!winograd_applies(s)) continue;
+    Aligned wpacked(winograd_packed_weights_bytes(s));
+    winograd_pack_weights(s, w.data(), wpacked.ptr);
+    Aligned wscratch(winograd_scratch_bytes(s, 0));
+    ASSERT_TRUE(
+        conv2d_winograd(s, in.data(), wpacked.ptr, {}, got.data(), 0, wscratch.ptr, scale.data()));
+    for (size_t i = 0; i < got.size(); ++i) ASSERT_NEAR(got[i], want[i], 1e-4) << describe(s);
+  }
+  const Conv2dShape depthwise = shape(1, 4, 6, 6, 4, 3, 1, 1, 1, 4);
+  std::vector<float> buf(1024, 1.0f);
+  EXPECT_FALSE(
+      conv2d(depthwise, buf.data(), buf.data(), nullptr, {}, buf.data(), nullptr, buf.data()));
 }
 
 // Winograd F(2x2, 3x3) against the direct reference: odd and even output sizes (partial tiles),

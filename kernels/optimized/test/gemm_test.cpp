@@ -214,6 +214,43 @@ TEST_P(Gemm, EmptyKGivesTheEpilogueOfZero) {
   EXPECT_EQ(c, (std::vector<float>{1, 1, 1, 0, 0, 0}));
 }
 
+// k_scale on an unpacked B multiplies its rows (plain and transposed layouts); it is refused on
+// A and on a prepacked B.
+TEST_P(Gemm, KScaleMultipliesTheRowsOfB) {
+  const int64_t m = 13, n = 37, k = 21;
+  const auto a = random_matrix(m * k, 5);
+  const auto b = random_matrix(k * n, 6);
+  const auto scale = random_matrix(k, 7);
+  std::vector<float> scaled = b, bt(static_cast<size_t>(k * n));
+  for (int64_t p = 0; p < k; ++p) {
+    for (int64_t j = 0; j < n; ++j) {
+      scaled[static_cast<size_t>(p * n + j)] *= scale[static_cast<size_t>(p)];
+      bt[static_cast<size_t>(j * k + p)] = b[static_cast<size_t>(p * n + j)];
+    }
+  }
+  Aligned scratch(gemm_scratch_bytes(m, n, k, false, false));
+  std::vector<float> want(static_cast<size_t>(m * n)), got(want.size());
+  ASSERT_TRUE(gemm(m, n, k, GemmOperand::matrix(a.data(), k), GemmOperand::matrix(scaled.data(), n),
+                   want.data(), n, {}, scratch.ptr));
+  for (const bool trans : {false, true}) {
+    GemmOperand bm =
+        trans ? GemmOperand::matrix(bt.data(), k, true) : GemmOperand::matrix(b.data(), n);
+    bm.k_scale = scale.data();
+    ASSERT_TRUE(
+        gemm(m, n, k, GemmOperand::matrix(a.data(), k), bm, got.data(), n, {}, scratch.ptr));
+    EXPECT_EQ(got, want) << (trans ? "transposed" : "plain");
+  }
+  GemmOperand am = GemmOperand::matrix(a.data(), k);
+  am.k_scale = scale.data();
+  EXPECT_FALSE(gemm(m, n, k, am, GemmOperand::matrix(b.data(), n), got.data(), n, {}, scratch.ptr));
+  Aligned pb(packed_b_bytes(k, n));
+  const PackedMatrix packed_b = pack_b(k, n, b.data(), n, false, pb.ptr);
+  GemmOperand pbm = GemmOperand::prepacked(packed_b);
+  pbm.k_scale = scale.data();
+  EXPECT_FALSE(
+      gemm(m, n, k, GemmOperand::matrix(a.data(), k), pbm, got.data(), n, {}, scratch.ptr));
+}
+
 TEST_P(Gemm, RefusesMismatchedPackingAndMissingScratch) {
   const int64_t m = 8, n = 8, k = 8;
   const auto a = random_matrix(m * k, 12);
