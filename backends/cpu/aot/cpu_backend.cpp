@@ -166,6 +166,33 @@ class Lowering {
       return n->users().size() == 1 && outputs.count(n) == 0 &&
              ln_absorbed_.count(n->users()[0]) == 0;
     };
+    // A convolution (not depthwise) whose input is x * s with s of shape [N, C, 1, 1] and that
+    // is the product's only reader (squeeze-and-excite: s = sigmoid(conv(mean(x)))): the
+    // convolution reads x and scales each input channel by s itself; the mul emits nothing.
+    for (const ir::Node* node : program_.graph().nodes()) {
+      if (classify(program_, *node) != CpuOpKind::Conv2d) continue;
+      const ir::Node* mul = node->arg("input").as_node();
+      const int64_t groups = node->arg("groups").as_int();
+      const ir::TensorSpec& in = mul->spec();
+      if (!mul->is_op("aten::mul.Tensor") || classify(program_, *mul) != CpuOpKind::Binary ||
+          mul->users().size() != 1 || outputs.count(mul) != 0 || absorbed_.count(mul) != 0 ||
+          ln_absorbed_.count(mul) != 0 || in.rank() != 4 ||
+          (groups > 1 && groups == in.shape[1].value())) {
+        continue;
+      }
+      const ir::Node* a = mul->arg("self").as_node();
+      const ir::Node* b = mul->arg("other").as_node();
+      auto gate = [&](const ir::Node* g) {
+        const ir::TensorSpec& gs = g->spec();
+        return gs.dtype == DType::Float && gs.rank() == 4 && gs.shape[0] == in.shape[0] &&
+               gs.shape[1] == in.shape[1] && gs.shape[2].value() == 1 && gs.shape[3].value() == 1;
+      };
+      const ir::Node* x = a->spec().shape == in.shape ? a : b;
+      const ir::Node* g = x == a ? b : a;
+      if (x == g || x->spec().shape != in.shape || !gate(g)) continue;
+      input_scales_[node] = {x, g};
+      scale_muls_.insert(mul);
+    }
     // mm → view → add of a constant vector of the product's columns (ONNX MatMul + Add on 3-D
     // activations: the view restores the batch dims): the vector becomes the Linear's bias and
     // the add an aliasing copy of the view.
@@ -484,7 +511,8 @@ class Lowering {
       if (it != deferred_.end()) lower_fused(*it->second);
       return;
     }
-    if (fusions_.count(&node) != 0) return;  // emitted at its tail
+    if (fusions_.count(&node) != 0) return;     // emitted at its tail
+    if (scale_muls_.count(&node) != 0) return;  // the convolution reading it scales its input
     if (auto it = bias_adds_.find(&node); it != bias_adds_.end()) {
       // Its vector is the producing Linear's bias: the sum is the view's data.
       add_node(fb::NodeKind::Copy, {tensor_of(it->second)}, {tensor_of(&node)}, {}, node);
@@ -683,11 +711,18 @@ class Lowering {
       const std::vector<int64_t> s = node.arg("stride").to_int_vector();
       const std::vector<int64_t> p = node.arg("padding").to_int_vector();
       const std::vector<int64_t> d = node.arg("dilation").to_int_vector();
-      add_node(fb::NodeKind::Conv2d,
-               {tensor_of(node.arg("input").as_node()), tensor_of(node.arg("weight").as_node()),
-                bias.is_none() ? kAbsent : tensor_of(bias.as_node()), residual},
-               {out}, {s[0], s[1], p[0], p[1], d[0], d[1], node.arg("groups").as_int()}, node,
-               also);
+      const auto scaled = input_scales_.find(&node);
+      std::vector<uint32_t> inputs = {
+          tensor_of(scaled != input_scales_.end() ? scaled->second.first
+                                                  : node.arg("input").as_node()),
+          tensor_of(node.arg("weight").as_node()),
+          bias.is_none() ? kAbsent : tensor_of(bias.as_node()), residual};
+      if (scaled != input_scales_.end()) {
+        inputs.push_back(tensor_of(scaled->second.second));
+        also.push_back(node.arg("input").as_node());  // the mul
+      }
+      add_node(fb::NodeKind::Conv2d, inputs, {out},
+               {s[0], s[1], p[0], p[1], d[0], d[1], node.arg("groups").as_int()}, node, also);
     } else {
       const bool addmm = node.is_op("aten::addmm");
       const ir::Node* mat2 = node.arg("mat2").as_node();
@@ -735,6 +770,9 @@ class Lowering {
   std::set<const ir::Node*> ln_absorbed_;            // every node of a LayerNorm or GELU pattern
   std::map<const ir::Node*, GeluMatch> gelu_tails_;  // last node → its GELU
   std::set<const ir::Node*> transposed_operands_;    // permutes a BatchMatMul absorbs
+  // convolution → (x, s) of the x * s it reads; those muls
+  std::map<const ir::Node*, std::pair<const ir::Node*, const ir::Node*>> input_scales_;
+  std::set<const ir::Node*> scale_muls_;
   std::map<const ir::Node*, const ir::Node*> linear_bias_;  // mm → the vector added after a view
   std::map<const ir::Node*, const ir::Node*> bias_adds_;    // that add → the view it aliases
   std::map<const ir::Node*, ActivationInfo> linear_act_;    // such an mm → the activation after

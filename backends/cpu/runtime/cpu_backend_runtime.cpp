@@ -31,7 +31,7 @@ using runtime::MemoryAllocator;
 
 constexpr uint32_t kAbsent = 0xFFFFFFFFu;
 constexpr uint32_t kMinBlobVersion = 1;
-constexpr uint32_t kBlobVersion = 4;  // kCpuBlobVersion of backends/cpu/aot
+constexpr uint32_t kBlobVersion = 5;  // kCpuBlobVersion of backends/cpu/aot
 constexpr int64_t kMaxRank = 8;
 constexpr size_t kAlign = 64;
 
@@ -373,9 +373,15 @@ Error prepare_node(Handle& h, NodeState& st, MemoryAllocator& alloc, size_t* scr
                 Error::InvalidProgram, "PtecCpuBackend: Conv2d shapes do not match");
       const TensorSlot* bias = tensor(2);
       const TensorSlot* residual = tensor(3);
+      const TensorSlot* scale = tensor(4);
       CPU_CHECK((bias == nullptr || bias->numel == s.oc) &&
                     (residual == nullptr || residual->numel == out.numel),
                 Error::InvalidProgram, "PtecCpuBackend: Conv2d bias or residual size");
+      CPU_CHECK(scale == nullptr || (scale->numel == s.n * s.c && !s.depthwise() &&
+                                     scale->dtype == fb::TensorType::F32),
+                Error::InvalidProgram,
+                "PtecCpuBackend: Conv2d input scale must hold N x C floats (and the convolution "
+                "must not be depthwise)");
       const fb::ConvAlgorithm algorithm = n->algorithm();
       CPU_CHECK(algorithm <= fb::ConvAlgorithm::Winograd && n->block() >= 0, Error::InvalidProgram,
                 "PtecCpuBackend: Conv2d '%s' has an unknown algorithm",
@@ -993,10 +999,11 @@ Error run_node(Handle& h, const NodeState& st, runtime::BackendExecutionContext&
       e.activation = activation_of(n->activation());
       e.clamp_min = n->clamp_min();
       e.clamp_max = n->clamp_max();
+      const float* scale = slot(4) != nullptr ? slot(4)->data : nullptr;
       const bool ok = st.winograd ? opt::conv2d_winograd(st.conv, slot(0)->data, st.packed, e,
-                                                         out.data, st.block, h.scratch)
+                                                         out.data, st.block, h.scratch, scale)
                                   : opt::conv2d(st.conv, slot(0)->data, slot(1)->data, st.packed, e,
-                                                out.data, h.scratch);
+                                                out.data, h.scratch, scale);
       return ok ? Error::Ok : Error::Internal;
     }
     case fb::NodeKind::Linear: {
@@ -1146,6 +1153,9 @@ Result<runtime::DelegateHandle*> CpuBackendRuntime::init(
               "PtecCpuBackend: node kind %d needs blob version 3", static_cast<int>(n->kind()));
     CPU_CHECK(graph->version() >= 4 || n->kind() < fb::NodeKind::AvgPool2d, Error::InvalidProgram,
               "PtecCpuBackend: node kind %d needs blob version 4", static_cast<int>(n->kind()));
+    CPU_CHECK(graph->version() >= 5 || n->kind() != fb::NodeKind::Conv2d ||
+                  n->inputs() == nullptr || n->inputs()->size() <= 4,
+              Error::InvalidProgram, "PtecCpuBackend: a Conv2d input scale needs blob version 5");
   }
   CPU_CHECK(graph->tensors() != nullptr && graph->nodes() != nullptr &&
                 graph->inputs() != nullptr && graph->outputs() != nullptr,

@@ -121,6 +121,56 @@ TEST_F(CpuBackendOps, ConvolutionWithResidualAddAndRelu) {
   }
 }
 
+// Squeeze-and-excite: y = conv(h * sigmoid(conv(mean(h)))). The convolution reading the product
+// scales its input channels itself (no Binary node) for pointwise, 3x3 (Winograd-sized) and
+// grouped readers, batch 1 and 2; a depthwise reader, a gate shared by the batch, or a product
+// with a second reader keep the mul.
+TEST_F(CpuBackendOps, SqueezeExciteGateIsFoldedIntoTheConvolutionReadingIt) {
+  struct Case {
+    std::string name;
+    int64_t batch, kernel, groups;
+    bool batch_gate, second_reader, fused;
+  };
+  const int64_t c = 20, hw = 13;
+  for (const Case& k : std::vector<Case>{{"pointwise", 1, 1, 1, true, false, true},
+                                         {"3x3, batch 2", 2, 3, 1, true, false, true},
+                                         {"grouped 3x3", 1, 3, 4, true, false, true},
+                                         {"depthwise reader", 1, 3, c, true, false, false},
+                                         {"gate shared by the batch", 2, 1, 1, false, false, false},
+                                         {"second reader", 1, 1, 1, true, true, false}}) {
+    SCOPED_TRACE(k.name);
+    auto build = [&] {
+      builder::GraphBuilder b("se");
+      Value x = b.input("x", DType::Float, shape({k.batch, c, hw, hw}));
+      const Ints one = {1, 1}, zero = {0, 0};
+      auto conv = [&](Value in, int64_t oc, int64_t kernel, int64_t groups, uint32_t seed) {
+        Value w =
+            b.parameter("w" + std::to_string(seed),
+                        tensor({oc, in.spec().shape[1].value() / groups, kernel, kernel}, seed));
+        const Ints pad = {kernel / 2, kernel / 2};
+        return b.call("aten::convolution", {in, w, nullptr, one, pad, one, false, zero, groups});
+      };
+      Value h = b.call("aten::relu", {conv(x, c, 1, 1, 1)});
+      Value pooled = b.call("aten::mean.dim", {h, Ints{2, 3}, true});
+      Value gate = k.batch_gate
+                       ? b.call("aten::sigmoid", {b.call("aten::relu", {conv(pooled, c, 1, 1, 2)})})
+                       : b.parameter("g", tensor({1, c, 1, 1}, 9));  // one gate for every image
+      Value scaled = b.call("aten::mul.Tensor", {h, gate});
+      Value y = conv(scaled, k.groups == c ? c : 24, k.kernel, k.groups, 3);
+      if (k.second_reader) {
+        b.output({y, b.call("aten::tanh", {scaled})});
+      } else {
+        b.output({y});
+      }
+      return b.build();
+    };
+    EXPECT_EQ(expect_same(build, {{k.batch, c, hw, hw}}), 1u);
+    const std::vector<K> kinds = blob_kinds(build());
+    EXPECT_EQ(std::count(kinds.begin(), kinds.end(), K::Binary), k.fused ? 0 : 1)
+        << ::testing::PrintToString(kinds);
+  }
+}
+
 TEST_F(CpuBackendOps, SiluWrittenAsMulBySigmoidIsFused) {
   const Ints input = {2, 5, 7, 6};
   for (const bool sigmoid_first : {false, true}) {

@@ -441,11 +441,12 @@ class WeightMap final : public runtime::NamedDataMap {
 
 // init with resnet_like's blob after `edit` changed its nodes.
 template <typename F>
-Error init_edited(F edit) {
+Error init_edited(F edit, uint32_t version = kCpuBlobVersion) {
   const partition::PreprocessResult r =
       cpu::CpuBackend().preprocess(program::to_edge(resnet_like(1)), {});
   std::unique_ptr<ptec_cpu_fb::GraphT> g = ptec_cpu_fb::UnPackGraph(r.processed_bytes->data());
   for (auto& node : g->nodes) edit(*node);
+  g->version = version;
   flatbuffers::FlatBufferBuilder builder;
   builder.Finish(ptec_cpu_fb::Graph::Pack(builder, g.get()), ptec_cpu_fb::GraphIdentifier());
   runtime::FreeableBuffer processed(builder.GetBufferPointer(), builder.GetSize(), nullptr);
@@ -487,6 +488,21 @@ TEST_F(CpuBackend, ConvolutionAlgorithmOfTheBlobIsCheckedAtInit) {
               if (n.kind == ptec_cpu_fb::NodeKind::Conv2d) n.block = -1;
             }),
             Error::InvalidProgram);
+}
+
+// Blob version 5 added a Conv2d's fifth input (an input scale): a version-4 blob with one is
+// refused, as is a scale of the wrong size.
+TEST_F(CpuBackend, ConvolutionInputScaleNeedsVersionFiveAndNTimesCFloats) {
+  // resnet_like's first convolution reads x (1 x 3 x 8 x 8); its bias has 8 floats, not 3.
+  auto with_scale = [](ptec_cpu_fb::NodeT& n) {
+    if (n.kind == ptec_cpu_fb::NodeKind::Conv2d && n.inputs.size() == 4 &&
+        n.inputs[2] != 0xFFFFFFFFu) {
+      n.inputs.push_back(n.inputs[2]);  // the bias as the scale: 8 floats, not 1 x 3
+    }
+  };
+  EXPECT_EQ(init_edited(with_scale, 4), Error::InvalidProgram);
+  EXPECT_EQ(init_edited(with_scale), Error::InvalidProgram);
+  EXPECT_EQ(init_edited([](ptec_cpu_fb::NodeT&) {}, 4), Error::Ok);
 }
 
 }  // namespace
