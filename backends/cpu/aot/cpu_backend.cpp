@@ -166,33 +166,6 @@ class Lowering {
       return n->users().size() == 1 && outputs.count(n) == 0 &&
              ln_absorbed_.count(n->users()[0]) == 0;
     };
-    // A convolution (not depthwise) whose input is x * s with s of shape [N, C, 1, 1] and that
-    // is the product's only reader (squeeze-and-excite: s = sigmoid(conv(mean(x)))): the
-    // convolution reads x and scales each input channel by s itself; the mul emits nothing.
-    for (const ir::Node* node : program_.graph().nodes()) {
-      if (classify(program_, *node) != CpuOpKind::Conv2d) continue;
-      const ir::Node* mul = node->arg("input").as_node();
-      const int64_t groups = node->arg("groups").as_int();
-      const ir::TensorSpec& in = mul->spec();
-      if (!mul->is_op("aten::mul.Tensor") || classify(program_, *mul) != CpuOpKind::Binary ||
-          mul->users().size() != 1 || outputs.count(mul) != 0 || absorbed_.count(mul) != 0 ||
-          ln_absorbed_.count(mul) != 0 || in.rank() != 4 ||
-          (groups > 1 && groups == in.shape[1].value())) {
-        continue;
-      }
-      const ir::Node* a = mul->arg("self").as_node();
-      const ir::Node* b = mul->arg("other").as_node();
-      auto gate = [&](const ir::Node* g) {
-        const ir::TensorSpec& gs = g->spec();
-        return gs.dtype == DType::Float && gs.rank() == 4 && gs.shape[0] == in.shape[0] &&
-               gs.shape[1] == in.shape[1] && gs.shape[2].value() == 1 && gs.shape[3].value() == 1;
-      };
-      const ir::Node* x = a->spec().shape == in.shape ? a : b;
-      const ir::Node* g = x == a ? b : a;
-      if (x == g || x->spec().shape != in.shape || !gate(g)) continue;
-      input_scales_[node] = {x, g};
-      scale_muls_.insert(mul);
-    }
     // mm → view → add of a constant vector of the product's columns (ONNX MatMul + Add on 3-D
     // activations: the view restores the batch dims): the vector becomes the Linear's bias and
     // the add an aliasing copy of the view.
@@ -286,6 +259,43 @@ class Lowering {
       if (f.activation != nullptr) absorbed_[f.activation] = node;
       if (f.silu_sigmoid != nullptr) absorbed_[f.silu_sigmoid] = node;
       deferred_[tail] = node;
+    }
+    // After the fusions above: a convolution (not depthwise) whose input is x * s with s of shape
+    // [N, C, 1, 1] and that is the product's only reader (squeeze-and-excite: s =
+    // sigmoid(conv(mean(x)))): the convolution reads x and scales each input channel by s itself;
+    // the mul emits nothing.
+    for (const ir::Node* node : program_.graph().nodes()) {
+      if (classify(program_, *node) != CpuOpKind::Conv2d) continue;
+      const ir::Node* mul = node->arg("input").as_node();
+      const int64_t groups = node->arg("groups").as_int();
+      const ir::TensorSpec& in = mul->spec();
+      if (!mul->is_op("aten::mul.Tensor") || classify(program_, *mul) != CpuOpKind::Binary ||
+          mul->users().size() != 1 || outputs.count(mul) != 0 || absorbed_.count(mul) != 0 ||
+          ln_absorbed_.count(mul) != 0 || in.rank() != 4 ||
+          (groups > 1 && groups == in.shape[1].value())) {
+        continue;
+      }
+      const ir::Node* a = mul->arg("self").as_node();
+      const ir::Node* b = mul->arg("other").as_node();
+      auto gate = [&](const ir::Node* g) {
+        const ir::TensorSpec& gs = g->spec();
+        return gs.dtype == DType::Float && gs.rank() == 4 && gs.shape[0] == in.shape[0] &&
+               gs.shape[1] == in.shape[1] && gs.shape[2].value() == 1 && gs.shape[3].value() == 1;
+      };
+      const ir::Node* x = a->spec().shape == in.shape ? a : b;
+      const ir::Node* g = x == a ? b : a;
+      // Both operands must be tensors of their own: not folded into another node's fusion
+      // (SiLU's x * sigmoid(x) on a [N, C, 1, 1] tensor looks like a gate but is fused first).
+      auto materialized = [&](const ir::Node* v) {
+        return (absorbed_.count(v) == 0 || deferred_.count(v) != 0) &&
+               (ln_absorbed_.count(v) == 0 || ln_tails_.count(v) != 0 || gelu_tails_.count(v) != 0);
+      };
+      if (x == g || x->spec().shape != in.shape || !gate(g) || !materialized(x) ||
+          !materialized(g)) {
+        continue;
+      }
+      input_scales_[node] = {x, g};
+      scale_muls_.insert(mul);
     }
   }
 

@@ -152,10 +152,14 @@ TEST_F(CpuBackendOps, SqueezeExciteGateIsFoldedIntoTheConvolutionReadingIt) {
       };
       Value h = b.call("aten::relu", {conv(x, c, 1, 1, 1)});
       Value pooled = b.call("aten::mean.dim", {h, Ints{2, 3}, true});
-      Value gate = k.batch_gate
-                       ? b.call("aten::sigmoid", {b.call("aten::relu", {conv(pooled, c, 1, 1, 2)})})
-                       : b.parameter("g", tensor({1, c, 1, 1}, 9));  // one gate for every image
-      Value scaled = b.call("aten::mul.Tensor", {h, gate});
+      // The gate as EfficientNet computes it: reduce, SiLU (x * sigmoid(x) on a [N, C/4, 1, 1]
+      // tensor, which must stay SiLU), expand, sigmoid.
+      Value reduced = conv(pooled, c / 4, 1, 1, 2);
+      Value silu = b.call("aten::mul.Tensor", {reduced, b.call("aten::sigmoid", {reduced})});
+      Value gate = k.batch_gate ? b.call("aten::sigmoid", {conv(silu, c, 1, 1, 4)})
+                                : b.parameter("g", tensor({1, c, 1, 1}, 9));  // one for all images
+      Value scaled = k.batch == 1 ? b.call("aten::mul.Tensor", {gate, h})
+                                  : b.call("aten::mul.Tensor", {h, gate});
       Value y = conv(scaled, k.groups == c ? c : 24, k.kernel, k.groups, 3);
       if (k.second_reader) {
         b.output({y, b.call("aten::tanh", {scaled})});
