@@ -160,7 +160,7 @@ def build_torchvision(name, gen):
     import torchvision.models as tvm
 
     ctor = {"resnet18": tvm.resnet18, "mobilenet_v2": tvm.mobilenet_v2,
-            "squeezenet1_1": tvm.squeezenet1_1}[name]
+            "squeezenet1_1": tvm.squeezenet1_1, "efficientnet_b0": tvm.efficientnet_b0}[name]
     model = ctor(weights=None)
     randomize_batchnorm(model, gen)
     return model, torch.randn(1, 3, 224, 224, generator=gen)
@@ -198,6 +198,8 @@ MODELS = {
     "squeezenet1_1": (lambda g: build_torchvision("squeezenet1_1", g), None),
     "mobilenet_v2": (lambda g: build_torchvision("mobilenet_v2", g), None),
     "resnet18": (lambda g: build_torchvision("resnet18", g), None),
+    # SiLU (x * sigmoid(x)) and squeeze-and-excite gates, depthwise 5x5 convolutions.
+    "efficientnet_b0": (lambda g: build_torchvision("efficientnet_b0", g), None),
     "lstm2": (build_lstm2, None),
     "bigru": (build_bigru, None),
 }
