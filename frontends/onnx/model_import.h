@@ -8,6 +8,7 @@
 #include <onnx/onnx_pb.h>
 
 #include "frontends/onnx/onnx_importer.h"
+#include "ir/buffer.h"
 
 namespace ptec::onnx_import {
 
@@ -19,7 +20,9 @@ ir::ExportedProgram import_model(onnx::ModelProto& model, const std::string& dis
 
 /// Parses a serialized ModelProto; distinguishes an empty file, a truncated file and a file that
 /// is not ONNX. Throws InvalidProgram with a one-line message starting with `display_name`.
-void parse_model(const uint8_t* data, size_t size, const std::string& display_name,
-                 onnx::ModelProto& model);
+/// A memory-mapped `bytes` (a model file) is read a piece at a time and the pieces already
+/// parsed are released, so the file's pages and the parsed copy of its weights are not resident
+/// together.
+void parse_model(const ir::Buffer& bytes, const std::string& display_name, onnx::ModelProto& model);
 
 }  // namespace ptec::onnx_import

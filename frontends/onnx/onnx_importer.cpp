@@ -1,5 +1,6 @@
 #include "frontends/onnx/onnx_importer.h"
 
+#include <algorithm>
 #include <climits>
 #include <filesystem>
 #include <set>
@@ -9,6 +10,7 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 #include <google/protobuf/io/coded_stream.h>
+#include <google/protobuf/io/zero_copy_stream.h>
 #include <onnx/checker.h>
 #include <onnx/defs/schema.h>
 #include <onnx/shape_inference/implementation.h>
@@ -370,19 +372,59 @@ void check_against_inference(const NodeView& node, size_t i, const ir::TensorSpe
       known ? sizes_to_string(sizes) : std::string("[?]"));
 }
 
+// The bytes of a Buffer in pieces of kPiece for protobuf; once the parser has moved
+// Buffer::kReleasePiece past the last release, the pages behind it are released (mapped
+// buffers only: the parser copies what it keeps, and never reads backwards past a piece).
+class ReleasingInputStream final : public google::protobuf::io::ZeroCopyInputStream {
+ public:
+  explicit ReleasingInputStream(const ir::Buffer& bytes) : bytes_(bytes) {}
+  ~ReleasingInputStream() override { bytes_.release_pages(released_, pos_ - released_); }
+  bool Next(const void** data, int* size) override {
+    if (pos_ >= bytes_.size()) return false;
+    // The previous piece is consumed (up to what BackUp returned): release behind it.
+    if (pos_ - released_ >= ir::Buffer::kReleasePiece) {
+      bytes_.release_pages(released_, pos_ - released_);
+      released_ = pos_;
+    }
+    const size_t n = std::min(kPiece, bytes_.size() - pos_);
+    *data = bytes_.data() + pos_;
+    *size = static_cast<int>(n);
+    pos_ += n;
+    return true;
+  }
+  void BackUp(int count) override { pos_ -= static_cast<size_t>(count); }
+  bool Skip(int count) override {
+    const size_t n = std::min(static_cast<size_t>(count), bytes_.size() - pos_);
+    pos_ += n;
+    return n == static_cast<size_t>(count);
+  }
+  int64_t ByteCount() const override { return static_cast<int64_t>(pos_); }
+
+ private:
+  static constexpr size_t kPiece = size_t{1} << 20;
+  const ir::Buffer& bytes_;
+  size_t pos_ = 0;
+  size_t released_ = 0;
+};
+
 }  // namespace
 
-void parse_model(const uint8_t* data, size_t size, const std::string& file,
-                 onnx::ModelProto& model) {
+void parse_model(const ir::Buffer& bytes, const std::string& file, onnx::ModelProto& model) {
+  const uint8_t* data = bytes.data();
+  const size_t size = bytes.size();
   if (size == 0) invalid(file, "empty file (not an ONNX model)");
   if (size > static_cast<size_t>(INT_MAX)) {
     invalid(file,
             "larger than 2 GiB; protobuf cannot parse it (store the weights as external "
             "data)");
   }
-  google::protobuf::io::CodedInputStream stream(data, static_cast<int>(size));
-  stream.SetTotalBytesLimit(INT_MAX);  // the default limit rejects files over 64 MB in old releases
-  const bool parsed = model.ParseFromCodedStream(&stream) && stream.ConsumedEntireMessage();
+  bool parsed = false;
+  {
+    ReleasingInputStream input(bytes);
+    google::protobuf::io::CodedInputStream stream(&input);
+    stream.SetTotalBytesLimit(INT_MAX);  // the default rejects files over 64 MB in old releases
+    parsed = model.ParseFromCodedStream(&stream) && stream.ConsumedEntireMessage();
+  }
   if (!parsed) {
     switch (scan_wire(data, size)) {
       case WireScan::Truncated: invalid(file, "truncated file (protobuf parse failed)");
@@ -590,7 +632,7 @@ ir::ExportedProgram import_onnx_bytes(const ir::BufferPtr& bytes, const std::str
                                       const OnnxImportOptions& options) {
   PTEC_ENFORCE(bytes != nullptr, InvalidArgument, "{}: no bytes", display_name);
   onnx::ModelProto model;
-  parse_model(bytes->data(), bytes->size(), display_name, model);
+  parse_model(*bytes, display_name, model);
   return import_model(model, display_name, options);
 }
 
