@@ -169,6 +169,7 @@ kernels::optimized::Conv2dShape conv_shape(const fb::Graph* g, const fb::Node* n
 
 // The implementations worth timing for node `n`: for a convolution Winograd computes, im2col +
 // GEMM and Winograd at its default pass size, half of it and twice it; else only the default.
+// The first is what the runtime would choose by itself (Auto), which the others must beat.
 std::vector<NodeSetting> candidate_algorithms(const fb::Graph* g, const fb::Node* n) {
   namespace opt = kernels::optimized;
   if (n->kind() != fb::NodeKind::Conv2d) return {NodeSetting{}};
@@ -177,10 +178,15 @@ std::vector<NodeSetting> candidate_algorithms(const fb::Graph* g, const fb::Node
   const int64_t chunk = opt::winograd_default_chunk(s);
   const int64_t unit = std::max<int64_t>(opt::gemm_tile(opt::active_gemm_isa()).nr, 16);
   const int64_t all = ((s.oh() + 1) / 2 * ((s.ow() + 1) / 2) + unit - 1) / unit * unit;
-  std::vector<NodeSetting> out{NodeSetting{0, fb::ConvAlgorithm::Gemm, 0}};
-  for (int64_t c : {chunk, std::max(unit, chunk / 2 / unit * unit), std::min(all, 2 * chunk)}) {
-    const NodeSetting w{0, fb::ConvAlgorithm::Winograd, c};
-    if (std::find(out.begin(), out.end(), w) == out.end()) out.push_back(w);
+  const NodeSetting gemm{0, fb::ConvAlgorithm::Gemm, 0};
+  const NodeSetting winograd{0, fb::ConvAlgorithm::Winograd, chunk};
+  std::vector<NodeSetting> out;
+  out.push_back(opt::winograd_preferred(s) ? winograd : gemm);
+  for (const NodeSetting& c :
+       {gemm, winograd,
+        NodeSetting{0, fb::ConvAlgorithm::Winograd, std::max(unit, chunk / 2 / unit * unit)},
+        NodeSetting{0, fb::ConvAlgorithm::Winograd, std::min(all, 2 * chunk)}}) {
+    if (std::find(out.begin(), out.end(), c) == out.end()) out.push_back(c);
   }
   return out;
 }
@@ -407,7 +413,10 @@ class EngineBuilder final : public partition::Backend {
             for (size_t i = 0; i < times.size(); ++i) {
               if (k >= candidates[i].size() && k > 0) continue;  // a repeat of its default
               // Fewer threads must win clearly (5%): they leave cores to the rest of the method.
-              if (times[i] < best[i] * (t == tuned_for ? 1.0 : 0.95)) {
+              // Another implementation than the runtime's own choice must win by 3%: timings of
+              // a few runs are noisy, and a near tie is not worth leaving the default for.
+              const double margin = (t == tuned_for ? 1.0 : 0.95) * (k == 0 ? 1.0 : 0.97);
+              if (times[i] < best[i] * margin) {
                 best[i] = times[i];
                 chosen[i] = in_run(i);
               }
