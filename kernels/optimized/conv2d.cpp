@@ -186,10 +186,9 @@ __attribute__((always_inline)) inline void depthwise_flat(const Conv2dShape& s, 
 // one; other rows (and other kernels) add tap by tap.
 __attribute__((target_clones("avx512f", "avx2", "default"))) void depthwise_plane(
     const Conv2dShape& s, const float* in, const float* w, float bias, const float* residual,
-    const GemmEpilogue& e, float* out) {
+    const GemmEpilogue& e, float* out, bool flat) {
   const int64_t oh = s.oh(), ow = s.ow();
-  if (s.sh == 1 && s.sw == 1 && s.kh == s.kw && (s.kh == 3 || s.kh == 5) &&
-      (s.h + 2 * s.ph) * (s.w + 2 * s.pw) <= kFlatPlaneFloats) {
+  if (flat) {
     if (s.kh == 3) {
       depthwise_flat<3>(s, in, w, bias, out);
     } else {
@@ -250,6 +249,11 @@ __attribute__((target_clones("avx512f", "avx2", "default"))) void depthwise_plan
 
 }  // namespace
 
+bool depthwise_flat_applies(const Conv2dShape& s) {
+  return s.sh == 1 && s.sw == 1 && s.kh == s.kw && (s.kh == 3 || s.kh == 5) &&
+         (s.h + 2 * s.ph) * (s.w + 2 * s.pw) <= kFlatPlaneFloats;
+}
+
 bool Conv2dShape::valid() const {
   if (n < 0 || c <= 0 || h <= 0 || w <= 0 || oc <= 0 || kh <= 0 || kw <= 0) return false;
   if (sh <= 0 || sw <= 0 || ph < 0 || pw < 0 || dh <= 0 || dw <= 0 || groups <= 0) return false;
@@ -285,7 +289,7 @@ size_t conv2d_scratch_bytes(const Conv2dShape& s, bool weights_packed) {
 
 bool conv2d(const Conv2dShape& s, const float* input, const float* weights,
             const float* packed_weights, const GemmEpilogue& epilogue, float* output, void* scratch,
-            const float* input_scale) {
+            const float* input_scale, DepthwisePath depthwise_path) {
   if (!s.valid() || (input_scale != nullptr && s.depthwise())) return false;
   const int64_t oh = s.oh(), ow = s.ow(), ohw = oh * ow;
   const int64_t in_image = s.c * s.h * s.w, out_image = s.oc * ohw;
@@ -293,13 +297,14 @@ bool conv2d(const Conv2dShape& s, const float* input, const float* weights,
   if (s.depthwise()) {
     const int64_t mult = s.oc / s.c;
     const int64_t taps = s.kh * s.kw;
+    const bool flat = depthwise_path != DepthwisePath::Rows && depthwise_flat_applies(s);
     parallel_for(s.n * s.oc, [&](int64_t item) {
       const int64_t b = item / s.oc, o = item % s.oc;
       const float* res =
           epilogue.residual != nullptr ? epilogue.residual + b * out_image + o * ohw : nullptr;
       depthwise_plane(s, input + b * in_image + (o / mult) * s.h * s.w, weights + o * taps,
                       epilogue.bias != nullptr ? epilogue.bias[o] : 0.0f, res, epilogue,
-                      output + b * out_image + o * ohw);
+                      output + b * out_image + o * ohw, flat);
     });
     return true;
   }

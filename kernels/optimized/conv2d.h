@@ -37,6 +37,14 @@ struct Conv2dShape {
   bool pointwise() const { return kh == 1 && kw == 1 && sh == 1 && sw == 1 && ph == 0 && pw == 0; }
 };
 
+/// How a depthwise convolution runs its planes. Rows: one output row at a time (3x3 and 5x5 rows
+/// inside the input in one fused pass). Flat: a stride-1 3x3 or 5x5 plane whose zero-padded copy
+/// fits 16 KiB as one stencil over that copy (vectorized however narrow the plane). Auto: Flat
+/// where it applies, else Rows.
+enum class DepthwisePath : uint8_t { Auto, Rows, Flat };
+/// True when the Flat path applies to the (depthwise) shape.
+bool depthwise_flat_applies(const Conv2dShape& s);
+
 /// Weights packed for the active GEMM microkernel, one PackedMatrix per group (depthwise
 /// convolutions keep the plain [OC, 1, KH, KW] layout and need no packing).
 size_t conv2d_packed_weights_bytes(const Conv2dShape& s);
@@ -53,10 +61,12 @@ size_t conv2d_scratch_bytes(const Conv2dShape& s, bool weights_packed);
 /// epilogue.bias (per output channel), epilogue.residual (output-shaped, ldr ignored) and the
 /// activation are applied; bias_per_row is implied. `input_scale` (N x C, may be null)
 /// multiplies input channel c of image n by input_scale[n * C + c] first (a squeeze-and-excite
-/// gate folded into the convolution that reads it; not for depthwise convolutions). Returns
-/// false on an invalid shape, missing scratch or a scale on a depthwise convolution.
+/// gate folded into the convolution that reads it; not for depthwise convolutions).
+/// `depthwise_path` chooses a depthwise convolution's path (Flat where it does not apply runs
+/// Rows). Returns false on an invalid shape, missing scratch or a scale on a depthwise
+/// convolution.
 bool conv2d(const Conv2dShape& s, const float* input, const float* weights,
             const float* packed_weights, const GemmEpilogue& epilogue, float* output, void* scratch,
-            const float* input_scale = nullptr);
+            const float* input_scale = nullptr, DepthwisePath depthwise_path = DepthwisePath::Auto);
 
 }  // namespace ptec::kernels::optimized

@@ -52,14 +52,15 @@ struct TensorSlot {
 // Per-node state prepared at init.
 struct NodeState {
   const fb::Node* node = nullptr;
-  const float* packed = nullptr;          // packed weights (Conv2d, Linear)
-  opt::PackedMatrix packed_b;             // Linear
-  opt::Conv2dShape conv;                  // Conv2d
-  bool winograd = false;                  // Conv2d: Winograd F(2x2, 3x3) (packed: its weights)
-  int64_t block = 0;                      // Conv2d: the algorithm's blocking (0: default)
-  int64_t m = 0, n = 0, k = 0;            // Linear, BatchMatMul
-  int64_t batch = 0;                      // BatchMatMul
-  bool trans_b = false;                   // BatchMatMul: b is (B.., N, K)
+  const float* packed = nullptr;  // packed weights (Conv2d, Linear)
+  opt::PackedMatrix packed_b;     // Linear
+  opt::Conv2dShape conv;          // Conv2d
+  bool winograd = false;          // Conv2d: Winograd F(2x2, 3x3) (packed: its weights)
+  int64_t block = 0;              // Conv2d: the algorithm's blocking (0: default)
+  opt::DepthwisePath depthwise_path = opt::DepthwisePath::Auto;  // Conv2d, depthwise
+  int64_t m = 0, n = 0, k = 0;                                   // Linear, BatchMatMul
+  int64_t batch = 0;                                             // BatchMatMul
+  bool trans_b = false;                                          // BatchMatMul: b is (B.., N, K)
   bool skip = false;                      // a Copy whose output aliases its input
   int64_t outer = 0, len = 0, inner = 0;  // Softmax
   const void* qpacked = nullptr;          // QConv2d / QLinear: packed int8 weights
@@ -383,14 +384,28 @@ Error prepare_node(Handle& h, NodeState& st, MemoryAllocator& alloc, size_t* scr
                 "PtecCpuBackend: Conv2d input scale must hold N x C floats (and the convolution "
                 "must not be depthwise)");
       const fb::ConvAlgorithm algorithm = n->algorithm();
-      CPU_CHECK(algorithm <= fb::ConvAlgorithm::Winograd && n->block() >= 0, Error::InvalidProgram,
-                "PtecCpuBackend: Conv2d '%s' has an unknown algorithm",
-                n->name() != nullptr ? n->name()->c_str() : "");
+      const char* name = n->name() != nullptr ? n->name()->c_str() : "";
+      CPU_CHECK(algorithm <= fb::ConvAlgorithm::DepthwiseFlat && n->block() >= 0,
+                Error::InvalidProgram, "PtecCpuBackend: Conv2d '%s' has an unknown algorithm",
+                name);
       CPU_CHECK(algorithm != fb::ConvAlgorithm::Winograd || opt::winograd_applies(s),
                 Error::InvalidProgram,
                 "PtecCpuBackend: Conv2d '%s' asks for Winograd, which computes 3x3 stride-1 "
                 "undilated ungrouped convolutions only",
-                n->name() != nullptr ? n->name()->c_str() : "");
+                name);
+      const bool depthwise_choice = algorithm == fb::ConvAlgorithm::DepthwiseRows ||
+                                    algorithm == fb::ConvAlgorithm::DepthwiseFlat;
+      CPU_CHECK(!depthwise_choice || s.depthwise(), Error::InvalidProgram,
+                "PtecCpuBackend: Conv2d '%s' asks for a depthwise path but is not depthwise", name);
+      CPU_CHECK(algorithm != fb::ConvAlgorithm::DepthwiseFlat || opt::depthwise_flat_applies(s),
+                Error::InvalidProgram,
+                "PtecCpuBackend: Conv2d '%s' asks for the flat depthwise path, which computes "
+                "stride-1 3x3 and 5x5 planes of at most 16 KiB padded only",
+                name);
+      st.depthwise_path = algorithm == fb::ConvAlgorithm::DepthwiseRows ? opt::DepthwisePath::Rows
+                          : algorithm == fb::ConvAlgorithm::DepthwiseFlat
+                              ? opt::DepthwisePath::Flat
+                              : opt::DepthwisePath::Auto;
       st.winograd = algorithm == fb::ConvAlgorithm::Winograd ||
                     (algorithm == fb::ConvAlgorithm::Auto && opt::winograd_preferred(s));
       st.block = n->block();
@@ -1003,7 +1018,7 @@ Error run_node(Handle& h, const NodeState& st, runtime::BackendExecutionContext&
       const bool ok = st.winograd ? opt::conv2d_winograd(st.conv, slot(0)->data, st.packed, e,
                                                          out.data, st.block, h.scratch, scale)
                                   : opt::conv2d(st.conv, slot(0)->data, slot(1)->data, st.packed, e,
-                                                out.data, h.scratch, scale);
+                                                out.data, h.scratch, scale, st.depthwise_path);
       return ok ? Error::Ok : Error::Internal;
     }
     case fb::NodeKind::Linear: {

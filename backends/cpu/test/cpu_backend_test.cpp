@@ -484,6 +484,25 @@ TEST_F(CpuBackend, ConvolutionAlgorithmOfTheBlobIsCheckedAtInit) {
               if (n.kind == ptec_cpu_fb::NodeKind::Conv2d) n.algorithm = ConvAlgorithm(7);
             }),
             Error::InvalidProgram);
+  // The depthwise paths: rows for the depthwise stride-2 convolution; flat needs stride 1; no
+  // depthwise path for a dense convolution.
+  auto depthwise = [](const ptec_cpu_fb::NodeT& n) {
+    return n.kind == ptec_cpu_fb::NodeKind::Conv2d && n.ints[6] > 1;
+  };
+  EXPECT_EQ(init_edited([&](ptec_cpu_fb::NodeT& n) {
+              if (depthwise(n)) n.algorithm = ConvAlgorithm::DepthwiseRows;
+            }),
+            Error::Ok);
+  EXPECT_EQ(init_edited([&](ptec_cpu_fb::NodeT& n) {
+              if (depthwise(n)) n.algorithm = ConvAlgorithm::DepthwiseFlat;
+            }),
+            Error::InvalidProgram);
+  EXPECT_EQ(init_edited([&](ptec_cpu_fb::NodeT& n) {
+              if (n.kind == ptec_cpu_fb::NodeKind::Conv2d && !depthwise(n)) {
+                n.algorithm = ConvAlgorithm::DepthwiseRows;
+              }
+            }),
+            Error::InvalidProgram);
   EXPECT_EQ(init_edited([](ptec_cpu_fb::NodeT& n) {
               if (n.kind == ptec_cpu_fb::NodeKind::Conv2d) n.block = -1;
             }),

@@ -174,6 +174,11 @@ std::vector<NodeSetting> candidate_algorithms(const fb::Graph* g, const fb::Node
   namespace opt = kernels::optimized;
   if (n->kind() != fb::NodeKind::Conv2d) return {NodeSetting{}};
   const opt::Conv2dShape s = conv_shape(g, n);
+  if (s.depthwise()) {  // its own paths: flat (the default where it applies) or rows
+    const NodeSetting rows{0, fb::ConvAlgorithm::DepthwiseRows, 0};
+    if (!opt::depthwise_flat_applies(s)) return {rows};
+    return {NodeSetting{0, fb::ConvAlgorithm::DepthwiseFlat, 0}, rows};
+  }
   if (!opt::winograd_applies(s)) return {NodeSetting{0, fb::ConvAlgorithm::Gemm, 0}};
   const int64_t chunk = opt::winograd_default_chunk(s);
   const int64_t unit = std::max<int64_t>(opt::gemm_tile(opt::active_gemm_isa()).nr, 16);
@@ -194,8 +199,8 @@ std::vector<NodeSetting> candidate_algorithms(const fb::Graph* g, const fb::Node
 std::string describe(fb::NodeKind kind, const NodeSetting& s, bool autotune) {
   std::string out = fb::EnumNameNodeKind(kind);
   if (kind == fb::NodeKind::Conv2d && s.algorithm != fb::ConvAlgorithm::Auto) {
-    out += fmt::format("; algorithm={}",
-                       s.algorithm == fb::ConvAlgorithm::Winograd ? "winograd" : "gemm");
+    const char* names[] = {"auto", "gemm", "winograd", "depthwise_rows", "depthwise_flat"};
+    out += fmt::format("; algorithm={}", names[static_cast<int>(s.algorithm)]);
     if (s.block > 0) out += fmt::format("; block={}", s.block);
   }
   return out + fmt::format("; threads={}", autotune ? s.threads : 0);

@@ -262,16 +262,18 @@ TEST_F(EngineCompileTest, AutotuneRecordsAThreadAndAlgorithmChoicePerNodeInThePl
     EXPECT_NE(choice.find(fmt::format("threads={}", threads)), std::string::npos) << choice;
     EXPECT_NE(choice.find(ptec_cpu_fb::EnumNameNodeKind(node->kind())), std::string::npos);
     // Convolutions get the measured algorithm: the 3x3 stride-1 ones im2col + GEMM or
-    // Winograd, the depthwise one (which Winograd does not compute) im2col + GEMM's path.
+    // Winograd, the depthwise one a depthwise path.
     if (node->kind() == ptec_cpu_fb::NodeKind::Conv2d) {
       ++convolutions;
       const bool depthwise = node->ints()->Get(6) > 1;
       EXPECT_NE(node->algorithm(), ptec_cpu_fb::ConvAlgorithm::Auto) << choice;
-      if (depthwise) {
-        EXPECT_EQ(node->algorithm(), ptec_cpu_fb::ConvAlgorithm::Gemm) << choice;
+      if (depthwise) {  // stride 2: the row path is its only one
+        EXPECT_EQ(node->algorithm(), ptec_cpu_fb::ConvAlgorithm::DepthwiseRows) << choice;
       }
       const bool winograd = node->algorithm() == ptec_cpu_fb::ConvAlgorithm::Winograd;
-      EXPECT_NE(choice.find(winograd ? "algorithm=winograd; block=" : "algorithm=gemm"),
+      EXPECT_NE(choice.find(winograd    ? "algorithm=winograd; block="
+                            : depthwise ? "algorithm=depthwise_rows"
+                                        : "algorithm=gemm"),
                 std::string::npos)
           << choice;
       EXPECT_EQ(node->block() > 0, winograd) << choice;

@@ -175,6 +175,24 @@ TEST_P(Conv2d, RefusesInvalidShapesAndMissingScratch) {
   EXPECT_FALSE(conv2d(s, buf.data(), buf.data(), nullptr, {}, buf.data(), nullptr));
 }
 
+// Both depthwise paths, chosen explicitly, match the reference where the flat one applies (and
+// Flat falls back to Rows where it does not).
+TEST_P(Conv2d, DepthwisePathsAgree) {
+  for (const Conv2dShape& s :
+       {shape(2, 8, 9, 7, 8, 3, 1, 1, 1, 8), shape(2, 4, 12, 9, 4, 5, 1, 2, 1, 4),
+        shape(1, 4, 15, 15, 4, 3, 1, 2, 2, 4), shape(1, 4, 10, 10, 8, 3, 2, 1, 1, 4)}) {
+    const auto in = random_vector(s.n * s.c * s.h * s.w, 1);
+    const auto w = random_vector(s.oc * s.kh * s.kw, 2);
+    const auto ref = reference(s, in, w, {}, {}, false);
+    EXPECT_EQ(depthwise_flat_applies(s), s.sh == 1) << describe(s);
+    for (DepthwisePath path : {DepthwisePath::Rows, DepthwisePath::Flat}) {
+      std::vector<float> out(ref.size(), 99.0f);
+      ASSERT_TRUE(conv2d(s, in.data(), w.data(), nullptr, {}, out.data(), nullptr, nullptr, path));
+      for (size_t i = 0; i < out.size(); ++i) ASSERT_NEAR(out[i], ref[i], 1e-4) << describe(s);
+    }
+  }
+}
+
 // An input scale (N x C) gives what the convolution of the scaled input gives, for the pointwise,
 // im2col (grouped, strided) and Winograd paths; a depthwise convolution refuses it.
 TEST_P(Conv2d, InputScaleEqualsConvolvingTheScaledInput) {
