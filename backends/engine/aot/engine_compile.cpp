@@ -418,9 +418,9 @@ class EngineBuilder final : public partition::Backend {
             for (size_t i = 0; i < times.size(); ++i) {
               if (k >= candidates[i].size() && k > 0) continue;  // a repeat of its default
               // Fewer threads must win clearly (5%): they leave cores to the rest of the method.
-              // Another implementation than the runtime's own choice must win by 3%: timings of
-              // a few runs are noisy, and a near tie is not worth leaving the default for.
-              const double margin = (t == tuned_for ? 1.0 : 0.95) * (k == 0 ? 1.0 : 0.97);
+              // Another implementation than the runtime's own choice must win by 5% too: timings
+              // of a few runs are noisy, and a near tie is not worth leaving the default for.
+              const double margin = (t == tuned_for ? 1.0 : 0.95) * (k == 0 ? 1.0 : 0.95);
               if (times[i] < best[i] * margin) {
                 best[i] = times[i];
                 chosen[i] = in_run(i);

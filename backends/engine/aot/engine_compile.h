@@ -47,7 +47,7 @@ struct EngineCompileOptions {
   /// Profiles by symbol name (a symbol of the program's user inputs).
   std::map<std::string, EngineDimProfile> input_profiles;
   /// Timed runs per candidate (after one warm-up run).
-  int autotune_iterations = 5;
+  int autotune_iterations = 10;
   /// Most plans one engine may hold (shape points of the profile).
   size_t max_plans = 16;
   /// The method name recorded in the partition step.
