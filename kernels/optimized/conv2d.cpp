@@ -6,6 +6,7 @@
 #include <cstring>
 
 #include "kernels/optimized/threadpool.h"
+#include "kernels/optimized/window.h"
 
 namespace ptec::kernels::optimized {
 namespace {
@@ -200,11 +201,9 @@ __attribute__((target_clones("avx512f", "avx2", "default"))) void depthwise_plan
     activate_in_place(out, oh * ow, e.activation, e.clamp_min, e.clamp_max);
     return;
   }
-  // Columns where every tap is inside: ox * sw - pw >= 0 and ox * sw - pw + (kw - 1) dw < w.
-  const int64_t span = (s.kw - 1) * s.dw;
-  const int64_t in_lo = std::min(ow, (s.pw + s.sw - 1) / s.sw);
-  const int64_t in_hi = std::max(
-      in_lo, std::min(ow, s.w - 1 - span + s.pw < 0 ? 0 : (s.w - 1 - span + s.pw) / s.sw + 1));
+  // Columns where every tap is inside.
+  const ColumnRange inside = columns_with_all_taps_inside(s.pw, s.sw, s.dw, s.kw, s.w, ow);
+  const int64_t in_lo = inside.lo, in_hi = inside.hi;
   // The fused path's kernel (called directly, so that each clone inlines its own copy).
   const int64_t interior =
       s.kh == s.kw && (s.kh == 3 || s.kh == 5) && (s.sw == 1 || s.sw == 2) && in_lo < in_hi
@@ -231,11 +230,9 @@ __attribute__((target_clones("avx512f", "avx2", "default"))) void depthwise_plan
         if (iy < 0 || iy >= s.h) continue;
         const float* row = in + iy * s.w;
         for (int64_t kx = 0; kx < s.kw; ++kx) {
-          // Output columns whose input column ox * sw - pw + kx * dw lies in [0, w).
           const int64_t off = kx * s.dw - s.pw;
-          const int64_t x_lo = off >= 0 ? 0 : (-off + s.sw - 1) / s.sw;
-          const int64_t x_hi = std::min(ow, s.w - off <= 0 ? 0 : (s.w - off + s.sw - 1) / s.sw);
-          if (x_lo < x_hi) axpy_strided(dst, row, off, w[ky * s.kw + kx], x_lo, x_hi, s.sw);
+          const ColumnRange x = columns_reading_inside(off, s.sw, s.w, ow);
+          if (x.lo < x.hi) axpy_strided(dst, row, off, w[ky * s.kw + kx], x.lo, x.hi, s.sw);
         }
       }
     }

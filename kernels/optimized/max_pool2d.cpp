@@ -4,6 +4,7 @@
 #include <limits>
 
 #include "kernels/optimized/threadpool.h"
+#include "kernels/optimized/window.h"
 
 namespace ptec::kernels::optimized {
 namespace {
@@ -57,11 +58,9 @@ inline float max_pixel(const MaxPool2dShape& s, const float* in, int64_t oy, int
 
 __attribute__((target_clones("avx512f", "avx2", "default"))) void max_pool_plane(
     const MaxPool2dShape& s, const float* in, float* out) {
-  // Columns whose every tap is inside: ox * sw - pw >= 0 and ox * sw - pw + (kw - 1) dw < w.
-  const int64_t span = (s.kw - 1) * s.dw;
-  const int64_t in_lo = std::min(s.ow, (s.pw + s.sw - 1) / s.sw);
-  const int64_t in_hi = std::max(
-      in_lo, std::min(s.ow, s.w - 1 - span + s.pw < 0 ? 0 : (s.w - 1 - span + s.pw) / s.sw + 1));
+  // Columns where every tap is inside.
+  const ColumnRange inside = columns_with_all_taps_inside(s.pw, s.sw, s.dw, s.kw, s.w, s.ow);
+  const int64_t in_lo = inside.lo, in_hi = inside.hi;
   const int64_t fused =
       s.kh == s.kw && (s.kh == 2 || s.kh == 3) && (s.sw == 1 || s.sw == 2) && in_lo < in_hi
           ? s.kh * 10 + s.sw
@@ -88,11 +87,9 @@ __attribute__((target_clones("avx512f", "avx2", "default"))) void max_pool_plane
       if (iy < 0 || iy >= s.h) continue;
       const float* row = in + iy * s.w;
       for (int64_t kx = 0; kx < s.kw; ++kx) {
-        // Output columns whose input column ox * sw - pw + kx * dw lies in [0, w).
         const int64_t off = kx * s.dw - s.pw;
-        const int64_t x_lo = off >= 0 ? 0 : (-off + s.sw - 1) / s.sw;
-        const int64_t x_hi = std::min(s.ow, s.w - off <= 0 ? 0 : (s.w - off + s.sw - 1) / s.sw);
-        if (x_lo < x_hi) max_strided(dst, row, off, x_lo, x_hi, s.sw);
+        const ColumnRange x = columns_reading_inside(off, s.sw, s.w, s.ow);
+        if (x.lo < x.hi) max_strided(dst, row, off, x.lo, x.hi, s.sw);
       }
     }
   }
