@@ -1,7 +1,10 @@
 #pragma once
 
+#include <map>
 #include <string>
 #include <vector>
+
+#include <nlohmann/json.hpp>
 
 #include "emit/constant_value.h"
 
@@ -113,6 +116,19 @@ int run_export_engine(const ExportArgs& args);
 bool is_program_archive(const std::string& path);
 /// "128" → int, "0.5" → double, "true"/"false" → bool, anything else → string (--constant).
 emit::ConstantValue parse_constant(const std::string& text);
+/// The export's methods: MODEL as "forward", then each --method NAME=FILE. InvalidArgument for a
+/// malformed --method, a method given twice, or no method at all.
+std::map<std::string, std::string> method_sources(const ExportArgs& args);
+/// The --constant NAME=VALUE methods (parse_constant). InvalidArgument for a malformed one or a
+/// name given twice.
+std::map<std::string, emit::ConstantValue> constant_methods(const ExportArgs& args);
+/// The .ptd written beside the .pte when `et` has external data; empty otherwise.
+std::string external_data_path(const program::ExecutorchProgramManager& et,
+                               const std::string& output);
+/// Adds the files an export wrote besides the .pte to its --json object: "data" and
+/// "data_bytes" for `ptd` (when not empty), "etrecord" and "etrecord_bytes" for the ETRecord.
+void describe_written_files(nlohmann::ordered_json& j, const ExportArgs& args,
+                            const std::string& ptd);
 /// Writes the .pte (and .ptd) of `et` and, when `etrecord_path` is not empty, its ETRecord, each
 /// atomically. The ETRecord is saved first and removed again when the .pte cannot be written, so
 /// a failed export leaves no ETRecord behind.

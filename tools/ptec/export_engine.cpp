@@ -40,15 +40,7 @@ int run_export_engine(const ExportArgs& args) {
   check_output_directory(args.output);
   if (!args.etrecord_path.empty()) check_output_directory(args.etrecord_path);
 
-  std::map<std::string, std::string> files;
-  if (!args.model.empty()) files["forward"] = args.model;
-  for (const std::string& m : args.methods) {
-    const size_t eq = m.find('=');
-    PTEC_ENFORCE(eq != std::string::npos && eq > 0 && eq + 1 < m.size(), InvalidArgument,
-                 "--method '{}' must be NAME=FILE", m);
-    PTEC_ENFORCE(files.emplace(m.substr(0, eq), m.substr(eq + 1)).second, InvalidArgument,
-                 "--method {}: method '{}' is given twice", m, m.substr(0, eq));
-  }
+  const std::map<std::string, std::string> files = method_sources(args);
   engine::register_engine_loader();
   std::map<std::string, ir::ExportedProgram> programs;
   std::vector<DynamicDimRecord> records;
@@ -64,14 +56,7 @@ int run_export_engine(const ExportArgs& args) {
   engine::EngineExportOptions options;
   options.partitioners = recipe_partitioners(args.recipe);
   options.generate_etrecord = !args.etrecord_path.empty();
-  for (const std::string& c : args.constants) {
-    const size_t eq = c.find('=');
-    PTEC_ENFORCE(eq != std::string::npos && eq > 0 && eq + 1 < c.size(), InvalidArgument,
-                 "--constant '{}' must be NAME=VALUE", c);
-    PTEC_ENFORCE(
-        options.constant_methods.emplace(c.substr(0, eq), parse_constant(c.substr(eq + 1))).second,
-        InvalidArgument, "--constant {}: '{}' is given twice", c, c.substr(0, eq));
-  }
+  options.constant_methods = constant_methods(args);
   if (!records.empty()) {
     options.constant_methods.emplace(kDynamicDimsMethod, encode_dynamic_dims(records));
   }
@@ -93,8 +78,7 @@ int run_export_engine(const ExportArgs& args) {
   }
   auto ms = [](Clock::duration d) { return std::chrono::duration<double, std::milli>(d).count(); };
   const auto file_size = fs::file_size(args.output);
-  const std::string ptd =
-      et.has_external_tensor_data() ? fs::path(args.output).replace_extension(".ptd").string() : "";
+  const std::string ptd = external_data_path(et, args.output);
   if (args.json) {
     nlohmann::ordered_json j;
     j["methods"] = files;
@@ -102,14 +86,7 @@ int run_export_engine(const ExportArgs& args) {
     j["output"] = args.output;
     j["recipe"] = args.recipe;
     j["bytes"] = file_size;
-    if (!ptd.empty()) {
-      j["data"] = ptd;
-      j["data_bytes"] = fs::file_size(ptd);
-    }
-    if (!args.etrecord_path.empty()) {
-      j["etrecord"] = args.etrecord_path;
-      j["etrecord_bytes"] = fs::file_size(args.etrecord_path);
-    }
+    describe_written_files(j, args, ptd);
     j["engine_delegates"] = engine_delegates;
     j["instructions"] = instructions;
     j["constants"] = summary.num_constants;

@@ -30,6 +30,48 @@ std::pair<std::string, std::string> split_assignment(const std::string& text, co
 
 }  // namespace
 
+std::map<std::string, std::string> method_sources(const ExportArgs& args) {
+  std::map<std::string, std::string> sources;
+  if (!args.model.empty()) sources["forward"] = args.model;
+  for (const std::string& m : args.methods) {
+    auto [name, path] = split_assignment(m, "--method");
+    PTEC_ENFORCE(sources.emplace(name, path).second, InvalidArgument,
+                 "--method {}: method '{}' is given twice", m, name);
+  }
+  PTEC_ENFORCE(!sources.empty(), InvalidArgument,
+               "export: give a MODEL or at least one --method NAME=MODEL.onnx");
+  return sources;
+}
+
+std::map<std::string, emit::ConstantValue> constant_methods(const ExportArgs& args) {
+  std::map<std::string, emit::ConstantValue> constants;
+  for (const std::string& c : args.constants) {
+    auto [name, value] = split_assignment(c, "--constant");
+    PTEC_ENFORCE(constants.emplace(name, parse_constant(value)).second, InvalidArgument,
+                 "--constant {}: '{}' is given twice", c, name);
+  }
+  return constants;
+}
+
+std::string external_data_path(const program::ExecutorchProgramManager& et,
+                               const std::string& output) {
+  return et.has_external_tensor_data()
+             ? std::filesystem::path(output).replace_extension(".ptd").string()
+             : std::string();
+}
+
+void describe_written_files(nlohmann::ordered_json& j, const ExportArgs& args,
+                            const std::string& ptd) {
+  if (!ptd.empty()) {
+    j["data"] = ptd;
+    j["data_bytes"] = std::filesystem::file_size(ptd);
+  }
+  if (!args.etrecord_path.empty()) {
+    j["etrecord"] = args.etrecord_path;
+    j["etrecord_bytes"] = std::filesystem::file_size(args.etrecord_path);
+  }
+}
+
 emit::ConstantValue parse_constant(const std::string& text) {
   if (text == "true") return true;
   if (text == "false") return false;
@@ -78,15 +120,7 @@ int run_export_methods(const ExportArgs& args) {
   check_output_directory(args.output);
   if (!args.etrecord_path.empty()) check_output_directory(args.etrecord_path);
 
-  std::map<std::string, std::string> sources;
-  if (!args.model.empty()) sources["forward"] = args.model;
-  for (const std::string& m : args.methods) {
-    auto [name, path] = split_assignment(m, "--method");
-    PTEC_ENFORCE(sources.emplace(name, path).second, InvalidArgument,
-                 "--method {}: method '{}' is given twice", m, name);
-  }
-  PTEC_ENFORCE(!sources.empty(), InvalidArgument,
-               "export: give a MODEL or at least one --method NAME=MODEL.onnx");
+  const std::map<std::string, std::string> sources = method_sources(args);
   std::map<std::string, ir::ExportedProgram> programs;
   for (const auto& [name, path] : sources) {
     PTEC_ENFORCE(fs::exists(path), NotFound, "{}: no such file (method '{}')", path, name);
@@ -95,11 +129,7 @@ int run_export_methods(const ExportArgs& args) {
   program::TransformAndLowerOptions options;
   options.partitioners = recipe_partitioners(args.recipe);
   options.generate_etrecord = !args.etrecord_path.empty();
-  for (const std::string& c : args.constants) {
-    auto [name, value] = split_assignment(c, "--constant");
-    PTEC_ENFORCE(options.constant_methods.emplace(name, parse_constant(value)).second,
-                 InvalidArgument, "--constant {}: '{}' is given twice", c, name);
-  }
+  options.constant_methods = constant_methods(args);
   const auto imported = Clock::now();
   program::ExecutorchBackendConfig config;
   config.external_constants = args.external_data;
@@ -111,8 +141,7 @@ int run_export_methods(const ExportArgs& args) {
   const emit::ProgramSummary summary = emit::summarize(et.emitted());
   auto ms = [](Clock::duration d) { return std::chrono::duration<double, std::milli>(d).count(); };
   const auto file_size = fs::file_size(args.output);
-  const std::string ptd =
-      et.has_external_tensor_data() ? fs::path(args.output).replace_extension(".ptd").string() : "";
+  const std::string ptd = external_data_path(et, args.output);
   size_t instructions = 0;
   for (const auto& m : summary.methods) instructions += m.num_instructions;
   if (args.json) {
@@ -121,14 +150,7 @@ int run_export_methods(const ExportArgs& args) {
     j["constant_methods"] = et.config_methods();
     j["output"] = args.output;
     j["bytes"] = file_size;
-    if (!ptd.empty()) {
-      j["data"] = ptd;
-      j["data_bytes"] = fs::file_size(ptd);
-    }
-    if (!args.etrecord_path.empty()) {
-      j["etrecord"] = args.etrecord_path;
-      j["etrecord_bytes"] = fs::file_size(args.etrecord_path);
-    }
+    describe_written_files(j, args, ptd);
     j["constants"] = summary.num_constants;
     j["constant_bytes"] = summary.constant_bytes;
     j["instructions"] = instructions;

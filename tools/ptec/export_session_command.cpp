@@ -31,31 +31,14 @@ int run_export_session(const ExportArgs& args, const ExportRecipe& recipe) {
   check_output_directory(args.output);
   if (!args.etrecord_path.empty()) check_output_directory(args.etrecord_path);
 
-  std::map<std::string, std::string> files;
-  if (!args.model.empty()) files["forward"] = args.model;
-  for (const std::string& m : args.methods) {
-    const size_t eq = m.find('=');
-    PTEC_ENFORCE(eq != std::string::npos && eq > 0 && eq + 1 < m.size(), InvalidArgument,
-                 "--method '{}' must be NAME=FILE", m);
-    PTEC_ENFORCE(files.emplace(m.substr(0, eq), m.substr(eq + 1)).second, InvalidArgument,
-                 "--method {}: method '{}' is given twice", m, m.substr(0, eq));
-  }
-  PTEC_ENFORCE(!files.empty(), InvalidArgument,
-               "export: give a MODEL or at least one --method NAME=MODEL.onnx");
+  const std::map<std::string, std::string> files = method_sources(args);
   PTEC_ENFORCE(args.dynamic.empty() || files.count("forward"), InvalidArgument,
                "--dynamic applies to MODEL (method forward), and none is given");
 
   ExportOptions options;
   options.name = fs::path(args.output).stem().string();
   options.generate_etrecord = !args.etrecord_path.empty();
-  for (const std::string& c : args.constants) {
-    const size_t eq = c.find('=');
-    PTEC_ENFORCE(eq != std::string::npos && eq > 0 && eq + 1 < c.size(), InvalidArgument,
-                 "--constant '{}' must be NAME=VALUE", c);
-    PTEC_ENFORCE(
-        options.constant_methods.emplace(c.substr(0, eq), parse_constant(c.substr(eq + 1))).second,
-        InvalidArgument, "--constant {}: '{}' is given twice", c, c.substr(0, eq));
-  }
+  options.constant_methods = constant_methods(args);
   if (!args.calibration_dir.empty()) {
     options.calibration_inputs["forward"] = read_calibration_sets(args.calibration_dir);
   }
@@ -104,8 +87,7 @@ int run_export_session(const ExportArgs& args, const ExportRecipe& recipe) {
   for (StageType s : session.pipeline()) stages.emplace_back(to_string(s));
   auto ms = [](Clock::duration d) { return std::chrono::duration<double, std::milli>(d).count(); };
   const auto file_size = fs::file_size(args.output);
-  const std::string ptd =
-      et.has_external_tensor_data() ? fs::path(args.output).replace_extension(".ptd").string() : "";
+  const std::string ptd = external_data_path(et, args.output);
   if (args.json) {
     nlohmann::ordered_json j;
     j["methods"] = files;
@@ -114,14 +96,7 @@ int run_export_session(const ExportArgs& args, const ExportRecipe& recipe) {
     j["recipe"] = args.recipe;
     j["pipeline"] = stages;
     j["bytes"] = file_size;
-    if (!ptd.empty()) {
-      j["data"] = ptd;
-      j["data_bytes"] = fs::file_size(ptd);
-    }
-    if (!args.etrecord_path.empty()) {
-      j["etrecord"] = args.etrecord_path;
-      j["etrecord_bytes"] = fs::file_size(args.etrecord_path);
-    }
+    describe_written_files(j, args, ptd);
     j["delegates"] = delegates;
     j["instructions"] = instructions;
     j["constants"] = summary.num_constants;
