@@ -52,26 +52,9 @@ inline float activate(float v, Activation a, float lo, float hi) {
   return v;
 }
 
-/// `a` applied to x[0, n) in place.
-inline void activate_in_place(float* x, int64_t n, Activation a, float lo, float hi) {
-  switch (a) {
-    case Activation::None: return;
-    case Activation::Relu:
-      for (int64_t i = 0; i < n; ++i) x[i] = x[i] > 0.0f ? x[i] : 0.0f;
-      return;
-    case Activation::Clamp:
-      for (int64_t i = 0; i < n; ++i) x[i] = std::min(std::max(x[i], lo), hi);
-      return;
-    case Activation::Sigmoid:
-      for (int64_t i = 0; i < n; ++i) x[i] = 1.0f / (1.0f + exp_approx(-x[i]));
-      return;
-    case Activation::Silu:
-      for (int64_t i = 0; i < n; ++i) x[i] = x[i] / (1.0f + exp_approx(-x[i]));
-      return;
-    default:
-      for (int64_t i = 0; i < n; ++i) x[i] = activate(x[i], a, lo, hi);
-      return;
-  }
-}
+/// `a` applied to x[0, n) in place. Sigmoid, SiLU, tanh and GELU run vectorized for the
+/// instruction set the GEMM uses (active_gemm_isa(), gemm.h), within the accuracy that
+/// activation_simd.h states; without AVX2 they run activate() per element.
+void activate_in_place(float* x, int64_t n, Activation a, float lo, float hi);
 
 }  // namespace ptec::kernels::optimized

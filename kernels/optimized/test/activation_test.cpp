@@ -2,9 +2,14 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
+#include <cstddef>
 #include <limits>
+#include <string>
 #include <vector>
+
+#include "kernels/optimized/gemm.h"
 
 namespace ptec::kernels::optimized {
 namespace {
@@ -23,21 +28,69 @@ TEST(ExpApprox, ExtremesAndNaN) {
   EXPECT_TRUE(std::isnan(exp_approx(std::numeric_limits<float>::quiet_NaN())));
 }
 
-TEST(Activation, InPlaceLoopsMatchTheScalarDefinitions) {
-  std::vector<float> x;
-  for (float v = -30.0f; v <= 30.0f; v += 0.37f) x.push_back(v);
-  x.push_back(std::numeric_limits<float>::quiet_NaN());
-  for (Activation a : {Activation::Sigmoid, Activation::Silu}) {
-    std::vector<float> y = x;
-    activate_in_place(y.data(), static_cast<int64_t>(y.size()), a, 0.0f, 0.0f);
-    for (size_t i = 0; i + 1 < x.size(); ++i) {
-      const float s = 1.0f / (1.0f + std::exp(-x[i]));
-      const float want = a == Activation::Sigmoid ? s : x[i] * s;
-      ASSERT_NEAR(y[i], want, 1e-6f * std::max(1.0f, std::fabs(want))) << x[i];
-    }
-    EXPECT_TRUE(std::isnan(y.back()));
+double reference(Activation a, double v) {
+  switch (a) {
+    case Activation::Sigmoid: return 1.0 / (1.0 + std::exp(-v));
+    case Activation::Silu: return v / (1.0 + std::exp(-v));
+    case Activation::Tanh: return std::tanh(v);
+    case Activation::Gelu: return 0.5 * v * (1.0 + std::erf(v / std::sqrt(2.0)));
+    default: return v;
   }
 }
+
+// Tolerance of activation_simd.h (and of the scalar path, which is tighter).
+double tolerance(Activation a, double v, double want) {
+  switch (a) {
+    case Activation::Tanh: return 2e-7;
+    case Activation::Gelu: return 1e-6 * std::max(1.0, std::fabs(v));
+    default: return 1e-6 * std::max(1.0, std::fabs(want));
+  }
+}
+
+class ActivationIsa : public ::testing::TestWithParam<GemmIsa> {
+ protected:
+  void SetUp() override {
+    if (!set_gemm_isa(GetParam())) GTEST_SKIP() << to_string(GetParam()) << " not on this CPU";
+  }
+  void TearDown() override { set_gemm_isa(detected_gemm_isa()); }
+};
+
+TEST_P(ActivationIsa, InPlaceLoopsMatchTheDefinitions) {
+  std::vector<float> x;
+  for (float v = -30.0f; v <= 30.0f; v += 0.0371f) x.push_back(v);
+  for (float v : {0.0f, -0.0f, 1e-6f, -1e-6f, 0.6249f, 0.6251f, -0.6251f, 90.0f, -90.0f}) {
+    x.push_back(v);
+  }
+  x.push_back(std::numeric_limits<float>::infinity());
+  const size_t finite = x.size() - 1;
+  x.push_back(std::numeric_limits<float>::quiet_NaN());
+  // Every length up to two vectors and then some: the loops' tails.
+  for (Activation a : {Activation::Sigmoid, Activation::Silu, Activation::Tanh, Activation::Gelu}) {
+    for (size_t n :
+         {x.size(), size_t{1}, size_t{7}, size_t{9}, size_t{15}, size_t{17}, size_t{33}}) {
+      std::vector<float> y(x.begin(), x.begin() + static_cast<std::ptrdiff_t>(n));
+      const float guard = 12345.0f;
+      y.push_back(guard);  // past the end: must stay
+      activate_in_place(y.data(), static_cast<int64_t>(n), a, 0.0f, 0.0f);
+      ASSERT_EQ(y.back(), guard) << static_cast<int>(a) << " wrote past " << n;
+      for (size_t i = 0; i < std::min(n, finite); ++i) {
+        const double want = reference(a, x[i]);
+        ASSERT_NEAR(y[i], want, tolerance(a, x[i], want))
+            << "activation " << static_cast<int>(a) << " at " << x[i] << " (n=" << n << ")";
+      }
+      if (n == x.size()) {
+        EXPECT_TRUE(std::isnan(y[x.size() - 1])) << static_cast<int>(a);
+        EXPECT_EQ(y[finite], static_cast<float>(reference(a, x[finite]))) << static_cast<int>(a);
+      }
+    }
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Isas, ActivationIsa,
+                         ::testing::Values(GemmIsa::Generic, GemmIsa::Avx2, GemmIsa::Avx512),
+                         [](const auto& param_info) {
+                           return std::string(to_string(param_info.param));
+                         });
 
 }  // namespace
 }  // namespace ptec::kernels::optimized

@@ -1,0 +1,54 @@
+#include "kernels/optimized/activation.h"
+
+#include "kernels/optimized/activation_simd.h"
+#include "kernels/optimized/gemm.h"
+
+namespace ptec::kernels::optimized {
+namespace {
+
+// The vectorized loops for the active ISA, or null without AVX2.
+const detail::ActivationLoops* simd_loops() {
+#if defined(PTEC_GEMM_HAVE_AVX2)
+  switch (active_gemm_isa()) {
+    case GemmIsa::Avx512: return &detail::kActivationAvx512;
+    case GemmIsa::Avx2: return &detail::kActivationAvx2;
+    case GemmIsa::Generic: return nullptr;
+  }
+#endif
+  return nullptr;
+}
+
+}  // namespace
+
+void activate_in_place(float* x, int64_t n, Activation a, float lo, float hi) {
+  switch (a) {
+    case Activation::None: return;
+    case Activation::Relu:
+      for (int64_t i = 0; i < n; ++i) x[i] = x[i] > 0.0f ? x[i] : 0.0f;
+      return;
+    case Activation::Clamp:
+      for (int64_t i = 0; i < n; ++i) x[i] = std::min(std::max(x[i], lo), hi);
+      return;
+    case Activation::HardSwish:
+      for (int64_t i = 0; i < n; ++i) {
+        x[i] = x[i] * std::min(std::max(x[i] + 3.0f, 0.0f), 6.0f) / 6.0f;
+      }
+      return;
+    case Activation::Sigmoid:
+    case Activation::Silu:
+    case Activation::Tanh:
+    case Activation::Gelu: break;
+  }
+  if (const detail::ActivationLoops* loops = simd_loops()) {
+    switch (a) {
+      case Activation::Sigmoid: loops->sigmoid(x, n); return;
+      case Activation::Silu: loops->silu(x, n); return;
+      case Activation::Tanh: loops->tanh(x, n); return;
+      case Activation::Gelu: loops->gelu(x, n); return;
+      default: break;
+    }
+  }
+  for (int64_t i = 0; i < n; ++i) x[i] = activate(x[i], a, lo, hi);
+}
+
+}  // namespace ptec::kernels::optimized

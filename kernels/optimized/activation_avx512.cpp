@@ -1,0 +1,110 @@
+// AVX-512F activation loops (activation_simd.h). Built with -mavx512f; keep includes to
+// <immintrin.h> and activation_simd.h.
+
+// GCC 12's AVX-512 intrinsics pass _mm512_undefined_*() as the unused source of their masked
+// forms, which -Wuninitialized reports (GCC bug 105593, fixed in GCC 13).
+#pragma GCC diagnostic ignored "-Wuninitialized"
+
+#include <immintrin.h>
+
+#include "kernels/optimized/activation_simd.h"
+
+namespace ptec::kernels::optimized::detail {
+namespace {
+
+// e^x, the polynomial of exp_approx (activation.h): x = n ln2 + r, |r| <= ln2 / 2.
+__m512 exp512(__m512 v) {
+  const __m512 x = _mm512_min_ps(_mm512_max_ps(v, _mm512_set1_ps(-87.3f)), _mm512_set1_ps(88.3f));
+  const __m512 n = _mm512_roundscale_ps(_mm512_mul_ps(x, _mm512_set1_ps(1.44269504088896341f)),
+                                        _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+  __m512 r = _mm512_fnmadd_ps(n, _mm512_set1_ps(0.693359375f), x);
+  r = _mm512_fnmadd_ps(n, _mm512_set1_ps(-2.12194440e-4f), r);
+  __m512 p = _mm512_set1_ps(1.9875691500e-4f);
+  p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(1.3981999507e-3f));
+  p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(8.3334519073e-3f));
+  p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(4.1665795894e-2f));
+  p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(1.6666665459e-1f));
+  p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(5.0000001201e-1f));
+  p = _mm512_add_ps(_mm512_fmadd_ps(p, _mm512_mul_ps(r, r), r), _mm512_set1_ps(1.0f));
+  return _mm512_scalef_ps(p, n);
+}
+
+// 1 / d for d >= 1: the 14-bit estimate and one Newton step (relative error ~2^-27).
+__m512 reciprocal(__m512 d) {
+  const __m512 r = _mm512_rcp14_ps(d);
+  return _mm512_fmadd_ps(r, _mm512_fnmadd_ps(d, r, _mm512_set1_ps(1.0f)), r);
+}
+
+__m512 sigmoid512(__m512 v) {
+  const __m512 s = reciprocal(
+      _mm512_add_ps(_mm512_set1_ps(1.0f), exp512(_mm512_sub_ps(_mm512_setzero_ps(), v))));
+  return _mm512_mask_mov_ps(s, _mm512_cmp_ps_mask(v, v, _CMP_UNORD_Q), v);
+}
+
+__m512 silu512(__m512 v) { return _mm512_mul_ps(v, sigmoid512(v)); }
+
+// Cephes' tanhf: an odd polynomial below |x| = 0.625, else 1 - 2 / (e^{2|x|} + 1) with x's sign.
+__m512 tanh512(__m512 v) {
+  const __m512 sign = _mm512_castsi512_ps(_mm512_set1_epi32(static_cast<int>(0x80000000u)));
+  const __m512 ax =
+      _mm512_castsi512_ps(_mm512_andnot_si512(_mm512_castps_si512(sign), _mm512_castps_si512(v)));
+  const __m512 z = _mm512_mul_ps(v, v);
+  __m512 p = _mm512_set1_ps(-5.70498872745e-3f);
+  p = _mm512_fmadd_ps(p, z, _mm512_set1_ps(2.06390887954e-2f));
+  p = _mm512_fmadd_ps(p, z, _mm512_set1_ps(-5.37397155531e-2f));
+  p = _mm512_fmadd_ps(p, z, _mm512_set1_ps(1.33314422036e-1f));
+  p = _mm512_fmadd_ps(p, z, _mm512_set1_ps(-3.33332819422e-1f));
+  const __m512 small = _mm512_fmadd_ps(_mm512_mul_ps(p, z), v, v);
+  const __m512 e = exp512(_mm512_add_ps(ax, ax));
+  const __m512 big_abs =
+      _mm512_fnmadd_ps(_mm512_set1_ps(2.0f), reciprocal(_mm512_add_ps(e, _mm512_set1_ps(1.0f))),
+                       _mm512_set1_ps(1.0f));
+  const __m512 big = _mm512_castsi512_ps(
+      _mm512_or_si512(_mm512_castps_si512(big_abs),
+                      _mm512_and_si512(_mm512_castps_si512(sign), _mm512_castps_si512(v))));
+  const __m512 t =
+      _mm512_mask_mov_ps(big, _mm512_cmp_ps_mask(ax, _mm512_set1_ps(0.625f), _CMP_LT_OQ), small);
+  return _mm512_mask_mov_ps(t, _mm512_cmp_ps_mask(v, v, _CMP_UNORD_Q), v);
+}
+
+// 0.5 x (1 + erf(x / sqrt 2)) with erfc(z) = t P(t) e^{-z^2}, t = 1 / (1 + 0.3275911 z), z >= 0:
+// 1 + erf = 2 - erfc(z) for x >= 0 and erfc(z) for x < 0 (no cancellation on the negative side).
+__m512 gelu512(__m512 v) {
+  const __m512 sign = _mm512_castsi512_ps(_mm512_set1_epi32(static_cast<int>(0x80000000u)));
+  // z stops at 9, where erfc is 4e-37: the reciprocal never sees infinity and no product below is
+  // subnormal (slow on many CPUs).
+  const __m512 z =
+      _mm512_min_ps(_mm512_mul_ps(_mm512_castsi512_ps(_mm512_andnot_si512(_mm512_castps_si512(sign),
+                                                                          _mm512_castps_si512(v))),
+                                  _mm512_set1_ps(0.70710678118654752f)),
+                    _mm512_set1_ps(9.0f));
+  const __m512 t = reciprocal(_mm512_fmadd_ps(z, _mm512_set1_ps(0.3275911f), _mm512_set1_ps(1.0f)));
+  __m512 p = _mm512_set1_ps(1.061405429f);
+  p = _mm512_fmadd_ps(p, t, _mm512_set1_ps(-1.453152027f));
+  p = _mm512_fmadd_ps(p, t, _mm512_set1_ps(1.421413741f));
+  p = _mm512_fmadd_ps(p, t, _mm512_set1_ps(-0.284496736f));
+  p = _mm512_fmadd_ps(p, t, _mm512_set1_ps(0.254829592f));
+  const __m512 erfc = _mm512_mul_ps(
+      _mm512_mul_ps(p, t), exp512(_mm512_sub_ps(_mm512_setzero_ps(), _mm512_mul_ps(z, z))));
+  const __m512 one_plus_erf =
+      _mm512_mask_mov_ps(_mm512_sub_ps(_mm512_set1_ps(2.0f), erfc),
+                         _mm512_cmp_ps_mask(v, _mm512_setzero_ps(), _CMP_LT_OQ), erfc);
+  return _mm512_mul_ps(_mm512_mul_ps(_mm512_set1_ps(0.5f), v), one_plus_erf);
+}
+
+template <__m512 (*F)(__m512)>
+void apply(float* x, int64_t n) {
+  int64_t i = 0;
+  for (; i + 16 <= n; i += 16) _mm512_storeu_ps(x + i, F(_mm512_loadu_ps(x + i)));
+  if (i < n) {
+    const auto mask = static_cast<__mmask16>((1u << (n - i)) - 1u);
+    _mm512_mask_storeu_ps(x + i, mask, F(_mm512_maskz_loadu_ps(mask, x + i)));
+  }
+}
+
+}  // namespace
+
+const ActivationLoops kActivationAvx512{apply<sigmoid512>, apply<silu512>, apply<tanh512>,
+                                        apply<gelu512>};
+
+}  // namespace ptec::kernels::optimized::detail

@@ -1,0 +1,28 @@
+#pragma once
+
+// Vectorized transcendental activations (sigmoid, SiLU, tanh, GELU) for one instruction set
+// each; activation.cpp picks a table by the CPU. Internal to kernels/optimized. The tables'
+// translation units are compiled for their ISA and include only <immintrin.h> and this header,
+// so no inline library function compiled for AVX2 / AVX-512 can be picked up elsewhere.
+//
+// Accuracy (against std::exp / std::tanh / std::erf): sigmoid and SiLU within 1e-6 relative,
+// tanh within 2e-7 absolute, GELU within 1e-6 x max(1, |x|) absolute (erf by Abramowitz and
+// Stegun 7.1.26, |error| <= 1.5e-7). NaN stays NaN.
+
+#include <cstdint>
+
+namespace ptec::kernels::optimized::detail {
+
+using ActivationLoop = void (*)(float* x, int64_t n);
+
+struct ActivationLoops {
+  ActivationLoop sigmoid;
+  ActivationLoop silu;
+  ActivationLoop tanh;
+  ActivationLoop gelu;
+};
+
+extern const ActivationLoops kActivationAvx2;    // AVX2 + FMA
+extern const ActivationLoops kActivationAvx512;  // AVX-512F
+
+}  // namespace ptec::kernels::optimized::detail
