@@ -117,7 +117,9 @@ __attribute__((always_inline)) inline void depthwise_interior(float* dst, const 
   float* __restrict d = dst + lo;
   for (int64_t j = 0; j < hi - lo; ++j) {
     float acc = bias;
+#pragma GCC unroll 5
     for (int ky = 0; ky < K; ++ky) {
+#pragma GCC unroll 5
       for (int kx = 0; kx < K; ++kx) acc += wl[ky * K + kx] * r[ky][j * S + kx * dw];
     }
     d[j] = acc;
@@ -141,43 +143,84 @@ inline float depthwise_pixel(const Conv2dShape& s, const float* in, const float*
 }
 
 // Padded planes of at most this many floats take the flat path (two such buffers live on the
-// stack: 32 KiB).
+// stack: 33 KiB with their slack).
 constexpr int64_t kFlatPlaneFloats = 4096;
+// Outputs the flat stencil computes per step (kept in registers across the taps).
+constexpr int64_t kFlatBlock = 64;
 
-// A stride-1 K x K depthwise plane (before residual and activation) as one 1-D stencil: the
-// input is copied into a zero-padded plane of width W, where output (oy, ox) sums
-// w[ky][kx] * padded[(oy + ky dh) W + ox + kx dw] = padded[i + offset(ky, kx)] with
-// i = oy W + ox, so a single loop over i (the rows' W - ow extra columns computed and dropped)
-// runs every tap vectorized, however narrow the plane (7x7 and 14x14 rows are shorter than a
-// vector).
+// Geometry of the flat path: the zero-padded input split into S x S phases (S = stride), phase
+// (py, px) holding padded rows py, py + S, ... and columns px, px + S, ... with row pitch q.
+struct FlatGeometry {
+  int64_t stride, pitch, rows;  // of the padded input
+  int64_t q, phase_rows;        // of one phase
+  int64_t floats() const { return stride * stride * phase_rows * q; }
+};
+
+FlatGeometry flat_geometry(const Conv2dShape& s) {
+  FlatGeometry g{s.sh, s.w + 2 * s.pw, s.h + 2 * s.ph, 0, 0};
+  g.q = (g.pitch + g.stride - 1) / g.stride;
+  g.phase_rows = (g.rows + g.stride - 1) / g.stride;
+  return g;
+}
+
+// A stride-S (1 or 2) K x K depthwise plane (before residual and activation) as one 1-D stencil:
+// with the padded input split into phases (FlatGeometry), output (oy, ox) sums
+// w[ky][kx] * phase(ky dh mod S, kx dw mod S)[(oy + ky dh / S) q + ox + kx dw / S], i.e.
+// buffer[i + offset(ky, kx)] with i = oy q + ox, so a single loop over i (the rows' q - ow extra
+// columns computed and dropped) runs every tap vectorized, however narrow the plane (7x7 and
+// 14x14 rows are shorter than a vector). The taps run outermost within a block of kFlatBlock
+// outputs, whose sums stay in registers.
 template <int K>
 __attribute__((always_inline)) inline void depthwise_flat(const Conv2dShape& s, const float* in,
                                                           const float* w, float bias, float* out) {
-  alignas(64) float padded[kFlatPlaneFloats];
-  alignas(64) float sums[kFlatPlaneFloats];
-  const int64_t pitch = s.w + 2 * s.pw, rows = s.h + 2 * s.ph;
-  std::fill(padded, padded + rows * pitch, 0.0f);
-  for (int64_t y = 0; y < s.h; ++y) {
-    std::memcpy(padded + (y + s.ph) * pitch + s.pw, in + y * s.w,
-                static_cast<size_t>(s.w) * sizeof(float));
+  alignas(64) float phases[kFlatPlaneFloats + kFlatBlock];
+  alignas(64) float sums[kFlatPlaneFloats + kFlatBlock];
+  const FlatGeometry g = flat_geometry(s);
+  const int64_t st = g.stride;
+  // Phase (py, px) row y, column x is padded row y S + py, column x S + px; the block's reads
+  // past the last phase find zeros.
+  std::fill(phases + g.floats(), phases + g.floats() + kFlatBlock, 0.0f);
+  // Stride 2: S^2 * phase_rows * q <= 4096 with phase_rows >= 2 (a window needs 3 rows), so
+  // S q <= 1024.
+  alignas(64) float padded_row[kFlatPlaneFloats / 4];
+  for (int64_t r = 0; r < g.phase_rows * st; ++r) {
+    const int64_t py = r % st, y = r / st, iy = r - s.ph;
+    // Padded row r: S q floats (the last ones past the pitch are zero).
+    float* row = st == 1 ? phases + y * g.q : padded_row;
+    std::fill(row, row + st * g.q, 0.0f);
+    if (r < g.rows && iy >= 0 && iy < s.h) {
+      std::memcpy(row + s.pw, in + iy * s.w, static_cast<size_t>(s.w) * sizeof(float));
+    }
+    for (int64_t px = 0; px < st && st > 1; ++px) {
+      float* dst = phases + (py * st + px) * g.phase_rows * g.q + y * g.q;
+      for (int64_t x = 0; x < g.q; ++x) dst[x] = row[x * st + px];
+    }
   }
   float wl[K * K];
   int64_t off[K * K];
   for (int ky = 0; ky < K; ++ky) {
     for (int kx = 0; kx < K; ++kx) {
+      const int64_t ry = ky * s.dh, rx = kx * s.dw;
+      const int64_t phase = (ry % st) * st + rx % st;
       wl[ky * K + kx] = w[ky * K + kx];
-      off[ky * K + kx] = ky * s.dh * pitch + kx * s.dw;
+      off[ky * K + kx] = phase * g.phase_rows * g.q + ry / st * g.q + rx / st;
     }
   }
   const int64_t oh = s.oh(), ow = s.ow();
-  const int64_t n = (oh - 1) * pitch + ow;
-  for (int64_t i = 0; i < n; ++i) {
-    float acc = bias;
-    for (int t = 0; t < K * K; ++t) acc += wl[t] * padded[i + off[t]];
-    sums[i] = acc;
+  const int64_t n = (oh - 1) * g.q + ow;
+  for (int64_t i0 = 0; i0 < n; i0 += kFlatBlock) {
+    float acc[kFlatBlock];
+    for (int64_t j = 0; j < kFlatBlock; ++j) acc[j] = bias;
+#pragma GCC unroll 49
+    for (int t = 0; t < K * K; ++t) {
+      const float wv = wl[t];
+      const float* src = phases + i0 + off[t];
+      for (int64_t j = 0; j < kFlatBlock; ++j) acc[j] += wv * src[j];
+    }
+    std::memcpy(sums + i0, acc, sizeof(acc));
   }
   for (int64_t oy = 0; oy < oh; ++oy) {
-    std::memcpy(out + oy * ow, sums + oy * pitch, static_cast<size_t>(ow) * sizeof(float));
+    std::memcpy(out + oy * ow, sums + oy * g.q, static_cast<size_t>(ow) * sizeof(float));
   }
 }
 
@@ -247,8 +290,9 @@ __attribute__((target_clones("avx512f", "avx2", "default"))) void depthwise_plan
 }  // namespace
 
 bool depthwise_flat_applies(const Conv2dShape& s) {
-  return s.sh == 1 && s.sw == 1 && s.kh == s.kw && (s.kh == 3 || s.kh == 5) &&
-         (s.h + 2 * s.ph) * (s.w + 2 * s.pw) <= kFlatPlaneFloats;
+  return s.sh == s.sw && (s.sh == 1 || s.sh == 2) && s.kh == s.kw && (s.kh == 3 || s.kh == 5) &&
+         flat_geometry(s).floats() <= kFlatPlaneFloats &&
+         flat_geometry(s).stride * flat_geometry(s).q <= kFlatPlaneFloats / 4;
 }
 
 bool Conv2dShape::valid() const {

@@ -38,9 +38,9 @@ struct Conv2dShape {
 };
 
 /// How a depthwise convolution runs its planes. Rows: one output row at a time (3x3 and 5x5 rows
-/// inside the input in one fused pass). Flat: a stride-1 3x3 or 5x5 plane whose zero-padded copy
-/// fits 16 KiB as one stencil over that copy (vectorized however narrow the plane). Auto: Flat
-/// where it applies, else Rows.
+/// inside the input in one fused pass). Flat: a stride-1 or stride-2 3x3 or 5x5 plane whose
+/// zero-padded copy fits 16 KiB as one stencil over that copy (split into stride x stride phases
+/// at stride 2; vectorized however narrow the plane). Auto: Flat where it applies, else Rows.
 enum class DepthwisePath : uint8_t { Auto, Rows, Flat };
 /// True when the Flat path applies to the (depthwise) shape.
 bool depthwise_flat_applies(const Conv2dShape& s);

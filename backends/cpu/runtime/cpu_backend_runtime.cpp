@@ -400,7 +400,7 @@ Error prepare_node(Handle& h, NodeState& st, MemoryAllocator& alloc, size_t* scr
       CPU_CHECK(algorithm != fb::ConvAlgorithm::DepthwiseFlat || opt::depthwise_flat_applies(s),
                 Error::InvalidProgram,
                 "PtecCpuBackend: Conv2d '%s' asks for the flat depthwise path, which computes "
-                "stride-1 3x3 and 5x5 planes of at most 16 KiB padded only",
+                "stride-1 and stride-2 3x3 and 5x5 planes of at most 16 KiB padded only",
                 name);
       st.depthwise_path = algorithm == fb::ConvAlgorithm::DepthwiseRows ? opt::DepthwisePath::Rows
                           : algorithm == fb::ConvAlgorithm::DepthwiseFlat

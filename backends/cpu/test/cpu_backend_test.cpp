@@ -36,9 +36,9 @@ using cpu_test::tensor;
 
 class CpuBackend : public cpu_test::CpuBackendTest {};
 
-// x → conv3x3+bias → relu → conv3x3 → + (conv1 out) → relu → maxpool → depthwise conv (stride 2,
-// multiplier 2) → hardtanh → mean(H, W) → view → linear (addmm with permuted weight).
-ir::ExportedProgram resnet_like(int64_t batch) {
+// x → conv3x3+bias → relu → conv3x3 → + (conv1 out) → relu → maxpool → depthwise conv (stride 2
+// unless told, multiplier 2) → hardtanh → mean(H, W) → view → linear (addmm with permuted weight).
+ir::ExportedProgram resnet_like(int64_t batch, int64_t depthwise_stride = 2) {
   builder::GraphBuilder b("resnet_like");
   Value x = b.input("x", DType::Float, {batch, 3, 9, 11});
   Value w1 = b.parameter("w1", tensor({8, 3, 3, 3}, 1));
@@ -55,7 +55,8 @@ ir::ExportedProgram resnet_like(int64_t batch) {
   Value r2 = b.call("aten::relu", {s});
   Value p = b.call_multi("aten::max_pool2d_with_indices",
                          {r2, std::vector<int64_t>{3, 3}, two, one, one, true})[0];
-  Value d = b.call("aten::convolution", {p, wd, nullptr, two, one, one, false, zero, 8});
+  const std::vector<int64_t> dw_stride = {depthwise_stride, depthwise_stride};
+  Value d = b.call("aten::convolution", {p, wd, nullptr, dw_stride, one, one, false, zero, 8});
   Value h = b.call("aten::hardtanh", {d, 0.0, 6.0});
   Value m = b.call("aten::mean.dim", {h, std::vector<int64_t>{-1, -2}, false});
   Value v = b.call("aten::view_copy", {m, std::vector<int64_t>{batch, 16}});
@@ -441,9 +442,9 @@ class WeightMap final : public runtime::NamedDataMap {
 
 // init with resnet_like's blob after `edit` changed its nodes.
 template <typename F>
-Error init_edited(F edit, uint32_t version = kCpuBlobVersion) {
+Error init_edited(F edit, uint32_t version = kCpuBlobVersion, int64_t depthwise_stride = 2) {
   const partition::PreprocessResult r =
-      cpu::CpuBackend().preprocess(program::to_edge(resnet_like(1)), {});
+      cpu::CpuBackend().preprocess(program::to_edge(resnet_like(1, depthwise_stride)), {});
   std::unique_ptr<ptec_cpu_fb::GraphT> g = ptec_cpu_fb::UnPackGraph(r.processed_bytes->data());
   for (auto& node : g->nodes) edit(*node);
   g->version = version;
@@ -484,8 +485,8 @@ TEST_F(CpuBackend, ConvolutionAlgorithmOfTheBlobIsCheckedAtInit) {
               if (n.kind == ptec_cpu_fb::NodeKind::Conv2d) n.algorithm = ConvAlgorithm(7);
             }),
             Error::InvalidProgram);
-  // The depthwise paths: rows for the depthwise stride-2 convolution; flat needs stride 1; no
-  // depthwise path for a dense convolution.
+  // The depthwise paths: rows or flat for the depthwise stride-2 convolution; flat needs stride 1
+  // or 2; no depthwise path for a dense convolution.
   auto depthwise = [](const ptec_cpu_fb::NodeT& n) {
     return n.kind == ptec_cpu_fb::NodeKind::Conv2d && n.ints[6] > 1;
   };
@@ -493,10 +494,12 @@ TEST_F(CpuBackend, ConvolutionAlgorithmOfTheBlobIsCheckedAtInit) {
               if (depthwise(n)) n.algorithm = ConvAlgorithm::DepthwiseRows;
             }),
             Error::Ok);
-  EXPECT_EQ(init_edited([&](ptec_cpu_fb::NodeT& n) {
-              if (depthwise(n)) n.algorithm = ConvAlgorithm::DepthwiseFlat;
-            }),
-            Error::InvalidProgram);
+  auto flat = [&](ptec_cpu_fb::NodeT& n) {
+    if (depthwise(n)) n.algorithm = ConvAlgorithm::DepthwiseFlat;
+  };
+  EXPECT_EQ(init_edited(flat), Error::Ok);
+  EXPECT_EQ(init_edited([](ptec_cpu_fb::NodeT&) {}, kCpuBlobVersion, 3), Error::Ok);
+  EXPECT_EQ(init_edited(flat, kCpuBlobVersion, 3), Error::InvalidProgram);
   EXPECT_EQ(init_edited([&](ptec_cpu_fb::NodeT& n) {
               if (n.kind == ptec_cpu_fb::NodeKind::Conv2d && !depthwise(n)) {
                 n.algorithm = ConvAlgorithm::DepthwiseRows;

@@ -178,13 +178,31 @@ TEST_P(Conv2d, RefusesInvalidShapesAndMissingScratch) {
 // Both depthwise paths, chosen explicitly, match the reference where the flat one applies (and
 // Flat falls back to Rows where it does not).
 TEST_P(Conv2d, DepthwisePathsAgree) {
-  for (const Conv2dShape& s :
-       {shape(2, 8, 9, 7, 8, 3, 1, 1, 1, 8), shape(2, 4, 12, 9, 4, 5, 1, 2, 1, 4),
-        shape(1, 4, 15, 15, 4, 3, 1, 2, 2, 4), shape(1, 4, 10, 10, 8, 3, 2, 1, 1, 4)}) {
+  struct Case {
+    Conv2dShape s;
+    bool flat;
+  };
+  for (const Case& c : {
+           Case{shape(2, 8, 9, 7, 8, 3, 1, 1, 1, 8), true},
+           Case{shape(2, 4, 12, 9, 4, 5, 1, 2, 1, 4), true},
+           Case{shape(1, 4, 15, 15, 4, 3, 1, 2, 2, 4), true},  // dilated
+           Case{shape(1, 4, 10, 10, 8, 3, 2, 1, 1, 4), true},  // stride 2, channel multiplier 2
+           // Stride 2: odd and even padded sizes, 5x5, dilation (taps in every phase), a single
+           // output row.
+           Case{shape(2, 3, 11, 13, 3, 5, 2, 2, 1, 3), true},
+           Case{shape(1, 2, 14, 9, 2, 3, 2, 0, 1, 2), true},
+           Case{shape(1, 2, 13, 12, 2, 3, 2, 2, 2, 2), true},
+           Case{shape(1, 2, 3, 40, 2, 5, 2, 1, 1, 2), true},
+           // Too large for the flat buffer: stride 1 and stride 2.
+           Case{shape(1, 2, 70, 66, 2, 3, 1, 1, 1, 2), false},
+           Case{shape(1, 2, 70, 66, 2, 5, 2, 2, 1, 2), false},
+           Case{shape(1, 2, 10, 10, 2, 3, 3, 1, 1, 2), false},  // stride 3
+       }) {
+    const Conv2dShape& s = c.s;
     const auto in = random_vector(s.n * s.c * s.h * s.w, 1);
     const auto w = random_vector(s.oc * s.kh * s.kw, 2);
     const auto ref = reference(s, in, w, {}, {}, false);
-    EXPECT_EQ(depthwise_flat_applies(s), s.sh == 1) << describe(s);
+    EXPECT_EQ(depthwise_flat_applies(s), c.flat) << describe(s);
     for (DepthwisePath path : {DepthwisePath::Rows, DepthwisePath::Flat}) {
       std::vector<float> out(ref.size(), 99.0f);
       ASSERT_TRUE(conv2d(s, in.data(), w.data(), nullptr, {}, out.data(), nullptr, nullptr, path));
