@@ -51,4 +51,24 @@ void activate_in_place(float* x, int64_t n, Activation a, float lo, float hi) {
   for (int64_t i = 0; i < n; ++i) x[i] = activate(x[i], a, lo, hi);
 }
 
+void softmax_row(const float* x, float* y, int64_t n) {
+  if (n <= 0) return;
+  float mx;
+  float sum = 0.0f;
+  if (const detail::ActivationLoops* loops = simd_loops()) {
+    mx = loops->max(x, n);
+    sum = loops->exp_shifted_sum(x, y, n, mx);
+  } else {
+    mx = x[0];
+    for (int64_t i = 1; i < n; ++i) mx = x[i] > mx ? x[i] : mx;
+    for (int64_t i = 0; i < n; ++i) {
+      const float d = x[i] - mx;
+      y[i] = d < -87.3f ? 0.0f : exp_approx(d);
+      sum += y[i];
+    }
+  }
+  const float scale = 1.0f / sum;
+  for (int64_t i = 0; i < n; ++i) y[i] *= scale;
+}
+
 }  // namespace ptec::kernels::optimized

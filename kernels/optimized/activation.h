@@ -57,4 +57,9 @@ inline float activate(float v, Activation a, float lo, float hi) {
 /// activation_simd.h states; without AVX2 they run activate() per element.
 void activate_in_place(float* x, int64_t n, Activation a, float lo, float hi);
 
+/// y[0, n) = softmax(x[0, n)) = e^(x - max x) / sum e^(x - max x), vectorized like
+/// activate_in_place (terms below e^-87.3 of the largest are 0). A row holding NaN, or only
+/// -infinity, gives NaN. y may be x.
+void softmax_row(const float* x, float* y, int64_t n);
+
 }  // namespace ptec::kernels::optimized

@@ -13,7 +13,8 @@ __m256 set(float v) { return _mm256_set1_ps(v); }
 // e^x, the polynomial of exp_approx (activation.h): x = n ln2 + r, |r| <= ln2 / 2, 2^n built
 // in the exponent field (n is in [-126, 127] after the clamp).
 __m256 exp256(__m256 v) {
-  const __m256 x = _mm256_min_ps(_mm256_max_ps(v, set(-87.3f)), set(88.3f));
+  // NaN passes through (max / min return their second operand when either is NaN).
+  const __m256 x = _mm256_min_ps(set(88.3f), _mm256_max_ps(set(-87.3f), v));
   const __m256 n = _mm256_round_ps(_mm256_mul_ps(x, set(1.44269504088896341f)),
                                    _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
   __m256 r = _mm256_fnmadd_ps(n, set(0.693359375f), x);
@@ -81,21 +82,73 @@ __m256 gelu256(__m256 v) {
   return _mm256_mul_ps(_mm256_mul_ps(set(0.5f), v), one_plus_erf);
 }
 
+// Lanes [0, rest) of a vector, for the loops' tails.
+__m256i tail_mask(int64_t rest) {
+  return _mm256_cmpgt_epi32(_mm256_set1_epi32(static_cast<int>(rest)),
+                            _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7));
+}
+
 template <__m256 (*F)(__m256)>
 void apply(float* x, int64_t n) {
   int64_t i = 0;
   for (; i + 8 <= n; i += 8) _mm256_storeu_ps(x + i, F(_mm256_loadu_ps(x + i)));
   if (i < n) {
-    const int64_t rest = n - i;
-    const __m256i lane = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
-    const __m256i mask = _mm256_cmpgt_epi32(_mm256_set1_epi32(static_cast<int>(rest)), lane);
+    const __m256i mask = tail_mask(n - i);
     _mm256_maskstore_ps(x + i, mask, F(_mm256_maskload_ps(x + i, mask)));
   }
+}
+
+float reduce(__m256 v, __m128 (*op)(__m128, __m128)) {
+  __m128 r = op(_mm256_castps256_ps128(v), _mm256_extractf128_ps(v, 1));
+  r = op(r, _mm_movehl_ps(r, r));
+  r = op(r, _mm_shuffle_ps(r, r, 1));
+  return _mm_cvtss_f32(r);
+}
+
+__m128 max128(__m128 a, __m128 b) { return _mm_max_ps(a, b); }
+__m128 add128(__m128 a, __m128 b) { return _mm_add_ps(a, b); }
+
+float max256(const float* x, int64_t n) {
+  const __m256 lowest = set(-__builtin_inff());
+  __m256 m = lowest;
+  int64_t i = 0;
+  for (; i + 8 <= n; i += 8) m = _mm256_max_ps(m, _mm256_loadu_ps(x + i));
+  if (i < n) {
+    const __m256i mask = tail_mask(n - i);
+    const __m256 v =
+        _mm256_blendv_ps(lowest, _mm256_maskload_ps(x + i, mask), _mm256_castsi256_ps(mask));
+    m = _mm256_max_ps(m, v);
+  }
+  return reduce(m, max128);
+}
+
+__m256 exp_shifted(__m256 v, __m256 shift) {
+  const __m256 d = _mm256_sub_ps(v, shift);
+  return _mm256_and_ps(exp256(d), _mm256_cmp_ps(d, set(-87.3f), _CMP_NLT_UQ));
+}
+
+float exp_shifted_sum256(const float* x, float* y, int64_t n, float shift) {
+  const __m256 s = set(shift);
+  __m256 sum = _mm256_setzero_ps();
+  int64_t i = 0;
+  for (; i + 8 <= n; i += 8) {
+    const __m256 e = exp_shifted(_mm256_loadu_ps(x + i), s);
+    _mm256_storeu_ps(y + i, e);
+    sum = _mm256_add_ps(sum, e);
+  }
+  if (i < n) {
+    const __m256i mask = tail_mask(n - i);
+    const __m256 e =
+        _mm256_and_ps(exp_shifted(_mm256_maskload_ps(x + i, mask), s), _mm256_castsi256_ps(mask));
+    _mm256_maskstore_ps(y + i, mask, e);
+    sum = _mm256_add_ps(sum, e);
+  }
+  return reduce(sum, add128);
 }
 
 }  // namespace
 
 const ActivationLoops kActivationAvx2{apply<sigmoid256>, apply<silu256>, apply<tanh256>,
-                                      apply<gelu256>};
+                                      apply<gelu256>,    max256,         exp_shifted_sum256};
 
 }  // namespace ptec::kernels::optimized::detail

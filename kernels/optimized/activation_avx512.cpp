@@ -14,7 +14,8 @@ namespace {
 
 // e^x, the polynomial of exp_approx (activation.h): x = n ln2 + r, |r| <= ln2 / 2.
 __m512 exp512(__m512 v) {
-  const __m512 x = _mm512_min_ps(_mm512_max_ps(v, _mm512_set1_ps(-87.3f)), _mm512_set1_ps(88.3f));
+  // NaN passes through (max / min return their second operand when either is NaN).
+  const __m512 x = _mm512_min_ps(_mm512_set1_ps(88.3f), _mm512_max_ps(_mm512_set1_ps(-87.3f), v));
   const __m512 n = _mm512_roundscale_ps(_mm512_mul_ps(x, _mm512_set1_ps(1.44269504088896341f)),
                                         _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
   __m512 r = _mm512_fnmadd_ps(n, _mm512_set1_ps(0.693359375f), x);
@@ -102,9 +103,43 @@ void apply(float* x, int64_t n) {
   }
 }
 
+__mmask16 tail_mask(int64_t rest) { return static_cast<__mmask16>((1u << rest) - 1u); }
+
+float max512(const float* x, int64_t n) {
+  __m512 m = _mm512_set1_ps(-__builtin_inff());
+  int64_t i = 0;
+  for (; i + 16 <= n; i += 16) m = _mm512_max_ps(m, _mm512_loadu_ps(x + i));
+  if (i < n)
+    m = _mm512_mask_max_ps(m, tail_mask(n - i), m, _mm512_maskz_loadu_ps(tail_mask(n - i), x + i));
+  return _mm512_reduce_max_ps(m);
+}
+
+__m512 exp_shifted(__m512 v, __m512 shift) {
+  const __m512 d = _mm512_sub_ps(v, shift);
+  return _mm512_maskz_mov_ps(_mm512_cmp_ps_mask(d, _mm512_set1_ps(-87.3f), _CMP_NLT_UQ), exp512(d));
+}
+
+float exp_shifted_sum512(const float* x, float* y, int64_t n, float shift) {
+  const __m512 s = _mm512_set1_ps(shift);
+  __m512 sum = _mm512_setzero_ps();
+  int64_t i = 0;
+  for (; i + 16 <= n; i += 16) {
+    const __m512 e = exp_shifted(_mm512_loadu_ps(x + i), s);
+    _mm512_storeu_ps(y + i, e);
+    sum = _mm512_add_ps(sum, e);
+  }
+  if (i < n) {
+    const __mmask16 mask = tail_mask(n - i);
+    const __m512 e = _mm512_maskz_mov_ps(mask, exp_shifted(_mm512_maskz_loadu_ps(mask, x + i), s));
+    _mm512_mask_storeu_ps(y + i, mask, e);
+    sum = _mm512_add_ps(sum, e);
+  }
+  return _mm512_reduce_add_ps(sum);
+}
+
 }  // namespace
 
 const ActivationLoops kActivationAvx512{apply<sigmoid512>, apply<silu512>, apply<tanh512>,
-                                        apply<gelu512>};
+                                        apply<gelu512>,    max512,         exp_shifted_sum512};
 
 }  // namespace ptec::kernels::optimized::detail

@@ -628,6 +628,10 @@ void for_rows(int64_t rows, int64_t elements, F f) {
 void softmax(const NodeState& st, const float* x, float* out) {
   const int64_t len = st.len, inner = st.inner;
   for_rows(st.outer, st.outer * len * inner, [&](int64_t o) {
+    if (inner == 1) {  // contiguous rows (the last dimension): vectorized
+      opt::softmax_row(x + o * len, out + o * len, len);
+      return;
+    }
     for (int64_t i = 0; i < inner; ++i) {
       const float* in = x + o * len * inner + i;
       float* y = out + o * len * inner + i;

@@ -86,6 +86,45 @@ TEST_P(ActivationIsa, InPlaceLoopsMatchTheDefinitions) {
   }
 }
 
+// softmax_row against a double-precision softmax: rows shorter and longer than a vector, a wide
+// spread (terms that underflow), masked (-infinity) entries, in place; NaN anywhere or a row of
+// only -infinity gives NaN.
+TEST_P(ActivationIsa, SoftmaxRowMatchesTheDefinition) {
+  const float inf = std::numeric_limits<float>::infinity();
+  for (int64_t n : {1, 5, 16, 17, 40, 197, 1000}) {
+    std::vector<float> x(static_cast<size_t>(n));
+    for (int64_t i = 0; i < n; ++i) {
+      x[static_cast<size_t>(i)] = static_cast<float>((i * 37) % 23) * 5.5f - 60.0f;
+    }
+    if (n > 3) x[2] = -inf;
+    for (bool in_place : {false, true}) {
+      std::vector<float> y(x.size() + 1, 7.0f);  // y[n] must stay
+      if (in_place) std::copy(x.begin(), x.end(), y.begin());
+      softmax_row(in_place ? y.data() : x.data(), y.data(), n);
+      double mx = -inf, sum = 0.0;
+      for (float v : x) mx = std::max(mx, static_cast<double>(v));
+      for (float v : x) sum += std::exp(v - mx);
+      for (size_t i = 0; i < x.size(); ++i) {
+        const double want = std::exp(x[i] - mx) / sum;
+        EXPECT_NEAR(y[i], want, 1e-6 * want + 1e-30) << "n=" << n << " i=" << i;
+      }
+      ASSERT_EQ(y[x.size()], 7.0f) << n;
+      if (n > 3) {
+        EXPECT_EQ(y[2], 0.0f);
+      }
+    }
+    for (size_t bad = 0; bad < x.size(); bad += 7) {
+      std::vector<float> z = x, y(x.size());
+      z[bad] = std::numeric_limits<float>::quiet_NaN();
+      softmax_row(z.data(), y.data(), n);
+      for (float v : y) ASSERT_TRUE(std::isnan(v)) << "n=" << n << " NaN at " << bad;
+    }
+    std::vector<float> masked(x.size(), -inf), y(x.size());
+    softmax_row(masked.data(), y.data(), n);
+    for (float v : y) ASSERT_TRUE(std::isnan(v)) << n;
+  }
+}
+
 INSTANTIATE_TEST_SUITE_P(Isas, ActivationIsa,
                          ::testing::Values(GemmIsa::Generic, GemmIsa::Avx2, GemmIsa::Avx512),
                          [](const auto& param_info) {
