@@ -14,6 +14,7 @@
 #include "kernels/optimized/conv2d.h"
 #include "kernels/optimized/conv2d_winograd.h"
 #include "kernels/optimized/gemm.h"
+#include "kernels/optimized/layer_norm.h"
 #include "kernels/optimized/max_pool2d.h"
 #include "kernels/optimized/qconv2d.h"
 #include "kernels/optimized/qgemm.h"
@@ -653,24 +654,7 @@ void layer_norm(const TensorSlot& x, const float* weight, const float* bias, flo
                 const TensorSlot& out) {
   const int64_t c = x.sizes[x.rank - 1];
   for_rows(x.numel / c, x.numel, [&](int64_t row) {
-    const float* in = x.data + row * c;
-    float* y = out.data + row * c;
-    double sum = 0.0;
-    for (int64_t j = 0; j < c; ++j) sum += in[j];
-    const float mean = static_cast<float>(sum / static_cast<double>(c));
-    double sq = 0.0;
-    for (int64_t j = 0; j < c; ++j) {
-      const float d = in[j] - mean;
-      sq += static_cast<double>(d) * d;
-    }
-    const float var = static_cast<float>(sq / static_cast<double>(c));
-    const float scale = 1.0f / std::sqrt(var + eps);
-    for (int64_t j = 0; j < c; ++j) {
-      float v = (in[j] - mean) * scale;
-      if (weight != nullptr) v *= weight[j];
-      if (bias != nullptr) v += bias[j];
-      y[j] = v;
-    }
+    opt::layer_norm_row(x.data + row * c, out.data + row * c, c, weight, bias, eps);
   });
 }
 
