@@ -112,8 +112,7 @@ TEST_P(Gemm, PrepackedOperandsGiveTheSameResult) {
   EXPECT_EQ(c1, c2);
 }
 
-TEST_P(Gemm, EpilogueAddsBiasResidualAndActivation) {
-  const int64_t m = 7, n = 19, k = 11;
+void check_epilogues(int64_t m, int64_t n, int64_t k) {
   const auto a = random_matrix(m * k, 5);
   const auto b = random_matrix(k * n, 6);
   const auto row_bias = random_matrix(m, 7);
@@ -161,6 +160,21 @@ TEST_P(Gemm, EpilogueAddsBiasResidualAndActivation) {
       }
     }
   }
+}
+
+// Small (one tile edge), and large enough for several row blocks, k slices and epilogue strips,
+// on one and two threads.
+TEST_P(Gemm, EpilogueAddsBiasResidualAndActivation) {
+  struct Size {
+    int64_t m, n, k, threads;
+  };
+  for (const Size& size : {Size{7, 19, 11, 1}, Size{329, 300, 260, 1}, Size{329, 300, 260, 2}}) {
+    SCOPED_TRACE(testing::Message()
+                 << size.m << "x" << size.n << "x" << size.k << ", " << size.threads << " threads");
+    ptec::set_num_threads(size.threads);
+    check_epilogues(size.m, size.n, size.k);
+  }
+  ptec::set_num_threads(0);
 }
 
 TEST_P(Gemm, BetaOneAccumulatesIntoC) {
