@@ -5,6 +5,7 @@
 #include <cmath>
 #include <cstring>
 
+#include "kernels/optimized/conv2d_direct.h"
 #include "kernels/optimized/threadpool.h"
 #include "kernels/optimized/window.h"
 
@@ -322,6 +323,8 @@ size_t conv2d_scratch_bytes(const Conv2dShape& s, bool weights_packed) {
   const int64_t ohw = s.oh() * s.ow();
   if (s.pointwise()) {
     bytes += gemm_scratch_bytes(s.oc_per_group(), ohw, s.k(), true, false);
+  } else if (conv2d_direct_applies(s)) {
+    bytes += conv2d_direct_scratch_bytes(s);
   } else {
     bytes += align_up(static_cast<size_t>(chunk_pixels(s) * s.k()) * sizeof(float));
   }
@@ -358,6 +361,9 @@ bool conv2d(const Conv2dShape& s, const float* input, const float* weights,
     conv2d_pack_weights(s, weights, out);
     packed_weights = out;
     bytes += conv2d_packed_weights_bytes(s);
+  }
+  if (conv2d_direct_applies(s)) {
+    return conv2d_direct(s, input, packed_weights, epilogue, output, bytes, input_scale);
   }
   const size_t per_group = packed_a_bytes(ocg, k) / sizeof(float);
   const int64_t mr = gemm_tile(active_gemm_isa()).mr;

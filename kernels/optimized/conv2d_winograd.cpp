@@ -173,7 +173,7 @@ bool winograd_applies(const Conv2dShape& s) {
 }
 
 bool winograd_preferred(const Conv2dShape& s) {
-  return winograd_applies(s) && s.c >= 16 && s.oc >= 16 && tiles_of(s).count() >= 32;
+  return winograd_applies(s) && s.c >= 128 && s.oc >= 128 && tiles_of(s).count() >= 32;
 }
 
 size_t winograd_packed_weights_bytes(const Conv2dShape& s) {
@@ -181,7 +181,6 @@ size_t winograd_packed_weights_bytes(const Conv2dShape& s) {
 }
 
 void winograd_pack_weights(const Conv2dShape& s, const float* weights, float* out) {
-  const int64_t mr = gemm_tile(active_gemm_isa()).mr;
   const size_t per_position = packed_a_bytes(s.oc, s.c) / sizeof(float);
   std::fill(out, out + kPositions * per_position, 0.0f);  // rows past OC in the last panel
   for (int64_t o = 0; o < s.oc; ++o) {
@@ -194,7 +193,7 @@ void winograd_pack_weights(const Conv2dShape& s, const float* weights, float* ou
         t[2][q] = 0.5f * (g[q] - g[3 + q] + g[6 + q]);
         t[3][q] = g[6 + q];
       }
-      const size_t at = static_cast<size_t>((o / mr) * mr * s.c + c * mr + o % mr);
+      const size_t at = packed_a_offset(s.oc, s.c, o, c);
       for (int r = 0; r < 4; ++r) {  // (G g) G^T
         const float u[4] = {t[r][0], 0.5f * (t[r][0] + t[r][1] + t[r][2]),
                             0.5f * (t[r][0] - t[r][1] + t[r][2]), t[r][2]};

@@ -22,20 +22,24 @@ struct KernelInfo {
   int64_t mr;
   int64_t nr;
   detail::MicroKernel fn;
+  detail::IndirectMicroKernel indirect;
 };
 
 KernelInfo kernel_info(GemmIsa isa) {
 #if defined(PTEC_GEMM_HAVE_AVX2)
   if (isa == GemmIsa::Avx512) {
-    return {detail::kAvx512Mr, detail::kAvx512Nr, detail::microkernel_avx512_8x32};
+    return {detail::kAvx512Mr, detail::kAvx512Nr, detail::microkernel_avx512_8x32,
+            detail::microkernel_avx512_8x32_indirect};
   }
   if (isa == GemmIsa::Avx2) {
-    return {detail::kAvx2Mr, detail::kAvx2Nr, detail::microkernel_avx2_6x16};
+    return {detail::kAvx2Mr, detail::kAvx2Nr, detail::microkernel_avx2_6x16,
+            detail::microkernel_avx2_6x16_indirect};
   }
 #else
   (void)isa;
 #endif
-  return {detail::kGenericMr, detail::kGenericNr, detail::microkernel_generic_4x8};
+  return {detail::kGenericMr, detail::kGenericNr, detail::microkernel_generic_4x8,
+          detail::microkernel_generic_4x8_indirect};
 }
 
 GemmIsa detect() {
@@ -83,18 +87,40 @@ void apply_epilogue(const GemmEpilogue& e, float* c, int64_t ldc, int64_t i0, in
   }
 }
 
-PackedMatrix pack_a_impl(int64_t m, int64_t k, const float* a, int64_t lda, bool trans, int64_t mr,
-                         float* out) {
-  for (int64_t i0 = 0; i0 < m; i0 += mr) {
-    float* panel = out + i0 * k;  // panels are k * mr floats, the i0 / mr-th starts at i0 * k
-    const int64_t rows = std::min(mr, m - i0);
-    for (int64_t p = 0; p < k; ++p) {
-      float* dst = panel + p * mr;
-      for (int64_t r = 0; r < rows; ++r) dst[r] = a_at(a, lda, trans, i0 + r, p);
-      for (int64_t r = rows; r < mr; ++r) dst[r] = 0.0f;
+// Depth of a k slice: kc x nr floats of B fill kSliceBytes.
+int64_t slice_depth(int64_t nr) { return kSliceBytes / static_cast<int64_t>(sizeof(float)) / nr; }
+
+// Packed A is slice-major: for each k slice [pc, pc + kc), the row panels one after another, each
+// kc groups of mr values (column p of the panel's rows). Panel i0 / mr of slice pc starts at
+// pc * round_up(m, mr) + i0 * kc, so one slice of every panel (what a pass over B meets) is one
+// sequential stream, as weights arriving from memory should be.
+int64_t a_slice_offset(int64_t m, int64_t mr, int64_t i0, int64_t pc, int64_t kc) {
+  return pc * round_up(m, mr) + i0 * kc;
+}
+
+// Asks for the A data after the panel slice at `a` (`floats` long): the next panel of the slice or
+// the first of the next slice, contiguous in the slice-major layout. Weights too large for the
+// caches then stream from memory while the microkernel runs, instead of stalling each panel.
+inline void prefetch_next_panel(const float* a, int64_t floats) {
+  const float* next = a + floats;
+  for (int64_t i = 0; i < floats; i += 16) __builtin_prefetch(next + i);
+}
+
+// Packs the row panels [panel_begin, panel_end) of A (M x K) into `out` (the whole packed A).
+void pack_a_panels(int64_t m, int64_t k, const float* a, int64_t lda, bool trans, int64_t mr,
+                   int64_t depth, int64_t panel_begin, int64_t panel_end, float* out) {
+  for (int64_t pc = 0; pc < k; pc += depth) {
+    const int64_t kc = std::min(depth, k - pc);
+    for (int64_t i0 = panel_begin * mr; i0 < std::min(m, panel_end * mr); i0 += mr) {
+      float* panel = out + a_slice_offset(m, mr, i0, pc, kc);
+      const int64_t rows = std::min(mr, m - i0);
+      for (int64_t p = 0; p < kc; ++p) {
+        float* dst = panel + p * mr;
+        for (int64_t r = 0; r < rows; ++r) dst[r] = a_at(a, lda, trans, i0 + r, pc + p);
+        for (int64_t r = rows; r < mr; ++r) dst[r] = 0.0f;
+      }
     }
   }
-  return PackedMatrix{out, m, k, mr};
 }
 
 // `k_scale` (may be null) multiplies row p of B by k_scale[p].
@@ -165,11 +191,23 @@ size_t packed_b_bytes(int64_t k, int64_t n) {
 }
 
 PackedMatrix pack_a(int64_t m, int64_t k, const float* a, int64_t lda, bool trans_a, float* out) {
-  return pack_a_impl(m, k, a, lda, trans_a, kernel_info(active_gemm_isa()).mr, out);
+  const KernelInfo info = kernel_info(active_gemm_isa());
+  pack_a_panels(m, k, a, lda, trans_a, info.mr, slice_depth(info.nr), 0,
+                (m + info.mr - 1) / info.mr, out);
+  return PackedMatrix{out, m, k, info.mr};
 }
 
 PackedMatrix pack_b(int64_t k, int64_t n, const float* b, int64_t ldb, bool trans_b, float* out) {
   return pack_b_impl(k, n, b, ldb, trans_b, kernel_info(active_gemm_isa()).nr, out);
+}
+
+size_t packed_a_offset(int64_t m, int64_t k, int64_t i, int64_t p) {
+  const KernelInfo info = kernel_info(active_gemm_isa());
+  const int64_t depth = slice_depth(info.nr);
+  const int64_t pc = p / depth * depth, kc = std::min(depth, k - pc);
+  const int64_t i0 = i / info.mr * info.mr;
+  return static_cast<size_t>(a_slice_offset(m, info.mr, i0, pc, kc) + (p - pc) * info.mr +
+                             (i - i0));
 }
 
 size_t gemm_scratch_bytes(int64_t m, int64_t n, int64_t k, bool a_packed, bool b_packed) {
@@ -216,11 +254,7 @@ bool gemm(int64_t m, int64_t n, int64_t k, const GemmOperand& a, const GemmOpera
   const int64_t pack_items = (a_out != nullptr ? a_panels : 0) + (b_out != nullptr ? n_panels : 0);
   parallel_for(pack_items, [&](int64_t item) {
     if (a_out != nullptr && item < a_panels) {
-      const int64_t i0 = item * mr;
-      const GemmOperand& op = a;
-      const int64_t rows = std::min(mr, m - i0);
-      const float* src = op.trans ? op.data + i0 : op.data + i0 * op.ld;
-      pack_a_impl(rows, k, src, op.ld, op.trans, mr, a_out + i0 * k);
+      pack_a_panels(m, k, a.data, a.ld, a.trans, mr, slice_depth(nr), item, item + 1, a_out);
       return;
     }
     const int64_t j0 = (item - (a_out != nullptr ? a_panels : 0)) * nr;
@@ -233,7 +267,7 @@ bool gemm(int64_t m, int64_t n, int64_t k, const GemmOperand& a, const GemmOpera
 
   // Phase 2: C in tiles of (an mc-row block) x (a group of B panels), one item each.
   const bool epi = has_epilogue(epilogue);
-  const int64_t kKc = kSliceBytes / static_cast<int64_t>(sizeof(float)) / nr;
+  const int64_t kKc = slice_depth(nr);
   const int64_t mc = kMcPanels * mr;
   const int64_t m_blocks = (m + mc - 1) / mc;
   const int64_t threads = num_threads();
@@ -258,7 +292,8 @@ bool gemm(int64_t m, int64_t n, int64_t k, const GemmOperand& a, const GemmOpera
         const float* b_slice = bp + j0 * k + pc * nr;
         for (int64_t i0 = ic; i0 < ic_end; i0 += mr) {
           const int64_t rows = std::min(mr, m - i0);
-          const float* a_slice = ap + i0 * k + pc * mr;
+          const float* a_slice = ap + a_slice_offset(m, mr, i0, pc, kc);
+          prefetch_next_panel(a_slice, kc * mr);
           float* c_tile = c + i0 * ldc + j0;
           if (rows == mr && cols == nr) {
             info.fn(kc, a_slice, b_slice, c_tile, ldc, accumulate);
@@ -285,6 +320,62 @@ bool gemm(int64_t m, int64_t n, int64_t k, const GemmOperand& a, const GemmOpera
         if (last && epi && (done - epi_from >= kEpilogueColumns || done >= jc_end)) {
           apply_epilogue(epilogue, c, ldc, ic, ic_end - ic, epi_from, done - epi_from);
           epi_from = done;
+        }
+      }
+    }
+  });
+  return true;
+}
+
+bool gemm_indirect(int64_t m, int64_t n, int64_t k, const PackedMatrix& a,
+                   const float* const* b_rows, float* c, int64_t ldc) {
+  const KernelInfo info = kernel_info(active_gemm_isa());
+  const int64_t mr = info.mr;
+  const int64_t nr = info.nr;
+  if (m < 0 || n < 0 || k <= 0 || a.rows != m || a.cols != k || a.panel != mr) return false;
+  if (m == 0 || n == 0) return true;
+  // As gemm(): slices of kc rows of B (kc x nr floats, now scattered over the rows but reused
+  // by every A panel of the row block), row blocks of mc, column groups spread over the threads.
+  const int64_t kKc = slice_depth(nr);
+  const int64_t mc = kMcPanels * mr;
+  const int64_t m_blocks = (m + mc - 1) / mc;
+  const int64_t n_panels = (n + nr - 1) / nr;
+  const int64_t threads = num_threads();
+  const int64_t wanted = threads > 1 ? 4 * threads : 1;
+  const int64_t n_groups =
+      std::clamp<int64_t>((wanted + m_blocks - 1) / m_blocks, int64_t{1}, n_panels);
+  const int64_t group_panels = (n_panels + n_groups - 1) / n_groups;
+  const int64_t groups = (n_panels + group_panels - 1) / group_panels;
+  parallel_for(m_blocks * groups, [&](int64_t item) {
+    const int64_t ic = (item / groups) * mc;
+    const int64_t ic_end = std::min(m, ic + mc);
+    const int64_t jc = (item % groups) * group_panels * nr;
+    const int64_t jc_end = std::min(n, jc + group_panels * nr);
+    alignas(64) float tile[8 * 32];  // an edge tile (mr x nr <= 8 x 32)
+    for (int64_t pc = 0; pc < k; pc += kKc) {
+      const int64_t kc = std::min(kKc, k - pc);
+      const bool accumulate = pc > 0;
+      for (int64_t j0 = jc; j0 < jc_end; j0 += nr) {
+        const int64_t cols = std::min(nr, n - j0);
+        for (int64_t i0 = ic; i0 < ic_end; i0 += mr) {
+          const int64_t rows = std::min(mr, m - i0);
+          const float* a_slice = a.data + a_slice_offset(m, mr, i0, pc, kc);
+          prefetch_next_panel(a_slice, kc * mr);
+          float* c_tile = c + i0 * ldc + j0;
+          if (rows == mr && cols == nr) {
+            info.indirect(kc, a_slice, b_rows + pc, j0, c_tile, ldc, accumulate);
+            continue;
+          }
+          if (accumulate) {
+            for (int64_t r = 0; r < rows; ++r) {
+              std::memcpy(tile + r * nr, c_tile + r * ldc,
+                          static_cast<size_t>(cols) * sizeof(float));
+            }
+          }
+          info.indirect(kc, a_slice, b_rows + pc, j0, tile, nr, accumulate);
+          for (int64_t r = 0; r < rows; ++r) {
+            std::memcpy(c_tile + r * ldc, tile + r * nr, static_cast<size_t>(cols) * sizeof(float));
+          }
         }
       }
     }

@@ -70,6 +70,10 @@ size_t packed_b_bytes(int64_t k, int64_t n);
 /// Packs A (M x K; element (i, p) at a[i * lda + p], or a[p * lda + i] when trans_a) into `out`
 /// (packed_a_bytes, 64-byte aligned). Rows past M in the last panel are zero.
 PackedMatrix pack_a(int64_t m, int64_t k, const float* a, int64_t lda, bool trans_a, float* out);
+/// Float offset of element (i, p) of a packed M x K A for the active microkernel, for code that
+/// writes packed weights itself (Winograd's transformed filters). Rows past M in the last panel
+/// must be zero.
+size_t packed_a_offset(int64_t m, int64_t k, int64_t i, int64_t p);
 /// Packs B (K x N; element (p, j) at b[p * ldb + j], or b[j * ldb + p] when trans_b).
 PackedMatrix pack_b(int64_t k, int64_t n, const float* b, int64_t ldb, bool trans_b, float* out);
 
@@ -101,5 +105,13 @@ size_t gemm_scratch_bytes(int64_t m, int64_t n, int64_t k, bool a_packed, bool b
 /// active microkernel, or scratch is missing.
 bool gemm(int64_t m, int64_t n, int64_t k, const GemmOperand& a, const GemmOperand& b, float* c,
           int64_t ldc, const GemmEpilogue& epilogue, void* scratch);
+
+/// C (M x N, leading dimension ldc) = A * B, A prepacked, B given by its rows: row p is
+/// b_rows[p][0, N), each readable up to N rounded up to the microkernel's nr (the last panel is
+/// computed whole; its extra columns are not written). The implicit im2col of a direct
+/// convolution: B's rows are shifted views of the (padded) input, never copied. No epilogue;
+/// returns false when A does not match the shapes or the active microkernel, or K is 0.
+bool gemm_indirect(int64_t m, int64_t n, int64_t k, const PackedMatrix& a,
+                   const float* const* b_rows, float* c, int64_t ldc);
 
 }  // namespace ptec::kernels::optimized

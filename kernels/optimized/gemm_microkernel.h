@@ -11,12 +11,18 @@ namespace ptec::kernels::optimized::detail {
 /// `accumulate`: add the product to C instead of overwriting it.
 using MicroKernel = void (*)(int64_t kc, const float* a, const float* b, float* c, int64_t ldc,
                              bool accumulate);
+/// The same with B given by rows: step p reads b_rows[p][j, j + NR) (unaligned), an implicit
+/// im2col for direct convolutions (gemm_indirect).
+using IndirectMicroKernel = void (*)(int64_t kc, const float* a, const float* const* b_rows,
+                                     int64_t j, float* c, int64_t ldc, bool accumulate);
 
 // Portable C++: 4 x 8 (vectorized by the compiler for the baseline ISA).
 inline constexpr int64_t kGenericMr = 4;
 inline constexpr int64_t kGenericNr = 8;
 void microkernel_generic_4x8(int64_t kc, const float* a, const float* b, float* c, int64_t ldc,
                              bool accumulate);
+void microkernel_generic_4x8_indirect(int64_t kc, const float* a, const float* const* b_rows,
+                                      int64_t j, float* c, int64_t ldc, bool accumulate);
 
 // AVX2 + FMA: 6 x 16 (twelve 8-wide accumulators). Only called when the CPU has AVX2 and FMA;
 // its translation unit is the only one built with -mavx2 -mfma and includes no inline library
@@ -25,11 +31,15 @@ inline constexpr int64_t kAvx2Mr = 6;
 inline constexpr int64_t kAvx2Nr = 16;
 void microkernel_avx2_6x16(int64_t kc, const float* a, const float* b, float* c, int64_t ldc,
                            bool accumulate);
+void microkernel_avx2_6x16_indirect(int64_t kc, const float* a, const float* const* b_rows,
+                                    int64_t j, float* c, int64_t ldc, bool accumulate);
 
 // AVX-512F: 8 x 32 (sixteen 16-wide accumulators), same rules as the AVX2 kernel.
 inline constexpr int64_t kAvx512Mr = 8;
 inline constexpr int64_t kAvx512Nr = 32;
 void microkernel_avx512_8x32(int64_t kc, const float* a, const float* b, float* c, int64_t ldc,
                              bool accumulate);
+void microkernel_avx512_8x32_indirect(int64_t kc, const float* a, const float* const* b_rows,
+                                      int64_t j, float* c, int64_t ldc, bool accumulate);
 
 }  // namespace ptec::kernels::optimized::detail

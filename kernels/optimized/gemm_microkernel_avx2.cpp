@@ -7,8 +7,24 @@
 
 namespace ptec::kernels::optimized::detail {
 
-void microkernel_avx2_6x16(int64_t kc, const float* a, const float* b, float* c, int64_t ldc,
-                           bool accumulate) {
+namespace {
+
+// Row p of the B panel: packed (aligned, nr floats per row) or through row pointers (an implicit
+// im2col: rows[p] + j, unaligned).
+struct PackedB {
+  const float* b;
+  const float* row(int64_t p) const { return b + p * kAvx2Nr; }
+  static __m256 load(const float* x) { return _mm256_load_ps(x); }
+};
+struct IndirectB {
+  const float* const* rows;
+  int64_t j;
+  const float* row(int64_t p) const { return rows[p] + j; }
+  static __m256 load(const float* x) { return _mm256_loadu_ps(x); }
+};
+
+template <typename B>
+inline void kernel(int64_t kc, const float* a, B b, float* c, int64_t ldc, bool accumulate) {
   __m256 c00 = _mm256_setzero_ps(), c01 = _mm256_setzero_ps();
   __m256 c10 = _mm256_setzero_ps(), c11 = _mm256_setzero_ps();
   __m256 c20 = _mm256_setzero_ps(), c21 = _mm256_setzero_ps();
@@ -16,8 +32,9 @@ void microkernel_avx2_6x16(int64_t kc, const float* a, const float* b, float* c,
   __m256 c40 = _mm256_setzero_ps(), c41 = _mm256_setzero_ps();
   __m256 c50 = _mm256_setzero_ps(), c51 = _mm256_setzero_ps();
   for (int64_t p = 0; p < kc; ++p) {
-    const __m256 b0 = _mm256_load_ps(b);
-    const __m256 b1 = _mm256_load_ps(b + 8);
+    const float* row = b.row(p);
+    const __m256 b0 = B::load(row);
+    const __m256 b1 = B::load(row + 8);
     __m256 av = _mm256_broadcast_ss(a + 0);
     c00 = _mm256_fmadd_ps(av, b0, c00);
     c01 = _mm256_fmadd_ps(av, b1, c01);
@@ -37,7 +54,6 @@ void microkernel_avx2_6x16(int64_t kc, const float* a, const float* b, float* c,
     c50 = _mm256_fmadd_ps(av, b0, c50);
     c51 = _mm256_fmadd_ps(av, b1, c51);
     a += kAvx2Mr;
-    b += kAvx2Nr;
   }
   float* r0 = c;
   float* r1 = c + ldc;
@@ -71,6 +87,18 @@ void microkernel_avx2_6x16(int64_t kc, const float* a, const float* b, float* c,
   _mm256_storeu_ps(r4 + 8, c41);
   _mm256_storeu_ps(r5, c50);
   _mm256_storeu_ps(r5 + 8, c51);
+}
+
+}  // namespace
+
+void microkernel_avx2_6x16(int64_t kc, const float* a, const float* b, float* c, int64_t ldc,
+                           bool accumulate) {
+  kernel(kc, a, PackedB{b}, c, ldc, accumulate);
+}
+
+void microkernel_avx2_6x16_indirect(int64_t kc, const float* a, const float* const* b_rows,
+                                    int64_t j, float* c, int64_t ldc, bool accumulate) {
+  kernel(kc, a, IndirectB{b_rows, j}, c, ldc, accumulate);
 }
 
 }  // namespace ptec::kernels::optimized::detail

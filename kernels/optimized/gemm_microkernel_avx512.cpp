@@ -8,23 +8,39 @@
 
 namespace ptec::kernels::optimized::detail {
 
-void microkernel_avx512_8x32(int64_t kc, const float* a, const float* b, float* c, int64_t ldc,
-                             bool accumulate) {
+namespace {
+
+// Where the microkernel reads row p of its B panel: a packed panel (aligned, nr floats per row)
+// or row pointers (an implicit im2col: row p is rows[p] + j, unaligned).
+struct PackedB {
+  const float* b;
+  const float* row(int64_t p) const { return b + p * kAvx512Nr; }
+  static __m512 load(const float* x) { return _mm512_load_ps(x); }
+};
+struct IndirectB {
+  const float* const* rows;
+  int64_t j;
+  const float* row(int64_t p) const { return rows[p] + j; }
+  static __m512 load(const float* x) { return _mm512_loadu_ps(x); }
+};
+
+template <typename B>
+inline void kernel(int64_t kc, const float* a, B b, float* c, int64_t ldc, bool accumulate) {
   __m512 acc[kAvx512Mr][2];
   for (int64_t r = 0; r < kAvx512Mr; ++r) {
     acc[r][0] = _mm512_setzero_ps();
     acc[r][1] = _mm512_setzero_ps();
   }
   for (int64_t p = 0; p < kc; ++p) {
-    const __m512 b0 = _mm512_load_ps(b);
-    const __m512 b1 = _mm512_load_ps(b + 16);
+    const float* row = b.row(p);
+    const __m512 b0 = B::load(row);
+    const __m512 b1 = B::load(row + 16);
     for (int64_t r = 0; r < kAvx512Mr; ++r) {  // unrolled by the compiler (constant trip count)
       const __m512 av = _mm512_set1_ps(a[r]);
       acc[r][0] = _mm512_fmadd_ps(av, b0, acc[r][0]);
       acc[r][1] = _mm512_fmadd_ps(av, b1, acc[r][1]);
     }
     a += kAvx512Mr;
-    b += kAvx512Nr;
   }
   for (int64_t r = 0; r < kAvx512Mr; ++r) {
     float* row = c + r * ldc;
@@ -35,6 +51,18 @@ void microkernel_avx512_8x32(int64_t kc, const float* a, const float* b, float* 
     _mm512_storeu_ps(row, acc[r][0]);
     _mm512_storeu_ps(row + 16, acc[r][1]);
   }
+}
+
+}  // namespace
+
+void microkernel_avx512_8x32(int64_t kc, const float* a, const float* b, float* c, int64_t ldc,
+                             bool accumulate) {
+  kernel(kc, a, PackedB{b}, c, ldc, accumulate);
+}
+
+void microkernel_avx512_8x32_indirect(int64_t kc, const float* a, const float* const* b_rows,
+                                      int64_t j, float* c, int64_t ldc, bool accumulate) {
+  kernel(kc, a, IndirectB{b_rows, j}, c, ldc, accumulate);
 }
 
 }  // namespace ptec::kernels::optimized::detail

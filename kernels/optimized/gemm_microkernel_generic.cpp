@@ -5,23 +5,48 @@
 
 namespace ptec::kernels::optimized::detail {
 
-void microkernel_generic_4x8(int64_t kc, const float* a, const float* b, float* c, int64_t ldc,
-                             bool accumulate) {
+namespace {
+
+// Row p of the B panel: packed (nr floats per row) or through row pointers (rows[p] + j).
+struct PackedB {
+  const float* b;
+  const float* row(int64_t p) const { return b + p * kGenericNr; }
+};
+struct IndirectB {
+  const float* const* rows;
+  int64_t j;
+  const float* row(int64_t p) const { return rows[p] + j; }
+};
+
+template <typename B>
+inline void kernel(int64_t kc, const float* a, B b, float* c, int64_t ldc, bool accumulate) {
   constexpr int64_t kMr = kGenericMr;
   constexpr int64_t kNr = kGenericNr;
   float acc[kMr][kNr] = {};
   for (int64_t p = 0; p < kc; ++p) {
+    const float* row = b.row(p);
     for (int64_t r = 0; r < kMr; ++r) {
       const float av = a[r];
-      for (int64_t j = 0; j < kNr; ++j) acc[r][j] += av * b[j];
+      for (int64_t j = 0; j < kNr; ++j) acc[r][j] += av * row[j];
     }
     a += kMr;
-    b += kNr;
   }
   for (int64_t r = 0; r < kMr; ++r) {
-    float* row = c + r * ldc;
-    for (int64_t j = 0; j < kNr; ++j) row[j] = accumulate ? row[j] + acc[r][j] : acc[r][j];
+    float* out = c + r * ldc;
+    for (int64_t j = 0; j < kNr; ++j) out[j] = accumulate ? out[j] + acc[r][j] : acc[r][j];
   }
+}
+
+}  // namespace
+
+void microkernel_generic_4x8(int64_t kc, const float* a, const float* b, float* c, int64_t ldc,
+                             bool accumulate) {
+  kernel(kc, a, PackedB{b}, c, ldc, accumulate);
+}
+
+void microkernel_generic_4x8_indirect(int64_t kc, const float* a, const float* const* b_rows,
+                                      int64_t j, float* c, int64_t ldc, bool accumulate) {
+  kernel(kc, a, IndirectB{b_rows, j}, c, ldc, accumulate);
 }
 
 }  // namespace ptec::kernels::optimized::detail

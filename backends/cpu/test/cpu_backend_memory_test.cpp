@@ -1,6 +1,6 @@
 // Where PtecCpuBackend takes its memory: packed weights and intermediates from the method
-// allocator at init, per-node scratch (packing, im2col) from the method's temp allocator at
-// execute. Built without RTTI, like the runtime whose MemoryAllocator it subclasses.
+// allocator at init, per-node scratch (packing, im2col, padded planes) from the method's temp
+// allocator at execute. Built without RTTI, like the runtime whose MemoryAllocator it subclasses.
 
 #include <gtest/gtest.h>
 
@@ -9,6 +9,7 @@
 
 #include "backends/cpu/test/cpu_test_util.h"
 #include "frontends/builder/graph_builder.h"
+#include "kernels/optimized/conv2d.h"
 #include "runtime/executor/memory_manager.h"
 #include "runtime/executor/program.h"
 #include "runtime/loader/buffer_data_loader.h"
@@ -33,7 +34,7 @@ class RecordingAllocator final : public runtime::MemoryAllocator {
 
 class CpuBackendMemory : public cpu_test::CpuBackendTest {
  protected:
-  // A 3x3 convolution large enough to need im2col scratch.
+  // A 3x3 convolution large enough to need scratch.
   static ir::ExportedProgram conv() {
     builder::GraphBuilder b("conv");
     Value x = b.input("x", DType::Float, {1, 8, 12, 12});
@@ -81,8 +82,11 @@ class CpuBackendMemory : public cpu_test::CpuBackendTest {
 TEST_F(CpuBackendMemory, ScratchComesFromTheTempAllocator) {
   const Run run = run_with_temp(1 << 20);
   ASSERT_EQ(run.status, Error::Ok);
-  // The im2col panels of a 8-channel 3x3 convolution over 12x12: at least 72 x 144 floats.
-  EXPECT_GE(run.largest_temp_request, size_t{72 * 144 * sizeof(float)});
+  // What the kernel asks for a 8-channel 3x3 convolution over 12x12 (the direct convolution's
+  // padded planes, 8 x 14 x 14 floats, its row pointers and flat result).
+  const kernels::optimized::Conv2dShape shape{1, 8, 12, 12, 16, 3, 3};
+  EXPECT_GE(run.largest_temp_request, kernels::optimized::conv2d_scratch_bytes(shape, true));
+  EXPECT_GE(run.largest_temp_request, size_t{8 * 14 * 14 * sizeof(float)});
 }
 
 TEST_F(CpuBackendMemory, TooSmallTempAllocatorFailsCleanly) {

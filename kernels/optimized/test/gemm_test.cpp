@@ -94,6 +94,69 @@ TEST_P(Gemm, MatchesDoubleReferenceForEveryLayoutAndEdgeShape) {
   }
 }
 
+// gemm_indirect reads row p of B at rows[p]: here shifted, overlapping views of one buffer (as a
+// direct convolution's taps are), for edge shapes in M and N, K over several slices, on one and
+// two threads. Columns past N are left alone.
+TEST_P(Gemm, IndirectRowsMatchTheReference) {
+  const Shape shapes[] = {{1, 1, 1}, {7, 17, 3}, {13, 31, 257}, {64, 70, 600}, {9, 33, 129}};
+  for (int threads : {1, 2}) {
+    ptec::set_num_threads(threads);
+    for (const Shape& s : shapes) {
+      const int64_t nr = gemm_tile(GetParam()).nr;
+      const int64_t readable = (s.n + nr - 1) / nr * nr;
+      const auto pool = random_matrix(3 * s.k + readable + 8, 12);
+      std::vector<const float*> rows(static_cast<size_t>(s.k));
+      std::vector<float> b(static_cast<size_t>(s.k * s.n));  // the same B, stored plainly
+      for (int64_t p = 0; p < s.k; ++p) {
+        rows[p] = pool.data() + (p * 7) % (3 * s.k + 1);
+        for (int64_t j = 0; j < s.n; ++j) b[p * s.n + j] = rows[p][j];
+      }
+      const auto a = random_matrix(s.m * s.k, 13);
+      Aligned pa(packed_a_bytes(s.m, s.k));
+      const PackedMatrix packed = pack_a(s.m, s.k, a.data(), s.k, false, pa.ptr);
+      const int64_t ldc = s.n + 3;
+      std::vector<float> c(static_cast<size_t>(s.m * ldc), 42.0f);
+      ASSERT_TRUE(gemm_indirect(s.m, s.n, s.k, packed, rows.data(), c.data(), ldc));
+      const auto ref = reference(s.m, s.n, s.k, a, s.k, false, b, s.n, false);
+      for (int64_t i = 0; i < s.m; ++i) {
+        for (int64_t j = 0; j < s.n; ++j) {
+          ASSERT_NEAR(c[i * ldc + j], ref[i * s.n + j], 1e-4 * std::sqrt(double(s.k)) + 1e-5)
+              << s.m << "x" << s.n << "x" << s.k << " at (" << i << ", " << j << "), " << threads
+              << " threads";
+        }
+        for (int64_t j = s.n; j < ldc; ++j) ASSERT_EQ(c[i * ldc + j], 42.0f) << "past column n";
+      }
+    }
+  }
+  ptec::set_num_threads(0);
+  // A packed for other shapes is refused.
+  const auto a = random_matrix(8 * 8, 14);
+  Aligned pa(packed_a_bytes(8, 8));
+  const PackedMatrix packed = pack_a(8, 8, a.data(), 8, false, pa.ptr);
+  std::vector<const float*> rows(9, a.data());
+  std::vector<float> c(64);
+  EXPECT_FALSE(gemm_indirect(8, 4, 9, packed, rows.data(), c.data(), 8));
+  EXPECT_FALSE(gemm_indirect(7, 4, 8, packed, rows.data(), c.data(), 8));
+}
+
+// packed_a_offset finds every element where pack_a put it, across several k slices and a partial
+// last panel (whose extra rows are zero).
+TEST_P(Gemm, PackedAOffsetLocatesEveryElement) {
+  const int64_t m = 13, k = 600;
+  const auto a = random_matrix(m * k, 15);
+  Aligned pa(packed_a_bytes(m, k));
+  pack_a(m, k, a.data(), k, false, pa.ptr);
+  for (int64_t i = 0; i < m; ++i) {
+    for (int64_t p = 0; p < k; ++p) {
+      ASSERT_EQ(pa.ptr[packed_a_offset(m, k, i, p)], a[i * k + p]) << i << ", " << p;
+    }
+  }
+  const int64_t mr = gemm_tile(GetParam()).mr;
+  for (int64_t i = m; i < (m + mr - 1) / mr * mr; ++i) {
+    for (int64_t p = 0; p < k; ++p) ASSERT_EQ(pa.ptr[packed_a_offset(m, k, i, p)], 0.0f);
+  }
+}
+
 TEST_P(Gemm, PrepackedOperandsGiveTheSameResult) {
   const int64_t m = 29, n = 45, k = 70;
   const auto a = random_matrix(m * k, 3);
