@@ -4,12 +4,13 @@
 //
 //   per image and group, output[OCg x OH*OW] = weights[OCg x Cg*KH*KW] * columns[Cg*KH*KW x OH*OW]
 //
-// The weights are the GEMM's A operand (packable once, ahead of time); the columns are gathered
-// from the input straight into the B panel layout (no separate im2col buffer), a chunk of output
-// pixels at a time so that the packed chunk stays in cache. A 1x1, stride-1, unpadded convolution
-// multiplies the input directly. Depthwise convolutions (one input channel per group) run a
-// direct kernel instead. Bias, residual add and activation are fused (GemmEpilogue; bias is per
-// output channel, residual has the output's shape).
+// The weights are the GEMM's A operand (packable once, ahead of time). A 1x1, stride-1, unpadded
+// convolution multiplies the input directly; other convolutions with strides up to 64 read the
+// columns as shifted views of a zero-padded copy of the input (conv2d_direct.h, no im2col
+// matrix); larger strides gather the columns straight into B panels, a chunk of output pixels at
+// a time. Depthwise convolutions (one input channel per group) run a direct kernel instead. Bias,
+// residual add and activation are fused (GemmEpilogue; bias is per output channel, residual has the
+// output's shape).
 
 #include <cstddef>
 #include <cstdint>

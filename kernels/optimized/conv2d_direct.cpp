@@ -9,27 +9,83 @@ namespace ptec::kernels::optimized {
 namespace {
 
 constexpr size_t kAlign = 64;
+constexpr int64_t kMaxStride = 64;
 size_t align_up(size_t x) { return (x + kAlign - 1) / kAlign * kAlign; }
 
+// The padded input of a channel is split into phases by stride: phase (py, px) holds padded rows
+// py, py + sh, ... and columns px, px + sw, ..., with row pitch q; only the phases some tap reads
+// are kept (a 1x1 stride-2 convolution reads one). Tap (ky, kx) reads phase
+// (ky dh mod sh, kx dw mod sw) at row offset ky dh / sh and column offset kx dw / sw, and output
+// (oy, ox) is flat index oy * q + ox of the phase grid.
 struct Geometry {
-  int64_t pitch, plane;  // padded row pitch and plane size
-  int64_t flat;          // flat outputs: (oh - 1) * pitch + ow
-  int64_t slack;         // zeros after the last plane: the last panel's reads past `flat`
+  int64_t q, phase_rows;  // one phase: rows x pitch
+  // Phase (py, px) is kept when some tap row reads py and some tap column px; it is then number
+  // row_rank[py] * kept_cols + col_rank[px] of its channel (ranks -1 where not read).
+  int64_t row_rank[kMaxStride], col_rank[kMaxStride], kept_cols;
+  int64_t phases;  // phases kept per channel
+  int64_t plane;   // floats per channel: phases x phase_rows x q
+  int64_t flat;    // flat outputs: (oh - 1) * q + ow
+  int64_t slack;   // zeros after the last channel: the last panel's reads
 };
 
 Geometry geometry(const Conv2dShape& s) {
   Geometry g{};
-  g.pitch = s.w + 2 * s.pw;
-  g.plane = (s.h + 2 * s.ph) * g.pitch;
-  g.flat = (s.oh() - 1) * g.pitch + s.ow();
+  g.q = (s.w + 2 * s.pw + s.sw - 1) / s.sw;
+  g.phase_rows = (s.h + 2 * s.ph + s.sh - 1) / s.sh;
+  bool row_read[kMaxStride] = {}, col_read[kMaxStride] = {};
+  for (int64_t ky = 0; ky < s.kh; ++ky) row_read[ky * s.dh % s.sh] = true;
+  for (int64_t kx = 0; kx < s.kw; ++kx) col_read[kx * s.dw % s.sw] = true;
+  int64_t kept_rows = 0;
+  for (int64_t py = 0; py < s.sh; ++py) g.row_rank[py] = row_read[py] ? kept_rows++ : -1;
+  for (int64_t px = 0; px < s.sw; ++px) g.col_rank[px] = col_read[px] ? g.kept_cols++ : -1;
+  g.phases = kept_rows * g.kept_cols;
+  g.plane = g.phases * g.phase_rows * g.q;
+  g.flat = (s.oh() - 1) * g.q + s.ow();
   g.slack = gemm_tile(active_gemm_isa()).nr;
   return g;
+}
+
+// Where phase (py, px) is in a channel, or -1 when no tap reads it.
+int64_t slot(const Geometry& g, int64_t py, int64_t px) {
+  if (g.row_rank[py] < 0 || g.col_rank[px] < 0) return -1;
+  return g.row_rank[py] * g.kept_cols + g.col_rank[px];
+}
+
+// Fills channel `src`'s kept phases (times `scale`) into `plane`.
+void fill_phases(const Conv2dShape& s, const Geometry& g, const float* src, float scale,
+                 float* plane) {
+  for (int64_t py = 0; py < s.sh; ++py) {
+    for (int64_t px = 0; px < s.sw; ++px) {
+      if (slot(g, py, px) < 0) continue;
+      float* phase = plane + slot(g, py, px) * g.phase_rows * g.q;
+      for (int64_t y = 0; y < g.phase_rows; ++y) {
+        float* dst = phase + y * g.q;
+        const int64_t iy = y * s.sh + py - s.ph;
+        if (iy < 0 || iy >= s.h) {
+          std::fill(dst, dst + g.q, 0.0f);
+          continue;
+        }
+        const float* row = src + iy * s.w;
+        // Columns x with 0 <= x sw + px - pw < w are inside the input.
+        const int64_t first = std::min(g.q, std::max<int64_t>(0, (s.pw - px + s.sw - 1) / s.sw));
+        const int64_t end = std::max(first, std::min(g.q, (s.w + s.pw - px + s.sw - 1) / s.sw));
+        std::fill(dst, dst + first, 0.0f);
+        const float* in = row + (first * s.sw + px - s.pw);
+        if (s.sw == 1 && scale == 1.0f) {
+          std::memcpy(dst + first, in, static_cast<size_t>(end - first) * sizeof(float));
+        } else {
+          for (int64_t x = first; x < end; ++x) dst[x] = in[(x - first) * s.sw] * scale;
+        }
+        std::fill(dst + end, dst + g.q, 0.0f);
+      }
+    }
+  }
 }
 
 }  // namespace
 
 bool conv2d_direct_applies(const Conv2dShape& s) {
-  return s.valid() && !s.depthwise() && !s.pointwise() && s.sh == 1 && s.sw == 1;
+  return s.valid() && !s.depthwise() && !s.pointwise() && s.sh <= kMaxStride && s.sw <= kMaxStride;
 }
 
 size_t conv2d_direct_scratch_bytes(const Conv2dShape& s) {
@@ -54,12 +110,15 @@ bool conv2d_direct(const Conv2dShape& s, const float* input, const float* packed
   bytes += align_up(static_cast<size_t>(k) * sizeof(const float*));
   auto* flat = reinterpret_cast<float*>(bytes);
 
-  // Row p = (c, ky, kx) of B starts at the tap's offset in channel c's padded plane.
+  // Row p = (c, ky, kx) of B starts at the tap's phase and offset in channel c's plane.
   const int64_t taps = s.kh * s.kw;
   for (int64_t c = 0; c < cg; ++c) {
     for (int64_t ky = 0; ky < s.kh; ++ky) {
       for (int64_t kx = 0; kx < s.kw; ++kx) {
-        rows[c * taps + ky * s.kw + kx] = padded + c * g.plane + ky * s.dh * g.pitch + kx * s.dw;
+        const int64_t ry = ky * s.dh, rx = kx * s.dw;
+        rows[c * taps + ky * s.kw + kx] = padded + c * g.plane +
+                                          slot(g, ry % s.sh, rx % s.sw) * g.phase_rows * g.q +
+                                          ry / s.sh * g.q + rx / s.sw;
       }
     }
   }
@@ -71,21 +130,8 @@ bool conv2d_direct(const Conv2dShape& s, const float* input, const float* packed
       const float* in = input + (b * s.c + grp * cg) * s.h * s.w;
       const float* scale = input_scale != nullptr ? input_scale + b * s.c + grp * cg : nullptr;
       parallel_for(cg, [&](int64_t c) {
-        float* plane = padded + c * g.plane;
-        const float* src = in + c * s.h * s.w;
-        const float sc = scale != nullptr ? scale[c] : 1.0f;
-        std::fill(plane, plane + s.ph * g.pitch, 0.0f);
-        for (int64_t y = 0; y < s.h; ++y) {
-          float* dst = plane + (y + s.ph) * g.pitch;
-          std::fill(dst, dst + s.pw, 0.0f);
-          if (scale == nullptr) {
-            std::memcpy(dst + s.pw, src + y * s.w, static_cast<size_t>(s.w) * sizeof(float));
-          } else {
-            for (int64_t x = 0; x < s.w; ++x) dst[s.pw + x] = src[y * s.w + x] * sc;
-          }
-          std::fill(dst + s.pw + s.w, dst + g.pitch, 0.0f);
-        }
-        std::fill(plane + (s.h + s.ph) * g.pitch, plane + g.plane, 0.0f);
+        fill_phases(s, g, in + c * s.h * s.w, scale != nullptr ? scale[c] : 1.0f,
+                    padded + c * g.plane);
       });
       const PackedMatrix a{packed_weights + static_cast<size_t>(grp) * per_group, ocg, k, mr};
       if (!gemm_indirect(ocg, g.flat, k, a, rows, flat, g.flat)) return false;
@@ -98,7 +144,7 @@ bool conv2d_direct(const Conv2dShape& s, const float* input, const float* packed
         float* dst = out + o * ohw;
         const float* res = residual != nullptr ? residual + o * ohw : nullptr;
         for (int64_t oy = 0; oy < oh; ++oy) {
-          const float* src = flat + o * g.flat + oy * g.pitch;
+          const float* src = flat + o * g.flat + oy * g.q;
           float* d = dst + oy * ow;
           if (res != nullptr) {
             const float* r = res + oy * ow;

@@ -1,12 +1,14 @@
 #pragma once
 
-// Direct stride-1 convolution (internal to kernels/optimized; conv2d() chooses it): the GEMM of
-// conv2d.h without an im2col copy. The input of a group is copied once into zero-padded planes
-// of pitch W + 2 pw; output pixel (oy, ox) at flat index i = oy * pitch + ox then reads tap
-// (c, ky, kx) at padded[c][i + ky dh pitch + kx dw], so row p = (c, ky, kx) of the GEMM's B is
-// a shifted view of the padded input (gemm_indirect), and nr consecutive flat outputs are one
-// contiguous vector load per tap, however narrow the image. The pitch - ow extra columns per
-// row are computed into a flat result and dropped when it is copied out with the epilogue.
+// Direct convolution (internal to kernels/optimized; conv2d() chooses it): the GEMM of conv2d.h
+// without an im2col copy. The input of a group is copied once into zero-padded planes, split
+// by stride into phases (stride 1: one phase, the padded plane itself; stride 2: the four
+// even/odd row and column combinations, only those some tap reads). Output pixel (oy, ox) is
+// flat index i = oy * q + ox (q: a phase's row pitch) and reads tap (c, ky, kx) at a fixed
+// offset from i in one phase of channel c, so row p = (c, ky, kx) of the GEMM's B is a shifted
+// view of the copy (gemm_indirect): nr consecutive flat outputs are one contiguous vector load
+// per tap, however narrow the image. The q - ow extra columns per row are computed into a flat
+// result and dropped when it is copied out with the epilogue.
 
 #include <cstddef>
 
@@ -14,8 +16,8 @@
 
 namespace ptec::kernels::optimized {
 
-/// Stride 1 and not a depthwise or an unpadded pointwise convolution (those have their own
-/// paths).
+/// Not a depthwise or an unpadded stride-1 pointwise convolution (those have their own paths),
+/// strides up to 64.
 bool conv2d_direct_applies(const Conv2dShape& s);
 
 /// Scratch of conv2d_direct (64-byte aligned).

@@ -131,6 +131,15 @@ TEST_P(Conv2d, MatchesDirectReference) {
   asym.sw = 3;
   asym.pw = 0;
   shapes.push_back(asym);
+  // The direct path's phases: every tap in the even rows and columns (stride 2, dilation 2), one
+  // phase (1x1 stride 2), nine (stride 3), non-overlapping windows (kernel 4 stride 4, a patch
+  // embedding), batch 2 with groups at stride 2; past its largest stride, im2col.
+  for (const Conv2dShape& more :
+       {shape(1, 3, 13, 11, 5, 3, 2, 2, 2), shape(1, 6, 9, 10, 7, 1, 2, 0),
+        shape(1, 2, 14, 13, 3, 3, 3, 1), shape(1, 3, 16, 12, 8, 4, 4, 0),
+        shape(2, 4, 11, 9, 6, 3, 2, 1, 1, 2), shape(1, 2, 141, 150, 3, 2, 70, 1)}) {
+    shapes.push_back(more);
+  }
   for (const Conv2dShape& s : shapes) {
     ASSERT_TRUE(s.valid()) << describe(s);
     const auto in = random_vector(s.n * s.c * s.h * s.w, 1);
