@@ -321,8 +321,9 @@ size_t conv2d_scratch_bytes(const Conv2dShape& s, bool weights_packed) {
   if (s.depthwise()) return 0;
   size_t bytes = weights_packed ? 0 : conv2d_packed_weights_bytes(s);
   const int64_t ohw = s.oh() * s.ow();
-  if (s.pointwise()) {
-    bytes += gemm_scratch_bytes(s.oc_per_group(), ohw, s.k(), true, false);
+  if (s.pointwise()) {  // B packed (with an input scale) or its row pointers
+    bytes += std::max(gemm_scratch_bytes(s.oc_per_group(), ohw, s.k(), true, false),
+                      align_up(static_cast<size_t>(s.k()) * sizeof(const float*)));
   } else if (conv2d_direct_applies(s)) {
     bytes += conv2d_direct_scratch_bytes(s);
   } else {
@@ -381,7 +382,14 @@ bool conv2d(const Conv2dShape& s, const float* input, const float* weights,
       if (e.residual != nullptr) e.residual = epilogue.residual + b * out_image + g * ocg * ohw;
       e.ldr = ohw;
       const float* scale = input_scale != nullptr ? input_scale + b * s.c + g * cg : nullptr;
-      if (s.pointwise()) {
+      if (s.pointwise() && scale == nullptr) {
+        // B's rows are the input's channel planes, read in place.
+        auto** rows = reinterpret_cast<const float**>(bytes);
+        for (int64_t c = 0; c < cg; ++c) rows[c] = in + c * ohw;
+        if (!gemm_indirect(ocg, ohw, k, a, rows, out, ohw, e)) return false;
+        continue;
+      }
+      if (s.pointwise()) {  // scaled while packed
         GemmOperand bm = GemmOperand::matrix(in, ohw);
         bm.k_scale = scale;  // K is the group's input channels
         if (!gemm(ocg, ohw, k, GemmOperand::prepacked(a), bm, out, ohw, e, bytes)) return false;

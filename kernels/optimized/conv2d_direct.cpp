@@ -25,7 +25,6 @@ struct Geometry {
   int64_t phases;  // phases kept per channel
   int64_t plane;   // floats per channel: phases x phase_rows x q
   int64_t flat;    // flat outputs: (oh - 1) * q + ow
-  int64_t slack;   // zeros after the last channel: the last panel's reads
 };
 
 Geometry geometry(const Conv2dShape& s) {
@@ -41,7 +40,6 @@ Geometry geometry(const Conv2dShape& s) {
   g.phases = kept_rows * g.kept_cols;
   g.plane = g.phases * g.phase_rows * g.q;
   g.flat = (s.oh() - 1) * g.q + s.ow();
-  g.slack = gemm_tile(active_gemm_isa()).nr;
   return g;
 }
 
@@ -90,7 +88,7 @@ bool conv2d_direct_applies(const Conv2dShape& s) {
 
 size_t conv2d_direct_scratch_bytes(const Conv2dShape& s) {
   const Geometry g = geometry(s);
-  const size_t padded = align_up(static_cast<size_t>(s.c_per_group() * g.plane + g.slack) * 4);
+  const size_t padded = align_up(static_cast<size_t>(s.c_per_group() * g.plane) * sizeof(float));
   const size_t rows = align_up(static_cast<size_t>(s.k()) * sizeof(const float*));
   const size_t flat = align_up(static_cast<size_t>(s.oc_per_group() * g.flat) * sizeof(float));
   return padded + rows + flat;
@@ -105,7 +103,7 @@ bool conv2d_direct(const Conv2dShape& s, const float* input, const float* packed
   const int64_t oh = s.oh(), ow = s.ow(), ohw = oh * ow;
   auto* bytes = static_cast<unsigned char*>(scratch);
   auto* padded = reinterpret_cast<float*>(bytes);
-  bytes += align_up(static_cast<size_t>(cg * g.plane + g.slack) * 4);
+  bytes += align_up(static_cast<size_t>(cg * g.plane) * sizeof(float));
   auto** rows = reinterpret_cast<const float**>(bytes);
   bytes += align_up(static_cast<size_t>(k) * sizeof(const float*));
   auto* flat = reinterpret_cast<float*>(bytes);
@@ -122,7 +120,6 @@ bool conv2d_direct(const Conv2dShape& s, const float* input, const float* packed
       }
     }
   }
-  std::fill(padded + cg * g.plane, padded + cg * g.plane + g.slack, 0.0f);
   const int64_t mr = gemm_tile(active_gemm_isa()).mr;
   const size_t per_group = packed_a_bytes(ocg, k) / sizeof(float);
   for (int64_t b = 0; b < s.n; ++b) {

@@ -328,14 +328,17 @@ bool gemm(int64_t m, int64_t n, int64_t k, const GemmOperand& a, const GemmOpera
 }
 
 bool gemm_indirect(int64_t m, int64_t n, int64_t k, const PackedMatrix& a,
-                   const float* const* b_rows, float* c, int64_t ldc) {
+                   const float* const* b_rows, float* c, int64_t ldc,
+                   const GemmEpilogue& epilogue) {
   const KernelInfo info = kernel_info(active_gemm_isa());
   const int64_t mr = info.mr;
   const int64_t nr = info.nr;
   if (m < 0 || n < 0 || k <= 0 || a.rows != m || a.cols != k || a.panel != mr) return false;
+  if (epilogue.beta_one) return false;
   if (m == 0 || n == 0) return true;
   // As gemm(): slices of kc rows of B (kc x nr floats, now scattered over the rows but reused
   // by every A panel of the row block), row blocks of mc, column groups spread over the threads.
+  const bool epi = has_epilogue(epilogue);
   const int64_t kKc = slice_depth(nr);
   const int64_t mc = kMcPanels * mr;
   const int64_t m_blocks = (m + mc - 1) / mc;
@@ -352,11 +355,22 @@ bool gemm_indirect(int64_t m, int64_t n, int64_t k, const PackedMatrix& a,
     const int64_t jc = (item % groups) * group_panels * nr;
     const int64_t jc_end = std::min(n, jc + group_panels * nr);
     alignas(64) float tile[8 * 32];  // an edge tile (mr x nr <= 8 x 32)
+    // The last, partial panel's slice packed with zeros past column n (rows are read only up to
+    // n): kc x nr floats.
+    alignas(64) float edge[kSliceBytes / sizeof(float)];
     for (int64_t pc = 0; pc < k; pc += kKc) {
       const int64_t kc = std::min(kKc, k - pc);
       const bool accumulate = pc > 0;
+      int64_t epi_from = jc;  // first column whose epilogue is still to run (last slice)
       for (int64_t j0 = jc; j0 < jc_end; j0 += nr) {
         const int64_t cols = std::min(nr, n - j0);
+        if (cols < nr) {
+          for (int64_t p = 0; p < kc; ++p) {
+            std::memcpy(edge + p * nr, b_rows[pc + p] + j0,
+                        static_cast<size_t>(cols) * sizeof(float));
+            std::fill(edge + p * nr + cols, edge + (p + 1) * nr, 0.0f);
+          }
+        }
         for (int64_t i0 = ic; i0 < ic_end; i0 += mr) {
           const int64_t rows = std::min(mr, m - i0);
           const float* a_slice = a.data + a_slice_offset(m, mr, i0, pc, kc);
@@ -372,10 +386,19 @@ bool gemm_indirect(int64_t m, int64_t n, int64_t k, const PackedMatrix& a,
                           static_cast<size_t>(cols) * sizeof(float));
             }
           }
-          info.indirect(kc, a_slice, b_rows + pc, j0, tile, nr, accumulate);
+          if (cols < nr) {
+            info.fn(kc, a_slice, edge, tile, nr, accumulate);
+          } else {
+            info.indirect(kc, a_slice, b_rows + pc, j0, tile, nr, accumulate);
+          }
           for (int64_t r = 0; r < rows; ++r) {
             std::memcpy(c_tile + r * ldc, tile + r * nr, static_cast<size_t>(cols) * sizeof(float));
           }
+        }
+        const int64_t done = std::min(n, j0 + nr);
+        if (pc + kc == k && epi && (done - epi_from >= kEpilogueColumns || done >= jc_end)) {
+          apply_epilogue(epilogue, c, ldc, ic, ic_end - ic, epi_from, done - epi_from);
+          epi_from = done;
         }
       }
     }

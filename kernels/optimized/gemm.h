@@ -106,12 +106,13 @@ size_t gemm_scratch_bytes(int64_t m, int64_t n, int64_t k, bool a_packed, bool b
 bool gemm(int64_t m, int64_t n, int64_t k, const GemmOperand& a, const GemmOperand& b, float* c,
           int64_t ldc, const GemmEpilogue& epilogue, void* scratch);
 
-/// C (M x N, leading dimension ldc) = A * B, A prepacked, B given by its rows: row p is
-/// b_rows[p][0, N), each readable up to N rounded up to the microkernel's nr (the last panel is
-/// computed whole; its extra columns are not written). The implicit im2col of a direct
-/// convolution: B's rows are shifted views of the (padded) input, never copied. No epilogue;
-/// returns false when A does not match the shapes or the active microkernel, or K is 0.
+/// C (M x N, leading dimension ldc) = A * B with `epilogue` (not beta_one), A prepacked, B given
+/// by its rows: row p is b_rows[p][0, N), of which nothing past N is read. The implicit im2col
+/// of a direct convolution (B's rows are shifted views of the padded input) and the plain
+/// channel planes of a pointwise one, never copied. Returns false when A does not match the
+/// shapes or the active microkernel, K is 0 or the epilogue asks for beta_one.
 bool gemm_indirect(int64_t m, int64_t n, int64_t k, const PackedMatrix& a,
-                   const float* const* b_rows, float* c, int64_t ldc);
+                   const float* const* b_rows, float* c, int64_t ldc,
+                   const GemmEpilogue& epilogue = {});
 
 }  // namespace ptec::kernels::optimized

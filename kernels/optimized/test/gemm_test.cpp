@@ -3,6 +3,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdlib>
 #include <random>
@@ -95,36 +96,46 @@ TEST_P(Gemm, MatchesDoubleReferenceForEveryLayoutAndEdgeShape) {
 }
 
 // gemm_indirect reads row p of B at rows[p]: here shifted, overlapping views of one buffer (as a
-// direct convolution's taps are), for edge shapes in M and N, K over several slices, on one and
-// two threads. Columns past N are left alone.
+// direct convolution's taps are; the last row ends where the buffer does, so that a read past
+// column N is an overflow under AddressSanitizer), for edge shapes in M and N, K over several
+// slices, on one and two threads, with and without an epilogue. Columns past N are left alone.
 TEST_P(Gemm, IndirectRowsMatchTheReference) {
   const Shape shapes[] = {{1, 1, 1}, {7, 17, 3}, {13, 31, 257}, {64, 70, 600}, {9, 33, 129}};
   for (int threads : {1, 2}) {
     ptec::set_num_threads(threads);
     for (const Shape& s : shapes) {
-      const int64_t nr = gemm_tile(GetParam()).nr;
-      const int64_t readable = (s.n + nr - 1) / nr * nr;
-      const auto pool = random_matrix(3 * s.k + readable + 8, 12);
+      const auto pool = random_matrix(3 * s.k + s.n, 12);
       std::vector<const float*> rows(static_cast<size_t>(s.k));
       std::vector<float> b(static_cast<size_t>(s.k * s.n));  // the same B, stored plainly
       for (int64_t p = 0; p < s.k; ++p) {
-        rows[p] = pool.data() + (p * 7) % (3 * s.k + 1);
+        rows[p] = p + 1 == s.k ? pool.data() + 3 * s.k : pool.data() + (p * 7) % (3 * s.k + 1);
         for (int64_t j = 0; j < s.n; ++j) b[p * s.n + j] = rows[p][j];
       }
       const auto a = random_matrix(s.m * s.k, 13);
       Aligned pa(packed_a_bytes(s.m, s.k));
       const PackedMatrix packed = pack_a(s.m, s.k, a.data(), s.k, false, pa.ptr);
       const int64_t ldc = s.n + 3;
-      std::vector<float> c(static_cast<size_t>(s.m * ldc), 42.0f);
-      ASSERT_TRUE(gemm_indirect(s.m, s.n, s.k, packed, rows.data(), c.data(), ldc));
+      const auto bias = random_matrix(s.m, 16);
       const auto ref = reference(s.m, s.n, s.k, a, s.k, false, b, s.n, false);
-      for (int64_t i = 0; i < s.m; ++i) {
-        for (int64_t j = 0; j < s.n; ++j) {
-          ASSERT_NEAR(c[i * ldc + j], ref[i * s.n + j], 1e-4 * std::sqrt(double(s.k)) + 1e-5)
-              << s.m << "x" << s.n << "x" << s.k << " at (" << i << ", " << j << "), " << threads
-              << " threads";
+      for (bool relu_bias : {false, true}) {
+        GemmEpilogue e;
+        if (relu_bias) {
+          e.bias = bias.data();
+          e.bias_per_row = true;
+          e.activation = Activation::Relu;
         }
-        for (int64_t j = s.n; j < ldc; ++j) ASSERT_EQ(c[i * ldc + j], 42.0f) << "past column n";
+        std::vector<float> c(static_cast<size_t>(s.m * ldc), 42.0f);
+        ASSERT_TRUE(gemm_indirect(s.m, s.n, s.k, packed, rows.data(), c.data(), ldc, e));
+        for (int64_t i = 0; i < s.m; ++i) {
+          for (int64_t j = 0; j < s.n; ++j) {
+            double want = ref[i * s.n + j];
+            if (relu_bias) want = std::max(0.0, want + bias[i]);
+            ASSERT_NEAR(c[i * ldc + j], want, 1e-4 * std::sqrt(double(s.k)) + 1e-5)
+                << s.m << "x" << s.n << "x" << s.k << " at (" << i << ", " << j << "), " << threads
+                << " threads" << (relu_bias ? ", bias + relu" : "");
+          }
+          for (int64_t j = s.n; j < ldc; ++j) ASSERT_EQ(c[i * ldc + j], 42.0f) << "past column n";
+        }
       }
     }
   }
@@ -137,6 +148,9 @@ TEST_P(Gemm, IndirectRowsMatchTheReference) {
   std::vector<float> c(64);
   EXPECT_FALSE(gemm_indirect(8, 4, 9, packed, rows.data(), c.data(), 8));
   EXPECT_FALSE(gemm_indirect(7, 4, 8, packed, rows.data(), c.data(), 8));
+  GemmEpilogue accumulate;
+  accumulate.beta_one = true;
+  EXPECT_FALSE(gemm_indirect(8, 4, 8, packed, rows.data(), c.data(), 8, accumulate));
 }
 
 // packed_a_offset finds every element where pack_a put it, across several k slices and a partial
