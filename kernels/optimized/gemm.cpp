@@ -290,10 +290,22 @@ bool gemm(int64_t m, int64_t n, int64_t k, const GemmOperand& a, const GemmOpera
       for (int64_t j0 = jc; j0 < jc_end; j0 += nr) {
         const int64_t cols = std::min(nr, n - j0);
         const float* b_slice = bp + j0 * k + pc * nr;
+        // The next B slice (this slice of the next panel, or the next slice of the first one)
+        // is prefetched a share per A panel: weights arriving from memory (a linear layer's B)
+        // then stream in while this slice is multiplied.
+        const float* b_next = j0 + nr < jc_end ? b_slice + k * nr
+                              : pc + kc < k    ? bp + jc * k + (pc + kc) * nr
+                                               : nullptr;
+        const int64_t share = round_up(
+            (kc * nr + (ic_end - ic + mr - 1) / mr - 1) / ((ic_end - ic + mr - 1) / mr), 16);
         for (int64_t i0 = ic; i0 < ic_end; i0 += mr) {
           const int64_t rows = std::min(mr, m - i0);
           const float* a_slice = ap + a_slice_offset(m, mr, i0, pc, kc);
           prefetch_next_panel(a_slice, kc * mr);
+          if (b_next != nullptr) {
+            const float* part = b_next + (i0 - ic) / mr * share;
+            for (int64_t f = 0; f < share; f += 16) __builtin_prefetch(part + f);
+          }
           float* c_tile = c + i0 * ldc + j0;
           if (rows == mr && cols == nr) {
             info.fn(kc, a_slice, b_slice, c_tile, ldc, accumulate);
