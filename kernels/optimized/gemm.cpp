@@ -90,11 +90,11 @@ void apply_epilogue(const GemmEpilogue& e, float* c, int64_t ldc, int64_t i0, in
 // Depth of a k slice: kc x nr floats of B fill kSliceBytes.
 int64_t slice_depth(int64_t nr) { return kSliceBytes / static_cast<int64_t>(sizeof(float)) / nr; }
 
-// Packed A is slice-major: for each k slice [pc, pc + kc), the row panels one after another, each
-// kc groups of mr values (column p of the panel's rows). Panel i0 / mr of slice pc starts at
-// pc * round_up(m, mr) + i0 * kc, so one slice of every panel (what a pass over B meets) is one
-// sequential stream, as weights arriving from memory should be.
-int64_t a_slice_offset(int64_t m, int64_t mr, int64_t i0, int64_t pc, int64_t kc) {
+// Packed A (and B packed by pack_b) is slice-major: for each k slice [pc, pc + kc), the panels
+// one after another, each kc groups of mr (nr) values. Panel i0 / mr of slice pc starts at
+// pc * round_up(m, mr) + i0 * kc, so one slice of every panel (what a pass over the other operand
+// meets) is one sequential stream, as weights arriving from memory should be.
+int64_t slice_offset(int64_t m, int64_t mr, int64_t i0, int64_t pc, int64_t kc) {
   return pc * round_up(m, mr) + i0 * kc;
 }
 
@@ -112,7 +112,7 @@ void pack_a_panels(int64_t m, int64_t k, const float* a, int64_t lda, bool trans
   for (int64_t pc = 0; pc < k; pc += depth) {
     const int64_t kc = std::min(depth, k - pc);
     for (int64_t i0 = panel_begin * mr; i0 < std::min(m, panel_end * mr); i0 += mr) {
-      float* panel = out + a_slice_offset(m, mr, i0, pc, kc);
+      float* panel = out + slice_offset(m, mr, i0, pc, kc);
       const int64_t rows = std::min(mr, m - i0);
       for (int64_t p = 0; p < kc; ++p) {
         float* dst = panel + p * mr;
@@ -198,7 +198,17 @@ PackedMatrix pack_a(int64_t m, int64_t k, const float* a, int64_t lda, bool tran
 }
 
 PackedMatrix pack_b(int64_t k, int64_t n, const float* b, int64_t ldb, bool trans_b, float* out) {
-  return pack_b_impl(k, n, b, ldb, trans_b, kernel_info(active_gemm_isa()).nr, out);
+  // Slice-major, like packed A: a pass over one k slice of the weights is one sequential stream.
+  const int64_t nr = kernel_info(active_gemm_isa()).nr, depth = slice_depth(nr);
+  for (int64_t pc = 0; pc < k; pc += depth) {
+    const int64_t kc = std::min(depth, k - pc);
+    for (int64_t j0 = 0; j0 < n; j0 += nr) {
+      const float* src = trans_b ? b + j0 * ldb + pc : b + pc * ldb + j0;
+      pack_b_impl(kc, std::min(nr, n - j0), src, ldb, trans_b, nr,
+                  out + slice_offset(n, nr, j0, pc, kc));
+    }
+  }
+  return PackedMatrix{out, k, n, nr, true};
 }
 
 size_t packed_a_offset(int64_t m, int64_t k, int64_t i, int64_t p) {
@@ -206,8 +216,7 @@ size_t packed_a_offset(int64_t m, int64_t k, int64_t i, int64_t p) {
   const int64_t depth = slice_depth(info.nr);
   const int64_t pc = p / depth * depth, kc = std::min(depth, k - pc);
   const int64_t i0 = i / info.mr * info.mr;
-  return static_cast<size_t>(a_slice_offset(m, info.mr, i0, pc, kc) + (p - pc) * info.mr +
-                             (i - i0));
+  return static_cast<size_t>(slice_offset(m, info.mr, i0, pc, kc) + (p - pc) * info.mr + (i - i0));
 }
 
 size_t gemm_scratch_bytes(int64_t m, int64_t n, int64_t k, bool a_packed, bool b_packed) {
@@ -264,6 +273,11 @@ bool gemm(int64_t m, int64_t n, int64_t k, const GemmOperand& a, const GemmOpera
   });
   const float* ap = a.packed != nullptr ? a.packed->data : a_out;
   const float* bp = b.packed != nullptr ? b.packed->data : b_out;
+  const bool b_slice_major = b.packed != nullptr && b.packed->slice_major;
+  // Slice [pc, pc + kc) of B panel j0.
+  auto b_at = [&](int64_t j0, int64_t pc, int64_t kc) {
+    return b_slice_major ? bp + slice_offset(n, nr, j0, pc, kc) : bp + j0 * k + pc * nr;
+  };
 
   // Phase 2: C in tiles of (an mc-row block) x (a group of B panels), one item each.
   const bool epi = has_epilogue(epilogue);
@@ -289,18 +303,18 @@ bool gemm(int64_t m, int64_t n, int64_t k, const GemmOperand& a, const GemmOpera
       int64_t epi_from = jc;  // first column whose epilogue is still to run (last slice)
       for (int64_t j0 = jc; j0 < jc_end; j0 += nr) {
         const int64_t cols = std::min(nr, n - j0);
-        const float* b_slice = bp + j0 * k + pc * nr;
+        const float* b_slice = b_at(j0, pc, kc);
         // The next B slice (this slice of the next panel, or the next slice of the first one)
         // is prefetched a share per A panel: weights arriving from memory (a linear layer's B)
         // then stream in while this slice is multiplied.
-        const float* b_next = j0 + nr < jc_end ? b_slice + k * nr
-                              : pc + kc < k    ? bp + jc * k + (pc + kc) * nr
+        const float* b_next = j0 + nr < jc_end ? b_at(j0 + nr, pc, kc)
+                              : pc + kc < k    ? b_at(jc, pc + kc, std::min(kKc, k - pc - kc))
                                                : nullptr;
         const int64_t share = round_up(
             (kc * nr + (ic_end - ic + mr - 1) / mr - 1) / ((ic_end - ic + mr - 1) / mr), 16);
         for (int64_t i0 = ic; i0 < ic_end; i0 += mr) {
           const int64_t rows = std::min(mr, m - i0);
-          const float* a_slice = ap + a_slice_offset(m, mr, i0, pc, kc);
+          const float* a_slice = ap + slice_offset(m, mr, i0, pc, kc);
           prefetch_next_panel(a_slice, kc * mr);
           if (b_next != nullptr) {
             const float* part = b_next + (i0 - ic) / mr * share;
@@ -385,7 +399,7 @@ bool gemm_indirect(int64_t m, int64_t n, int64_t k, const PackedMatrix& a,
         }
         for (int64_t i0 = ic; i0 < ic_end; i0 += mr) {
           const int64_t rows = std::min(mr, m - i0);
-          const float* a_slice = a.data + a_slice_offset(m, mr, i0, pc, kc);
+          const float* a_slice = a.data + slice_offset(m, mr, i0, pc, kc);
           prefetch_next_panel(a_slice, kc * mr);
           float* c_tile = c + i0 * ldc + j0;
           if (rows == mr && cols == nr) {

@@ -61,6 +61,10 @@ struct PackedMatrix {
   int64_t rows = 0;   // M for A, K for B
   int64_t cols = 0;   // K for A, N for B
   int64_t panel = 0;  // mr (A) or nr (B) it was packed for
+  /// B: laid out slice-major (for each k slice, the column panels in turn), as pack_b writes it
+  /// and every packed A is; false for B written panel after panel (k x nr floats each), as
+  /// conv2d's im2col and Winograd's transforms write their panels.
+  bool slice_major = false;
 };
 
 /// Bytes of a packed A (M x K) / B (K x N) for the active microkernel.

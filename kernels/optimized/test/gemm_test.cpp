@@ -171,22 +171,29 @@ TEST_P(Gemm, PackedAOffsetLocatesEveryElement) {
   }
 }
 
+// Prepacked operands (slice-major, both of them) give bit for bit what packing on the fly does,
+// transposed or not, with K within one slice and across several.
 TEST_P(Gemm, PrepackedOperandsGiveTheSameResult) {
-  const int64_t m = 29, n = 45, k = 70;
-  const auto a = random_matrix(m * k, 3);
-  const auto b = random_matrix(k * n, 4);
-  Aligned pa(packed_a_bytes(m, k));
-  Aligned pb(packed_b_bytes(k, n));
-  const PackedMatrix packed_a = pack_a(m, k, a.data(), k, false, pa.ptr);
-  const PackedMatrix packed_b = pack_b(k, n, b.data(), n, false, pb.ptr);
-  EXPECT_EQ(gemm_scratch_bytes(m, n, k, true, true), 0u);
-  std::vector<float> c1(static_cast<size_t>(m * n)), c2(c1.size());
-  ASSERT_TRUE(gemm(m, n, k, GemmOperand::prepacked(packed_a), GemmOperand::prepacked(packed_b),
-                   c1.data(), n, {}, nullptr));
-  Aligned scratch(gemm_scratch_bytes(m, n, k, false, false));
-  ASSERT_TRUE(gemm(m, n, k, GemmOperand::matrix(a.data(), k), GemmOperand::matrix(b.data(), n),
-                   c2.data(), n, {}, scratch.ptr));
-  EXPECT_EQ(c1, c2);
+  for (const Shape& s : {Shape{29, 45, 70}, Shape{29, 70, 600}}) {
+    for (bool trans : {false, true}) {
+      const int64_t m = s.m, n = s.n, k = s.k;
+      const auto a = random_matrix(m * k, 3);
+      const auto b = random_matrix(k * n, 4);  // K x N, or N x K when trans
+      const int64_t ldb = trans ? k : n;
+      Aligned pa(packed_a_bytes(m, k));
+      Aligned pb(packed_b_bytes(k, n));
+      const PackedMatrix packed_a = pack_a(m, k, a.data(), k, false, pa.ptr);
+      const PackedMatrix packed_b = pack_b(k, n, b.data(), ldb, trans, pb.ptr);
+      EXPECT_EQ(gemm_scratch_bytes(m, n, k, true, true), 0u);
+      std::vector<float> c1(static_cast<size_t>(m * n)), c2(c1.size());
+      ASSERT_TRUE(gemm(m, n, k, GemmOperand::prepacked(packed_a), GemmOperand::prepacked(packed_b),
+                       c1.data(), n, {}, nullptr));
+      Aligned scratch(gemm_scratch_bytes(m, n, k, false, false));
+      ASSERT_TRUE(gemm(m, n, k, GemmOperand::matrix(a.data(), k),
+                       GemmOperand::matrix(b.data(), ldb, trans), c2.data(), n, {}, scratch.ptr));
+      EXPECT_EQ(c1, c2) << m << "x" << n << "x" << k << (trans ? " transposed" : "");
+    }
+  }
 }
 
 void check_epilogues(int64_t m, int64_t n, int64_t k) {
