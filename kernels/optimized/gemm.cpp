@@ -23,23 +23,24 @@ struct KernelInfo {
   int64_t nr;
   detail::MicroKernel fn;
   detail::IndirectMicroKernel indirect;
+  detail::RowsAMicroKernel rows_a;
 };
 
 KernelInfo kernel_info(GemmIsa isa) {
 #if defined(PTEC_GEMM_HAVE_AVX2)
   if (isa == GemmIsa::Avx512) {
     return {detail::kAvx512Mr, detail::kAvx512Nr, detail::microkernel_avx512_8x32,
-            detail::microkernel_avx512_8x32_indirect};
+            detail::microkernel_avx512_8x32_indirect, detail::microkernel_avx512_8x32_rows_a};
   }
   if (isa == GemmIsa::Avx2) {
     return {detail::kAvx2Mr, detail::kAvx2Nr, detail::microkernel_avx2_6x16,
-            detail::microkernel_avx2_6x16_indirect};
+            detail::microkernel_avx2_6x16_indirect, detail::microkernel_avx2_6x16_rows_a};
   }
 #else
   (void)isa;
 #endif
   return {detail::kGenericMr, detail::kGenericNr, detail::microkernel_generic_4x8,
-          detail::microkernel_generic_4x8_indirect};
+          detail::microkernel_generic_4x8_indirect, detail::microkernel_generic_4x8_rows_a};
 }
 
 GemmIsa detect() {
@@ -253,7 +254,9 @@ bool gemm(int64_t m, int64_t n, int64_t k, const GemmOperand& a, const GemmOpera
   auto* bytes = static_cast<unsigned char*>(scratch);
   float* a_out = nullptr;
   float* b_out = nullptr;
-  if (a.packed == nullptr) {
+  // A row-major A (activations) is read in place by the microkernel; a transposed one is packed.
+  const bool a_in_place = a.packed == nullptr && !a.trans;
+  if (a.packed == nullptr && !a_in_place) {
     a_out = reinterpret_cast<float*>(bytes);
     bytes += packed_a_bytes(m, k);
   }
@@ -314,15 +317,30 @@ bool gemm(int64_t m, int64_t n, int64_t k, const GemmOperand& a, const GemmOpera
             (kc * nr + (ic_end - ic + mr - 1) / mr - 1) / ((ic_end - ic + mr - 1) / mr), 16);
         for (int64_t i0 = ic; i0 < ic_end; i0 += mr) {
           const int64_t rows = std::min(mr, m - i0);
-          const float* a_slice = ap + slice_offset(m, mr, i0, pc, kc);
-          prefetch_next_panel(a_slice, kc * mr);
+          const float* a_slice = nullptr;
+          const float* a_rows[8];  // in place: the panel's rows (the last repeated past M)
+          if (a_in_place) {
+            for (int64_t r = 0; r < mr; ++r) {
+              a_rows[r] = a.data + (i0 + std::min(r, rows - 1)) * a.ld + pc;
+            }
+          } else {
+            a_slice = ap + slice_offset(m, mr, i0, pc, kc);
+            prefetch_next_panel(a_slice, kc * mr);
+          }
+          auto multiply = [&](float* out, int64_t ld) {
+            if (a_in_place) {
+              info.rows_a(kc, a_rows, b_slice, out, ld, accumulate);
+            } else {
+              info.fn(kc, a_slice, b_slice, out, ld, accumulate);
+            }
+          };
           if (b_next != nullptr) {
             const float* part = b_next + (i0 - ic) / mr * share;
             for (int64_t f = 0; f < share; f += 16) __builtin_prefetch(part + f);
           }
           float* c_tile = c + i0 * ldc + j0;
           if (rows == mr && cols == nr) {
-            info.fn(kc, a_slice, b_slice, c_tile, ldc, accumulate);
+            multiply(c_tile, ldc);
           } else {
             // Partial tile: compute all mr x nr into `tile`, copy back the valid part.
             if (accumulate) {
@@ -332,7 +350,7 @@ bool gemm(int64_t m, int64_t n, int64_t k, const GemmOperand& a, const GemmOpera
                             static_cast<size_t>(cols) * sizeof(float));
               }
             }
-            info.fn(kc, a_slice, b_slice, tile, nr, accumulate);
+            multiply(tile, nr);
             for (int64_t r = 0; r < rows; ++r) {
               std::memcpy(c_tile + r * ldc, tile + r * nr,
                           static_cast<size_t>(cols) * sizeof(float));

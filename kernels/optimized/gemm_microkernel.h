@@ -15,6 +15,10 @@ using MicroKernel = void (*)(int64_t kc, const float* a, const float* b, float* 
 /// im2col for direct convolutions (gemm_indirect).
 using IndirectMicroKernel = void (*)(int64_t kc, const float* a, const float* const* b_rows,
                                      int64_t j, float* c, int64_t ldc, bool accumulate);
+/// The same with A read in place: step p reads a_rows[r][p] for the MR rows r (a row-major A,
+/// e.g. a linear layer's activations, never packed).
+using RowsAMicroKernel = void (*)(int64_t kc, const float* const* a_rows, const float* b, float* c,
+                                  int64_t ldc, bool accumulate);
 
 // Portable C++: 4 x 8 (vectorized by the compiler for the baseline ISA).
 inline constexpr int64_t kGenericMr = 4;
@@ -23,6 +27,8 @@ void microkernel_generic_4x8(int64_t kc, const float* a, const float* b, float* 
                              bool accumulate);
 void microkernel_generic_4x8_indirect(int64_t kc, const float* a, const float* const* b_rows,
                                       int64_t j, float* c, int64_t ldc, bool accumulate);
+void microkernel_generic_4x8_rows_a(int64_t kc, const float* const* a_rows, const float* b,
+                                    float* c, int64_t ldc, bool accumulate);
 
 // AVX2 + FMA: 6 x 16 (twelve 8-wide accumulators). Only called when the CPU has AVX2 and FMA;
 // its translation unit is the only one built with -mavx2 -mfma and includes no inline library
@@ -33,6 +39,8 @@ void microkernel_avx2_6x16(int64_t kc, const float* a, const float* b, float* c,
                            bool accumulate);
 void microkernel_avx2_6x16_indirect(int64_t kc, const float* a, const float* const* b_rows,
                                     int64_t j, float* c, int64_t ldc, bool accumulate);
+void microkernel_avx2_6x16_rows_a(int64_t kc, const float* const* a_rows, const float* b, float* c,
+                                  int64_t ldc, bool accumulate);
 
 // AVX-512F: 8 x 32 (sixteen 16-wide accumulators), same rules as the AVX2 kernel.
 inline constexpr int64_t kAvx512Mr = 8;
@@ -41,5 +49,7 @@ void microkernel_avx512_8x32(int64_t kc, const float* a, const float* b, float* 
                              bool accumulate);
 void microkernel_avx512_8x32_indirect(int64_t kc, const float* a, const float* const* b_rows,
                                       int64_t j, float* c, int64_t ldc, bool accumulate);
+void microkernel_avx512_8x32_rows_a(int64_t kc, const float* const* a_rows, const float* b,
+                                    float* c, int64_t ldc, bool accumulate);
 
 }  // namespace ptec::kernels::optimized::detail

@@ -9,6 +9,16 @@ namespace ptec::kernels::optimized::detail {
 
 namespace {
 
+// Column p of the A panel: packed (mr floats per column) or the rows of a row-major A in place.
+struct PackedA {
+  const float* a;
+  const float* at(int64_t p, int64_t r) const { return a + p * kAvx2Mr + r; }
+};
+struct RowsA {
+  const float* const* rows;
+  const float* at(int64_t p, int64_t r) const { return rows[r] + p; }
+};
+
 // Row p of the B panel: packed (aligned, nr floats per row) or through row pointers (an implicit
 // im2col: rows[p] + j, unaligned).
 struct PackedB {
@@ -23,8 +33,8 @@ struct IndirectB {
   static __m256 load(const float* x) { return _mm256_loadu_ps(x); }
 };
 
-template <typename B>
-inline void kernel(int64_t kc, const float* a, B b, float* c, int64_t ldc, bool accumulate) {
+template <typename A, typename B>
+inline void kernel(int64_t kc, A a, B b, float* c, int64_t ldc, bool accumulate) {
   __m256 c00 = _mm256_setzero_ps(), c01 = _mm256_setzero_ps();
   __m256 c10 = _mm256_setzero_ps(), c11 = _mm256_setzero_ps();
   __m256 c20 = _mm256_setzero_ps(), c21 = _mm256_setzero_ps();
@@ -35,25 +45,24 @@ inline void kernel(int64_t kc, const float* a, B b, float* c, int64_t ldc, bool 
     const float* row = b.row(p);
     const __m256 b0 = B::load(row);
     const __m256 b1 = B::load(row + 8);
-    __m256 av = _mm256_broadcast_ss(a + 0);
+    __m256 av = _mm256_broadcast_ss(a.at(p, 0));
     c00 = _mm256_fmadd_ps(av, b0, c00);
     c01 = _mm256_fmadd_ps(av, b1, c01);
-    av = _mm256_broadcast_ss(a + 1);
+    av = _mm256_broadcast_ss(a.at(p, 1));
     c10 = _mm256_fmadd_ps(av, b0, c10);
     c11 = _mm256_fmadd_ps(av, b1, c11);
-    av = _mm256_broadcast_ss(a + 2);
+    av = _mm256_broadcast_ss(a.at(p, 2));
     c20 = _mm256_fmadd_ps(av, b0, c20);
     c21 = _mm256_fmadd_ps(av, b1, c21);
-    av = _mm256_broadcast_ss(a + 3);
+    av = _mm256_broadcast_ss(a.at(p, 3));
     c30 = _mm256_fmadd_ps(av, b0, c30);
     c31 = _mm256_fmadd_ps(av, b1, c31);
-    av = _mm256_broadcast_ss(a + 4);
+    av = _mm256_broadcast_ss(a.at(p, 4));
     c40 = _mm256_fmadd_ps(av, b0, c40);
     c41 = _mm256_fmadd_ps(av, b1, c41);
-    av = _mm256_broadcast_ss(a + 5);
+    av = _mm256_broadcast_ss(a.at(p, 5));
     c50 = _mm256_fmadd_ps(av, b0, c50);
     c51 = _mm256_fmadd_ps(av, b1, c51);
-    a += kAvx2Mr;
   }
   float* r0 = c;
   float* r1 = c + ldc;
@@ -93,12 +102,17 @@ inline void kernel(int64_t kc, const float* a, B b, float* c, int64_t ldc, bool 
 
 void microkernel_avx2_6x16(int64_t kc, const float* a, const float* b, float* c, int64_t ldc,
                            bool accumulate) {
-  kernel(kc, a, PackedB{b}, c, ldc, accumulate);
+  kernel(kc, PackedA{a}, PackedB{b}, c, ldc, accumulate);
 }
 
 void microkernel_avx2_6x16_indirect(int64_t kc, const float* a, const float* const* b_rows,
                                     int64_t j, float* c, int64_t ldc, bool accumulate) {
-  kernel(kc, a, IndirectB{b_rows, j}, c, ldc, accumulate);
+  kernel(kc, PackedA{a}, IndirectB{b_rows, j}, c, ldc, accumulate);
+}
+
+void microkernel_avx2_6x16_rows_a(int64_t kc, const float* const* a_rows, const float* b, float* c,
+                                  int64_t ldc, bool accumulate) {
+  kernel(kc, RowsA{a_rows}, PackedB{b}, c, ldc, accumulate);
 }
 
 }  // namespace ptec::kernels::optimized::detail

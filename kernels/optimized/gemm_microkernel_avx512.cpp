@@ -10,6 +10,17 @@ namespace ptec::kernels::optimized::detail {
 
 namespace {
 
+// Where the microkernel reads column p of its A panel: a packed panel (mr floats per column) or
+// the rows of a row-major A in place (row r is rows[r]).
+struct PackedA {
+  const float* a;
+  const float* at(int64_t p, int64_t r) const { return a + p * kAvx512Mr + r; }
+};
+struct RowsA {
+  const float* const* rows;
+  const float* at(int64_t p, int64_t r) const { return rows[r] + p; }
+};
+
 // Where the microkernel reads row p of its B panel: a packed panel (aligned, nr floats per row)
 // or row pointers (an implicit im2col: row p is rows[p] + j, unaligned).
 struct PackedB {
@@ -24,8 +35,8 @@ struct IndirectB {
   static __m512 load(const float* x) { return _mm512_loadu_ps(x); }
 };
 
-template <typename B>
-inline void kernel(int64_t kc, const float* a, B b, float* c, int64_t ldc, bool accumulate) {
+template <typename A, typename B>
+inline void kernel(int64_t kc, A a, B b, float* c, int64_t ldc, bool accumulate) {
   __m512 acc[kAvx512Mr][2];
   for (int64_t r = 0; r < kAvx512Mr; ++r) {
     acc[r][0] = _mm512_setzero_ps();
@@ -36,11 +47,10 @@ inline void kernel(int64_t kc, const float* a, B b, float* c, int64_t ldc, bool 
     const __m512 b0 = B::load(row);
     const __m512 b1 = B::load(row + 16);
     for (int64_t r = 0; r < kAvx512Mr; ++r) {  // unrolled by the compiler (constant trip count)
-      const __m512 av = _mm512_set1_ps(a[r]);
+      const __m512 av = _mm512_set1_ps(*a.at(p, r));
       acc[r][0] = _mm512_fmadd_ps(av, b0, acc[r][0]);
       acc[r][1] = _mm512_fmadd_ps(av, b1, acc[r][1]);
     }
-    a += kAvx512Mr;
   }
   for (int64_t r = 0; r < kAvx512Mr; ++r) {
     float* row = c + r * ldc;
@@ -57,12 +67,17 @@ inline void kernel(int64_t kc, const float* a, B b, float* c, int64_t ldc, bool 
 
 void microkernel_avx512_8x32(int64_t kc, const float* a, const float* b, float* c, int64_t ldc,
                              bool accumulate) {
-  kernel(kc, a, PackedB{b}, c, ldc, accumulate);
+  kernel(kc, PackedA{a}, PackedB{b}, c, ldc, accumulate);
 }
 
 void microkernel_avx512_8x32_indirect(int64_t kc, const float* a, const float* const* b_rows,
                                       int64_t j, float* c, int64_t ldc, bool accumulate) {
-  kernel(kc, a, IndirectB{b_rows, j}, c, ldc, accumulate);
+  kernel(kc, PackedA{a}, IndirectB{b_rows, j}, c, ldc, accumulate);
+}
+
+void microkernel_avx512_8x32_rows_a(int64_t kc, const float* const* a_rows, const float* b,
+                                    float* c, int64_t ldc, bool accumulate) {
+  kernel(kc, RowsA{a_rows}, PackedB{b}, c, ldc, accumulate);
 }
 
 }  // namespace ptec::kernels::optimized::detail

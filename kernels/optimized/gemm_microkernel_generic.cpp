@@ -7,6 +7,16 @@ namespace ptec::kernels::optimized::detail {
 
 namespace {
 
+// Column p of the A panel: packed (mr floats per column) or the rows of a row-major A in place.
+struct PackedA {
+  const float* a;
+  float at(int64_t p, int64_t r) const { return a[p * kGenericMr + r]; }
+};
+struct RowsA {
+  const float* const* rows;
+  float at(int64_t p, int64_t r) const { return rows[r][p]; }
+};
+
 // Row p of the B panel: packed (nr floats per row) or through row pointers (rows[p] + j).
 struct PackedB {
   const float* b;
@@ -18,18 +28,17 @@ struct IndirectB {
   const float* row(int64_t p) const { return rows[p] + j; }
 };
 
-template <typename B>
-inline void kernel(int64_t kc, const float* a, B b, float* c, int64_t ldc, bool accumulate) {
+template <typename A, typename B>
+inline void kernel(int64_t kc, A a, B b, float* c, int64_t ldc, bool accumulate) {
   constexpr int64_t kMr = kGenericMr;
   constexpr int64_t kNr = kGenericNr;
   float acc[kMr][kNr] = {};
   for (int64_t p = 0; p < kc; ++p) {
     const float* row = b.row(p);
     for (int64_t r = 0; r < kMr; ++r) {
-      const float av = a[r];
+      const float av = a.at(p, r);
       for (int64_t j = 0; j < kNr; ++j) acc[r][j] += av * row[j];
     }
-    a += kMr;
   }
   for (int64_t r = 0; r < kMr; ++r) {
     float* out = c + r * ldc;
@@ -41,12 +50,17 @@ inline void kernel(int64_t kc, const float* a, B b, float* c, int64_t ldc, bool 
 
 void microkernel_generic_4x8(int64_t kc, const float* a, const float* b, float* c, int64_t ldc,
                              bool accumulate) {
-  kernel(kc, a, PackedB{b}, c, ldc, accumulate);
+  kernel(kc, PackedA{a}, PackedB{b}, c, ldc, accumulate);
 }
 
 void microkernel_generic_4x8_indirect(int64_t kc, const float* a, const float* const* b_rows,
                                       int64_t j, float* c, int64_t ldc, bool accumulate) {
-  kernel(kc, a, IndirectB{b_rows, j}, c, ldc, accumulate);
+  kernel(kc, PackedA{a}, IndirectB{b_rows, j}, c, ldc, accumulate);
+}
+
+void microkernel_generic_4x8_rows_a(int64_t kc, const float* const* a_rows, const float* b,
+                                    float* c, int64_t ldc, bool accumulate) {
+  kernel(kc, RowsA{a_rows}, PackedB{b}, c, ldc, accumulate);
 }
 
 }  // namespace ptec::kernels::optimized::detail
