@@ -36,11 +36,14 @@ std::vector<float> random_vector(int64_t n) {
   return v;
 }
 
-// args: M, N, K, isa (0 generic, 1 avx2, 2 avx512), a prepacked (weights) 0/1
+// args: M, N, K, isa (0 generic, 1 avx2, 2 avx512), weights: 0 = A prepacked and B packed per
+// call (a convolution's weights x columns), 1 = B prepacked and A read in place (a linear layer's
+// activations x weights), 2 = both prepacked (the kernel and its blocking alone).
 void BM_Gemm(benchmark::State& state) {
   const int64_t m = state.range(0), n = state.range(1), k = state.range(2);
   const auto isa = static_cast<GemmIsa>(state.range(3));
-  const bool prepack_a = state.range(4) != 0;
+  const bool prepack_a = state.range(4) != 1;
+  const bool prepack_b = state.range(4) != 0;
   if (!set_gemm_isa(isa)) {
     state.SkipWithError("ISA not available on this CPU");
     return;
@@ -50,12 +53,15 @@ void BM_Gemm(benchmark::State& state) {
   const auto b = random_vector(k * n);
   std::vector<float> c(static_cast<size_t>(m * n));
   Buffer packed(prepack_a ? packed_a_bytes(m, k) : 0);
-  PackedMatrix pa;
+  Buffer packed_b(prepack_b ? packed_b_bytes(k, n) : 0);
+  PackedMatrix pa, pb;
   if (prepack_a) pa = pack_a(m, k, a.data(), k, false, static_cast<float*>(packed.ptr));
-  Buffer scratch(gemm_scratch_bytes(m, n, k, prepack_a, false));
+  if (prepack_b) pb = pack_b(k, n, b.data(), n, false, static_cast<float*>(packed_b.ptr));
+  Buffer scratch(gemm_scratch_bytes(m, n, k, prepack_a, prepack_b));
   const GemmOperand ao = prepack_a ? GemmOperand::prepacked(pa) : GemmOperand::matrix(a.data(), k);
+  const GemmOperand bo = prepack_b ? GemmOperand::prepacked(pb) : GemmOperand::matrix(b.data(), n);
   for (auto _ : state) {
-    gemm(m, n, k, ao, GemmOperand::matrix(b.data(), n), c.data(), n, {}, scratch.ptr);
+    gemm(m, n, k, ao, bo, c.data(), n, {}, scratch.ptr);
     benchmark::DoNotOptimize(c.data());
   }
   state.counters["GFLOP/s"] = benchmark::Counter(2.0 * static_cast<double>(m * n * k),
@@ -65,17 +71,22 @@ void BM_Gemm(benchmark::State& state) {
 }
 
 void Shapes(benchmark::internal::Benchmark* b) {
-  b->ArgNames({"M", "N", "K", "isa", "prepacked_a"});
+  b->ArgNames({"M", "N", "K", "isa", "weights"});
+  // {M, N, K, weights}: convolutions multiply packed weights by columns packed per call, linear
+  // layers read their activations in place against prepacked weights; 2: both prepacked.
   const std::vector<std::vector<int64_t>> shapes = {
-      {64, 3136, 576},                    // ResNet-18 layer1 3x3 conv (64 ch, 56x56)
-      {128, 784, 1152},                   // layer2 3x3 conv
-      {256, 196, 2304},                   // layer3 3x3 conv
-      {512, 49, 4608},                    // layer4 3x3 conv
-      {64, 1024, 1024},                   // linear, 64 tokens
-      {512, 512, 512},  {128, 256, 256},  // transformer d=256 projection, seq 128
+      {64, 3136, 576, 0},   // ResNet-18 layer1 3x3 conv (64 ch, 56x56)
+      {128, 784, 1152, 0},  // layer2 3x3 conv
+      {256, 196, 2304, 0},  // layer3 3x3 conv
+      {512, 49, 4608, 0},   // layer4 3x3 conv
+      {64, 1024, 1024, 1},  // linear, 64 tokens
+      {512, 512, 512, 1},   // linear, 512 tokens
+      {128, 256, 256, 1},   // transformer d=256 projection, seq 128
+      {64, 1024, 1024, 2},  // the same without any packing
+      {512, 512, 512, 2},
   };
   for (const auto& s : shapes) {
-    for (int64_t isa : {0, 1, 2}) b->Args({s[0], s[1], s[2], isa, 1});
+    for (int64_t isa : {0, 1, 2}) b->Args({s[0], s[1], s[2], isa, s[3]});
   }
 }
 
