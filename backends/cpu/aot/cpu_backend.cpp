@@ -1,9 +1,11 @@
 #include "backends/cpu/aot/cpu_backend.h"
 
 #include <algorithm>
+#include <array>
 #include <map>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <set>
 
 #include <fmt/format.h>
@@ -55,6 +57,32 @@ ActivationInfo activation_of(const ir::Node& node) {
   }
   return a;
 }
+
+// Elements of a tensor seen through permutes, slices and views: element i is element
+// offset + sum_d i_d strides_d of the underlying tensor's contiguous storage.
+struct View {
+  int64_t offset = 0;
+  std::vector<int64_t> sizes, strides;
+};
+
+View contiguous(const ir::TensorSpec& spec) {
+  View v;
+  for (const ir::SymInt& d : spec.shape) v.sizes.push_back(d.value());
+  v.strides.assign(v.sizes.size(), 1);
+  for (size_t d = v.sizes.size(); d-- > 1;) v.strides[d - 1] = v.strides[d] * v.sizes[d];
+  return v;
+}
+
+// A BatchMatMul operand read in place: `base`'s storage through `view` (the nodes of `chain`,
+// operand first, lead from base to the operand), as batches of matrices: element (b, r, c) at
+// offset + b * batch_stride + (trans ? c * ld + r : r * ld + c).
+struct OperandView {
+  const ir::Node* base = nullptr;
+  View view;
+  std::vector<const ir::Node*> chain;
+  int64_t offset = 0, batch_stride = 0, ld = 0;
+  bool trans = false;
+};
 
 class Lowering {
  public:
@@ -148,20 +176,7 @@ class Lowering {
     }
     std::set<const ir::Node*> outputs;
     for (const ir::Node* out : program_.graph().outputs()) outputs.insert(out);
-    // mat2 = a transpose of the last two dims (K^T of attention) used only by its product: the
-    // product reads the untransposed tensor as a transposed operand.
-    for (const ir::Node* node : program_.graph().nodes()) {
-      if (classify(program_, *node) != CpuOpKind::BatchMatMul) continue;
-      const ir::Node* mat2 = node->arg("mat2").as_node();
-      const std::vector<int64_t> swap =
-          node->is_op("aten::mm") ? std::vector<int64_t>{1, 0} : std::vector<int64_t>{0, 2, 1};
-      if (mat2->is_op("aten::permute_copy") &&
-          classify(program_, *mat2) == CpuOpKind::StridedCopy && mat2->users().size() == 1 &&
-          outputs.count(mat2) == 0 && node->arg("self").as_node() != mat2 &&
-          mat2->arg("dims").to_int_vector() == swap) {
-        transposed_operands_.insert(mat2);
-      }
-    }
+    plan_operand_views(outputs);
     auto single_use = [&](const ir::Node* n) {
       return n->users().size() == 1 && outputs.count(n) == 0 &&
              ln_absorbed_.count(n->users()[0]) == 0;
@@ -512,8 +527,8 @@ class Lowering {
       graph_->nodes.back()->activation = fb::Activation::Gelu;
       return;
     }
-    if (ln_absorbed_.count(&node) != 0) return;          // emitted at the pattern's tail
-    if (transposed_operands_.count(&node) != 0) return;  // read transposed by its product
+    if (ln_absorbed_.count(&node) != 0) return;  // emitted at the pattern's tail
+    if (viewed_away_.count(&node) != 0) return;  // read in place by the products it feeds
     if (absorbed_.count(&node) != 0) {
       // The tail of a fusion emits the fused node at its own position (every input, the
       // residual included, is computed by then).
@@ -589,13 +604,19 @@ class Lowering {
         return;
       }
       case CpuOpKind::BatchMatMul: {
-        const ir::Node* mat2 = node.arg("mat2").as_node();
-        const bool trans = transposed_operands_.count(mat2) != 0;
-        add_node(fb::NodeKind::BatchMatMul,
-                 {tensor_of(node.arg("self").as_node()),
-                  tensor_of(trans ? mat2->arg("self").as_node() : mat2)},
-                 {tensor_of(&node)}, {trans ? 1 : 0}, node,
-                 trans ? std::vector<const ir::Node*>{mat2} : std::vector<const ir::Node*>{});
+        // ints: [0, K, then per operand: offset, batch stride, leading dimension, transposed]
+        const std::array<OperandView, 2>& v = operand_views_.at(&node);
+        const int64_t k = node.arg("self").as_node()->spec().shape.back().value();
+        std::vector<int64_t> ints = {0, k};
+        std::vector<const ir::Node*> also;
+        for (const OperandView& o : v) {
+          ints.insert(ints.end(), {o.offset, o.batch_stride, o.ld, o.trans ? 1 : 0});
+          for (const ir::Node* c : o.chain) {
+            if (viewed_away_.count(c) != 0) also.push_back(c);
+          }
+        }
+        add_node(fb::NodeKind::BatchMatMul, {tensor_of(v[0].base), tensor_of(v[1].base)},
+                 {tensor_of(&node)}, std::move(ints), node, also);
         return;
       }
       case CpuOpKind::Softmax: {
@@ -606,10 +627,28 @@ class Lowering {
                  {std::max<int64_t>(dim, 0)}, node);
         return;
       }
-      case CpuOpKind::StridedCopy:
+      case CpuOpKind::StridedCopy: {
+        std::vector<int64_t> view = strided_view(node);
+        // A permute that moves only size-1 dims (or a slice or select that keeps every element
+        // in place) reads all its input in order: the output aliases it.
+        const View same = contiguous(node.spec());
+        const View input = contiguous(node.arg("self").as_node()->spec());
+        int64_t in_numel = 1, out_numel = 1;
+        for (int64_t d : input.sizes) in_numel *= d;
+        for (int64_t d : same.sizes) out_numel *= d;
+        bool in_order = view[0] == 0 && in_numel == out_numel;
+        for (size_t d = 0; d < same.sizes.size() && in_order; ++d) {
+          in_order = same.sizes[d] == 1 || view[d + 1] == same.strides[d];
+        }
+        if (in_order && same.sizes.size() + 1 == view.size()) {
+          add_node(fb::NodeKind::Copy, {tensor_of(node.arg("self").as_node())}, {tensor_of(&node)},
+                   {}, node);
+          return;
+        }
         add_node(fb::NodeKind::StridedCopy, {tensor_of(node.arg("self").as_node())},
-                 {tensor_of(&node)}, strided_view(node), node);
+                 {tensor_of(&node)}, std::move(view), node);
         return;
+      }
       case CpuOpKind::ScalarBinary: {
         add_node(fb::NodeKind::ScalarBinary, {tensor_of(node.arg("self").as_node())},
                  {tensor_of(&node)}, {}, node);
@@ -650,50 +689,220 @@ class Lowering {
 
   // [offset, stride per output dim] of a permute / slice / select / expand of a contiguous input.
   std::vector<int64_t> strided_view(const ir::Node& node) {
-    const ir::TensorSpec& in = node.arg("self").as_node()->spec();
+    const View v = apply_strided(node, contiguous(node.arg("self").as_node()->spec()));
+    std::vector<int64_t> r = {v.offset};
+    r.insert(r.end(), v.strides.begin(), v.strides.end());
+    return r;
+  }
+
+  // The view a permute / slice / select / expand takes of its input, itself the view `in` of
+  // some tensor: element i of the result is element offset + sum i_d strides_d of that tensor.
+  static View apply_strided(const ir::Node& node, const View& in) {
     const ir::TensorSpec& out = node.spec();
-    const int64_t rank = static_cast<int64_t>(in.rank());
-    std::vector<int64_t> stride(static_cast<size_t>(rank), 1);
-    for (int64_t d = rank - 2; d >= 0; --d) {
-      stride[static_cast<size_t>(d)] =
-          stride[static_cast<size_t>(d + 1)] * in.shape[static_cast<size_t>(d + 1)].value();
-    }
+    const int64_t rank = static_cast<int64_t>(in.sizes.size());
     auto norm_dim = [&](int64_t d) { return d < 0 ? d + rank : d; };
-    std::vector<int64_t> r = {0};
+    auto at = [](const std::vector<int64_t>& v, int64_t i) { return v[static_cast<size_t>(i)]; };
+    View r;
+    r.offset = in.offset;
+    for (const ir::SymInt& d : out.shape) r.sizes.push_back(d.value());
     if (node.is_op("aten::permute_copy")) {
-      for (int64_t d : node.arg("dims").to_int_vector()) {
-        r.push_back(stride[static_cast<size_t>(norm_dim(d))]);
-      }
+      for (int64_t d : node.arg("dims").to_int_vector())
+        r.strides.push_back(at(in.strides, norm_dim(d)));
     } else if (node.is_op("aten::slice_copy.Tensor")) {
       const int64_t dim = norm_dim(arg_or_default(node, "dim").as_int());
-      const int64_t size = in.shape[static_cast<size_t>(dim)].value();
+      const int64_t size = at(in.sizes, dim);
       const ir::Argument start_arg = arg_or_default(node, "start");
       int64_t start = start_arg.is_none() ? 0 : start_arg.as_int();
       if (start < 0) start += size;
       start = std::clamp<int64_t>(start, 0, size);
       const int64_t step = arg_or_default(node, "step").as_int();
-      r[0] = start * stride[static_cast<size_t>(dim)];
-      for (int64_t d = 0; d < rank; ++d) {
-        r.push_back(stride[static_cast<size_t>(d)] * (d == dim ? step : 1));
-      }
+      r.offset += start * at(in.strides, dim);
+      for (int64_t d = 0; d < rank; ++d)
+        r.strides.push_back(at(in.strides, d) * (d == dim ? step : 1));
     } else if (node.is_op("aten::select_copy.int")) {
       const int64_t dim = norm_dim(node.arg("dim").as_int());
       int64_t index = node.arg("index").as_int();
-      if (index < 0) index += in.shape[static_cast<size_t>(dim)].value();
-      r[0] = index * stride[static_cast<size_t>(dim)];
+      if (index < 0) index += at(in.sizes, dim);
+      r.offset += index * at(in.strides, dim);
       for (int64_t d = 0; d < rank; ++d) {
-        if (d != dim) r.push_back(stride[static_cast<size_t>(d)]);
+        if (d != dim) r.strides.push_back(at(in.strides, d));
       }
     } else {  // expand_copy
       const int64_t out_rank = static_cast<int64_t>(out.rank());
       for (int64_t d = 0; d < out_rank; ++d) {
         const int64_t j = d - (out_rank - rank);
-        const bool broadcast = j < 0 || (in.shape[static_cast<size_t>(j)].value() == 1 &&
-                                         out.shape[static_cast<size_t>(d)].value() != 1);
-        r.push_back(broadcast ? 0 : stride[static_cast<size_t>(j)]);
+        const bool broadcast = j < 0 || (at(in.sizes, j) == 1 && at(r.sizes, d) != 1);
+        r.strides.push_back(broadcast ? 0 : at(in.strides, j));
       }
     }
     return r;
+  }
+
+  // `in` viewed with other sizes (view, squeeze, unsqueeze, clone), if strides can express it:
+  // every run of dims that merges or splits must be contiguous within `in`.
+  static std::optional<View> apply_reshape(const View& in, const ir::TensorSpec& out) {
+    View r;
+    r.offset = in.offset;
+    for (const ir::SymInt& d : out.shape) r.sizes.push_back(d.value());
+    r.strides.assign(r.sizes.size(), 0);
+    auto empty = [](const std::vector<int64_t>& sizes) {
+      return std::any_of(sizes.begin(), sizes.end(), [](int64_t d) { return d <= 0; });
+    };
+    if (empty(in.sizes) || empty(r.sizes)) return std::nullopt;  // not worth viewing
+    // Walk both shapes from the innermost dim: chunks of `in` whose dims are contiguous with
+    // each other hold equal numbers of elements as runs of the output's dims.
+    int64_t oi = static_cast<int64_t>(r.sizes.size()) - 1;
+    int64_t ii = static_cast<int64_t>(in.sizes.size()) - 1;
+    while (ii >= 0 || oi >= 0) {
+      // Skip size-1 dims (any stride reads them).
+      if (ii >= 0 && in.sizes[static_cast<size_t>(ii)] == 1) {
+        --ii;
+        continue;
+      }
+      if (oi >= 0 && r.sizes[static_cast<size_t>(oi)] == 1) {
+        r.strides[static_cast<size_t>(oi)] = 0;
+        --oi;
+        continue;
+      }
+      if (ii < 0 || oi < 0) return std::nullopt;
+      // One chunk: `in` dims [lo, ii] with in.strides[d] == in.strides[d + 1] * in.sizes[d + 1].
+      int64_t chunk = in.sizes[static_cast<size_t>(ii)];
+      const int64_t base_stride = in.strides[static_cast<size_t>(ii)];
+      int64_t lo = ii;
+      int64_t out_elems = 1;
+      int64_t stride = base_stride;
+      while (true) {
+        while (oi >= 0 && out_elems * r.sizes[static_cast<size_t>(oi)] <= chunk &&
+               chunk % (out_elems * r.sizes[static_cast<size_t>(oi)]) == 0) {
+          r.strides[static_cast<size_t>(oi)] = stride;
+          stride *= r.sizes[static_cast<size_t>(oi)];
+          out_elems *= r.sizes[static_cast<size_t>(oi)];
+          --oi;
+          if (out_elems == chunk) break;
+        }
+        if (out_elems == chunk) break;
+        // The output dim spans more than this chunk: extend it with the next `in` dim, which
+        // must continue it contiguously.
+        if (lo == 0) return std::nullopt;
+        const int64_t prev = lo - 1;
+        if (in.sizes[static_cast<size_t>(prev)] == 1) {
+          lo = prev;
+          continue;
+        }
+        if (in.strides[static_cast<size_t>(prev)] !=
+            in.strides[static_cast<size_t>(lo)] * in.sizes[static_cast<size_t>(lo)]) {
+          return std::nullopt;
+        }
+        chunk *= in.sizes[static_cast<size_t>(prev)];
+        lo = prev;
+      }
+      ii = lo - 1;
+    }
+    return r;
+  }
+
+  // The tensor `node`'s elements are read from through permutes, slices, selects, expands and
+  // views that only the default lowering would emit (each a copy or an alias), and how.
+  OperandView operand_view(const ir::Node* node) {
+    OperandView v;
+    v.base = node;
+    v.view = contiguous(node->spec());
+    const CpuOpKind kind = classify(program_, *node);
+    const bool plain = (kind == CpuOpKind::StridedCopy || kind == CpuOpKind::Copy) &&
+                       !is_constant(program_, *node) && absorbed_.count(node) == 0 &&
+                       ln_absorbed_.count(node) == 0 && fusions_.count(node) == 0 &&
+                       scale_muls_.count(node) == 0 && bias_adds_.count(node) == 0 &&
+                       act_aliases_.count(node) == 0 && q_absorbed_.count(node) == 0 &&
+                       qop_tails_.count(node) == 0 && qsimple_tails_.count(node) == 0 &&
+                       quant_tails_.count(node) == 0 && dequants_.count(node) == 0;
+    if (!plain) return v;
+    OperandView parent = operand_view(node->arg(0).as_node());
+    if (kind == CpuOpKind::StridedCopy) {
+      parent.view = apply_strided(*node, parent.view);
+    } else {
+      std::optional<View> r = apply_reshape(parent.view, node->spec());
+      if (!r) return v;
+      parent.view = *r;
+    }
+    parent.chain.insert(parent.chain.begin(), node);
+    return parent;
+  }
+
+  // How each BatchMatMul reads its operands: through the permutes, slices and views before them
+  // when the result is a (batched) matrix of the base tensor (unit stride along its rows or its
+  // columns, one stride between batches); those nodes are then emitted only if something else
+  // reads them. Attention's per-head slices and permutes of a fused QKV projection disappear.
+  void plan_operand_views(const std::set<const ir::Node*>& outputs) {
+    std::map<const ir::Node*, int> reads;  // chain node → products reading through it
+    for (const ir::Node* node : program_.graph().nodes()) {
+      if (classify(program_, *node) != CpuOpKind::BatchMatMul) continue;
+      std::array<OperandView, 2> views;
+      for (int i = 0; i < 2; ++i) {
+        const ir::Node* operand = node->arg(i == 0 ? "self" : "mat2").as_node();
+        OperandView v = operand_view(operand);
+        if (!as_matrix(v)) {  // read the operand itself (a contiguous matrix batch)
+          v = OperandView{operand, contiguous(operand->spec()), {}, 0, 0, 0, false};
+          as_matrix(v);
+        }
+        for (const ir::Node* c : v.chain) ++reads[c];
+        views[static_cast<size_t>(i)] = std::move(v);
+      }
+      operand_views_[node] = std::move(views);
+    }
+    // A chain node goes away when nothing else reads it: every user is a product reading through
+    // it or a chain node that goes away too (users come after their inputs: walk backwards).
+    auto reads_through = [&](const ir::Node* product, const ir::Node* n) {
+      auto it = operand_views_.find(product);
+      if (it == operand_views_.end()) return false;
+      for (const OperandView& v : it->second) {
+        if (std::find(v.chain.begin(), v.chain.end(), n) != v.chain.end()) return true;
+      }
+      return false;
+    };
+    const auto& nodes = program_.graph().nodes();
+    for (auto it = nodes.rbegin(); it != nodes.rend(); ++it) {
+      const ir::Node* n = *it;
+      if (reads.count(n) == 0 || outputs.count(n) != 0) continue;
+      bool away = true;
+      for (const ir::Node* u : n->users())
+        away &= reads_through(u, n) || viewed_away_.count(u) != 0;
+      if (away) viewed_away_.insert(n);
+    }
+  }
+
+  // Fills v's matrix layout from its view of sizes [batch.., R, C]: false when the rows and
+  // columns have no unit stride or the batch dims no single stride.
+  static bool as_matrix(OperandView& v) {
+    const std::vector<int64_t>& sizes = v.view.sizes;
+    const std::vector<int64_t>& strides = v.view.strides;
+    const size_t rank = sizes.size();
+    if (rank < 2) return false;
+    const int64_t rows = sizes[rank - 2], cols = sizes[rank - 1];
+    const int64_t rs = rows == 1 ? cols : strides[rank - 2];
+    const int64_t cs = cols == 1 ? 1 : strides[rank - 1];
+    if (cs == 1 && rs >= 1) {
+      v.trans = false;
+      v.ld = rs;
+    } else if (rs == 1 || rows == 1) {
+      v.trans = true;
+      v.ld = cs;
+    } else {
+      return false;
+    }
+    // Batch dims: one stride, the innermost non-1 dim's, that the outer ones continue.
+    int64_t bs = 0, span = 0;
+    for (size_t d = rank - 2; d-- > 0;) {
+      if (sizes[d] == 1) continue;
+      if (span == 0) {
+        bs = strides[d];
+      } else if (strides[d] != bs * span) {
+        return false;
+      }
+      span = (span == 0 ? 1 : span) * sizes[d];
+    }
+    v.batch_stride = bs;
+    v.offset = v.view.offset;
+    return true;
   }
 
   void lower_layer_norm(const LayerNormMatch& m) {
@@ -779,7 +988,9 @@ class Lowering {
   std::map<const ir::Node*, LayerNormMatch> ln_tails_;   // last node → its LayerNorm
   std::set<const ir::Node*> ln_absorbed_;            // every node of a LayerNorm or GELU pattern
   std::map<const ir::Node*, GeluMatch> gelu_tails_;  // last node → its GELU
-  std::set<const ir::Node*> transposed_operands_;    // permutes a BatchMatMul absorbs
+  // BatchMatMul → how it reads each operand in place: (base tensor, matrix layout)
+  std::map<const ir::Node*, std::array<OperandView, 2>> operand_views_;
+  std::set<const ir::Node*> viewed_away_;  // permutes / slices / views only those products read
   // convolution → (x, s) of the x * s it reads; those muls
   std::map<const ir::Node*, std::pair<const ir::Node*, const ir::Node*>> input_scales_;
   std::set<const ir::Node*> scale_muls_;

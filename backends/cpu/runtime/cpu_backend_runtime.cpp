@@ -32,7 +32,7 @@ using runtime::MemoryAllocator;
 
 constexpr uint32_t kAbsent = 0xFFFFFFFFu;
 constexpr uint32_t kMinBlobVersion = 1;
-constexpr uint32_t kBlobVersion = 5;  // kCpuBlobVersion of backends/cpu/aot
+constexpr uint32_t kBlobVersion = 6;  // kCpuBlobVersion of backends/cpu/aot
 constexpr int64_t kMaxRank = 8;
 constexpr size_t kAlign = 64;
 
@@ -50,6 +50,29 @@ struct TensorSlot {
   uint8_t* bytes() const { return reinterpret_cast<uint8_t*>(data); }
 };
 
+// A BatchMatMul operand read in place (blob version 6): matrix b of the batch starts at
+// offset + b * batch_stride; element (r, c) is at r * ld + c, or c * ld + r when transposed.
+struct MatrixView {
+  int64_t offset = 0, batch_stride = 0, ld = 0;
+  bool trans = false;
+};
+
+// The largest element index `v` reads for `batch` matrices of rows x cols, or -1 when it
+// overflows int64_t (0 elements read: 0).
+int64_t last_index(const MatrixView& v, int64_t batch, int64_t rows, int64_t cols) {
+  if (batch == 0 || rows == 0 || cols == 0) return 0;
+  const int64_t row_step = v.trans ? 1 : v.ld, col_step = v.trans ? v.ld : 1;
+  int64_t last = v.offset, term = 0;
+  for (auto [count, step] :
+       {std::pair{batch, v.batch_stride}, std::pair{rows, row_step}, std::pair{cols, col_step}}) {
+    if (__builtin_mul_overflow(count - 1, step, &term) ||
+        __builtin_add_overflow(last, term, &last)) {
+      return -1;
+    }
+  }
+  return last;
+}
+
 // Per-node state prepared at init.
 struct NodeState {
   const fb::Node* node = nullptr;
@@ -61,7 +84,8 @@ struct NodeState {
   opt::DepthwisePath depthwise_path = opt::DepthwisePath::Auto;  // Conv2d, depthwise
   int64_t m = 0, n = 0, k = 0;                                   // Linear, BatchMatMul
   int64_t batch = 0;                                             // BatchMatMul
-  bool trans_b = false;                                          // BatchMatMul: b is (B.., N, K)
+  // BatchMatMul: operand i's matrix b at data + offset + b * batch_stride, leading dimension ld
+  MatrixView operand[2];
   bool skip = false;                      // a Copy whose output aliases its input
   int64_t outer = 0, len = 0, inner = 0;  // Softmax
   const void* qpacked = nullptr;          // QConv2d / QLinear: packed int8 weights
@@ -529,18 +553,58 @@ Error prepare_node(Handle& h, NodeState& st, MemoryAllocator& alloc, size_t* scr
       const TensorSlot* b = tensor(1);
       CPU_CHECK(a != nullptr && b != nullptr && a->rank >= 2 && b->rank >= 2 && out.rank >= 2,
                 Error::InvalidProgram, "PtecCpuBackend: malformed BatchMatMul node");
-      CPU_CHECK(n->ints() == nullptr || n->ints()->size() <= 1, Error::InvalidProgram,
-                "PtecCpuBackend: malformed BatchMatMul node");
-      st.trans_b = n->ints() != nullptr && n->ints()->size() == 1 && n->ints()->Get(0) != 0;
-      st.m = a->sizes[a->rank - 2];
-      st.k = a->sizes[a->rank - 1];
-      st.n = b->sizes[b->rank - (st.trans_b ? 2 : 1)];
+      const char* name = n->name() != nullptr ? n->name()->c_str() : "?";
+      const size_t num_ints = n->ints() != nullptr ? n->ints()->size() : 0;
+      st.m = out.sizes[out.rank - 2];
+      st.n = out.sizes[out.rank - 1];
       st.batch = 1;
       for (int64_t d = 0; d + 2 < out.rank; ++d) st.batch *= out.sizes[d];
-      CPU_CHECK(b->sizes[b->rank - (st.trans_b ? 1 : 2)] == st.k &&
-                    out.sizes[out.rank - 2] == st.m && out.sizes[out.rank - 1] == st.n &&
-                    a->numel == st.batch * st.m * st.k && b->numel == st.batch * st.k * st.n,
-                Error::InvalidProgram, "PtecCpuBackend: BatchMatMul shapes do not match");
+      if (num_ints == 10) {
+        // [0, K, then per operand: offset, batch stride, leading dimension, transposed]: the
+        // operands are read in place from the tensors of permutes and slices (version 6).
+        CPU_CHECK(h.graph->version() >= 6, Error::InvalidProgram,
+                  "PtecCpuBackend: BatchMatMul '%s' reads its operands in place, which needs blob "
+                  "version 6",
+                  name);
+        st.k = n->ints()->Get(1);
+        for (int i = 0; i < 2; ++i) {
+          MatrixView& v = st.operand[i];
+          const flatbuffers::uoffset_t at = 2 + 4 * static_cast<flatbuffers::uoffset_t>(i);
+          v.offset = n->ints()->Get(at);
+          v.batch_stride = n->ints()->Get(at + 1);
+          v.ld = n->ints()->Get(at + 2);
+          v.trans = n->ints()->Get(at + 3) != 0;
+          CPU_CHECK(v.offset >= 0 && v.batch_stride >= 0 && v.ld >= 0 &&
+                        n->ints()->Get(at + 3) >= 0 && n->ints()->Get(at + 3) <= 1,
+                    Error::InvalidProgram,
+                    "PtecCpuBackend: BatchMatMul '%s' has a malformed "
+                    "operand layout",
+                    name);
+        }
+      } else {
+        // Versions 2 to 5: [b transposed?], both operands contiguous.
+        CPU_CHECK(num_ints <= 1, Error::InvalidProgram,
+                  "PtecCpuBackend: malformed BatchMatMul node");
+        const bool trans_b = num_ints == 1 && n->ints()->Get(0) != 0;
+        st.k = a->sizes[a->rank - 1];
+        CPU_CHECK(a->sizes[a->rank - 2] == st.m && b->sizes[b->rank - (trans_b ? 2 : 1)] == st.n &&
+                      b->sizes[b->rank - (trans_b ? 1 : 2)] == st.k &&
+                      a->numel == st.batch * st.m * st.k && b->numel == st.batch * st.k * st.n,
+                  Error::InvalidProgram, "PtecCpuBackend: BatchMatMul shapes do not match");
+        st.operand[0] = MatrixView{0, st.m * st.k, st.k, false};
+        st.operand[1] = MatrixView{0, st.k * st.n, trans_b ? st.k : st.n, trans_b};
+      }
+      // Every element either operand reads lies inside its tensor.
+      const int64_t last_a = last_index(st.operand[0], st.batch, st.m, st.k);
+      const int64_t last_b = last_index(st.operand[1], st.batch, st.k, st.n);
+      CPU_CHECK(st.k >= 0 && last_a >= 0 && last_a < std::max<int64_t>(a->numel, 1) &&
+                    last_b >= 0 && last_b < std::max<int64_t>(b->numel, 1) &&
+                    (st.batch * st.m * st.k == 0 || a->numel > 0) &&
+                    (st.batch * st.k * st.n == 0 || b->numel > 0),
+                Error::InvalidProgram,
+                "PtecCpuBackend: BatchMatMul '%s' reads past its operands (shapes or layouts do "
+                "not match)",
+                name);
       *scratch = std::max(*scratch, opt::gemm_scratch_bytes(st.m, st.n, st.k, false, false));
       return Error::Ok;
     }
@@ -1076,10 +1140,13 @@ Error run_node(Handle& h, const NodeState& st, runtime::BackendExecutionContext&
         std::memset(out.data, 0, static_cast<size_t>(out.numel) * sizeof(float));
         return Error::Ok;
       }
+      const MatrixView& va = st.operand[0];
+      const MatrixView& vb = st.operand[1];
       for (int64_t i = 0; i < st.batch; ++i) {
         if (!opt::gemm(
-                st.m, st.n, st.k, opt::GemmOperand::matrix(a + i * st.m * st.k, st.k),
-                opt::GemmOperand::matrix(b + i * st.k * st.n, st.trans_b ? st.k : st.n, st.trans_b),
+                st.m, st.n, st.k,
+                opt::GemmOperand::matrix(a + va.offset + i * va.batch_stride, va.ld, va.trans),
+                opt::GemmOperand::matrix(b + vb.offset + i * vb.batch_stride, vb.ld, vb.trans),
                 out.data + i * st.m * st.n, st.n, opt::GemmEpilogue{}, h.scratch)) {
           return Error::Internal;
         }

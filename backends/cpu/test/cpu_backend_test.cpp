@@ -219,10 +219,12 @@ TEST_F(CpuBackend, TransformerEncoderLayerLowersToFusedNodes) {
   std::map<K, int> kinds;
   for (const auto* n : *graph->nodes()) {
     ++kinds[n->kind()];
-    // K^T is read as a transposed operand of the first bmm, not copied.
+    // The first bmm reads Q and K^T in place from the fused QKV projection [1, 7, 36]: head h
+    // of Q at offset 6 h (batch stride 6), rows 36 apart; K^T transposed, from offset 12.
     if (n->kind() == K::BatchMatMul && kinds[K::BatchMatMul] == 1) {
       ASSERT_NE(n->ints(), nullptr);
-      EXPECT_EQ(n->ints()->Get(0), 1);
+      const std::vector<int64_t> ints(n->ints()->begin(), n->ints()->end());
+      EXPECT_EQ(ints, (std::vector<int64_t>{0, 6, 0, 6, 36, 0, 12, 6, 36, 1}));
     }
     if (n->kind() == K::Unary) {
       EXPECT_EQ(n->activation(), ptec_cpu_fb::Activation::Gelu);
@@ -232,7 +234,7 @@ TEST_F(CpuBackend, TransformerEncoderLayerLowersToFusedNodes) {
   EXPECT_EQ(kinds[K::Unary], 1);  // the erf GELU
   EXPECT_EQ(kinds[K::BatchMatMul], 2);
   EXPECT_EQ(kinds[K::Softmax], 1);
-  EXPECT_EQ(kinds[K::StridedCopy], 7);  // 3 slices, 3 head permutes, the context permute
+  EXPECT_EQ(kinds[K::StridedCopy], 1);  // the context permute (Q, K, V are read in place)
   EXPECT_EQ(kinds[K::Linear], 4);
   EXPECT_EQ(kinds[K::ScalarBinary], 1);  // the scores' scale
   EXPECT_EQ(kinds[K::MeanInner] + kinds[K::Math], 0);
@@ -440,11 +442,10 @@ class WeightMap final : public runtime::NamedDataMap {
   const std::map<std::string, ir::BufferPtr>& data_;
 };
 
-// init with resnet_like's blob after `edit` changed its nodes.
+// init with `program`'s blob after `edit` changed its nodes.
 template <typename F>
-Error init_edited(F edit, uint32_t version = kCpuBlobVersion, int64_t depthwise_stride = 2) {
-  const partition::PreprocessResult r =
-      cpu::CpuBackend().preprocess(program::to_edge(resnet_like(1, depthwise_stride)), {});
+Error init_edited_program(const ir::ExportedProgram& program, F edit, uint32_t version) {
+  const partition::PreprocessResult r = cpu::CpuBackend().preprocess(program, {});
   std::unique_ptr<ptec_cpu_fb::GraphT> g = ptec_cpu_fb::UnPackGraph(r.processed_bytes->data());
   for (auto& node : g->nodes) edit(*node);
   g->version = version;
@@ -460,6 +461,12 @@ Error init_edited(F edit, uint32_t version = kCpuBlobVersion, int64_t depthwise_
   if (!handle.ok()) return handle.error();
   backend.destroy(*handle);
   return Error::Ok;
+}
+
+// init with resnet_like's blob after `edit` changed its nodes.
+template <typename F>
+Error init_edited(F edit, uint32_t version = kCpuBlobVersion, int64_t depthwise_stride = 2) {
+  return init_edited_program(program::to_edge(resnet_like(1, depthwise_stride)), edit, version);
 }
 
 TEST_F(CpuBackend, ConvolutionAlgorithmOfTheBlobIsCheckedAtInit) {
@@ -525,6 +532,84 @@ TEST_F(CpuBackend, ConvolutionInputScaleNeedsVersionFiveAndNTimesCFloats) {
   EXPECT_EQ(init_edited(with_scale, 4), Error::InvalidProgram);
   EXPECT_EQ(init_edited(with_scale), Error::InvalidProgram);
   EXPECT_EQ(init_edited([](ptec_cpu_fb::NodeT&) {}, 4), Error::Ok);
+}
+
+// Operand layouts that would read outside their tensors, or that an older blob version cannot
+// hold, are refused at init.
+TEST_F(CpuBackend, BatchMatMulOperandLayoutsStayInsideTheirTensors) {
+  const ir::ExportedProgram p = encoder_layer(1, 7, 12, 2);
+  auto edit_first_bmm = [](int at, int64_t value) {
+    return [at, value](ptec_cpu_fb::NodeT& n) {
+      if (n.kind == ptec_cpu_fb::NodeKind::BatchMatMul && n.ints.size() == 10 && n.ints[2] == 0 &&
+          n.ints[6] == 12) {
+        n.ints[static_cast<size_t>(at)] = value;
+      }
+    };
+  };
+  EXPECT_EQ(init_edited_program(
+                p, [](ptec_cpu_fb::NodeT&) {}, kCpuBlobVersion),
+            Error::Ok);
+  EXPECT_EQ(init_edited_program(
+                p, [](ptec_cpu_fb::NodeT&) {}, 5),
+            Error::InvalidProgram);
+  // QKV has 252 floats. Q (2 heads of 7 x 6) reads up to offset + 6 + 6 ld + 5 (227; with offset
+  // 24 or ld 40, 251), K^T up to offset + 6 + 5 + 6 * 36 (239).
+  EXPECT_EQ(init_edited_program(p, edit_first_bmm(2, 24), kCpuBlobVersion), Error::Ok);
+  EXPECT_EQ(init_edited_program(p, edit_first_bmm(2, 25), kCpuBlobVersion), Error::InvalidProgram);
+  EXPECT_EQ(init_edited_program(p, edit_first_bmm(6, 25), kCpuBlobVersion), Error::InvalidProgram);
+  EXPECT_EQ(init_edited_program(p, edit_first_bmm(4, 40), kCpuBlobVersion), Error::Ok);
+  EXPECT_EQ(init_edited_program(p, edit_first_bmm(4, 41), kCpuBlobVersion), Error::InvalidProgram);
+  EXPECT_EQ(init_edited_program(p, edit_first_bmm(3, -1), kCpuBlobVersion), Error::InvalidProgram);
+  EXPECT_EQ(init_edited_program(p, edit_first_bmm(5, 2), kCpuBlobVersion), Error::InvalidProgram);
+  EXPECT_EQ(init_edited_program(p, edit_first_bmm(7, int64_t{1} << 62), kCpuBlobVersion),
+            Error::InvalidProgram);
+}
+
+// A version-5 BatchMatMul ([b transposed?], contiguous operands) still loads.
+TEST_F(CpuBackend, BatchMatMulOfVersionFiveStillLoads) {
+  builder::GraphBuilder b("bmm");
+  Value x = b.input("x", DType::Float, {2, 3, 4});
+  Value y = b.input("y", DType::Float, {2, 4, 5});
+  b.output({b.call("aten::bmm", {x, y})});
+  const ir::ExportedProgram p = b.build();
+  auto legacy = [](int64_t trans) {
+    return [trans](ptec_cpu_fb::NodeT& n) {
+      if (n.kind == ptec_cpu_fb::NodeKind::BatchMatMul) n.ints = {trans};
+    };
+  };
+  EXPECT_EQ(init_edited_program(p, legacy(0), 5), Error::Ok);
+  EXPECT_EQ(init_edited_program(p, legacy(1), 5), Error::InvalidProgram);  // y is not [2, 5, 4]
+  EXPECT_EQ(init_edited_program(
+                p, [](ptec_cpu_fb::NodeT&) {}, kCpuBlobVersion),
+            Error::Ok);
+}
+
+// A permute that moves only size-1 dims reads its input in order: the backend aliases it (a Copy
+// node) instead of copying; one that moves data stays a StridedCopy. Both match the portable
+// kernels.
+TEST_F(CpuBackend, PermutesOfSizeOneDimsAreAliases) {
+  using V = std::vector<int64_t>;
+  auto program = [](V sizes) {
+    return [sizes] {
+      builder::GraphBuilder b("permute");
+      Value x = b.input("x", DType::Float, {sizes[0], sizes[1], sizes[2]});
+      Value p = b.call("aten::permute_copy", {x, V{1, 0, 2}});
+      b.output({b.call("aten::relu", {b.call("aten::mul.Tensor", {p, p})})});
+      return b.build();
+    };
+  };
+  for (const auto& [sizes, alias] : {std::pair{V{3, 1, 4}, true}, std::pair{V{3, 2, 4}, false}}) {
+    EXPECT_EQ(expect_same(program(sizes), {sizes}), 1u);
+    const partition::PreprocessResult r = cpu::CpuBackend().preprocess(program(sizes)(), {});
+    const auto* graph = ptec_cpu_fb::GetGraph(r.processed_bytes->data());
+    int copies = 0, strided = 0;
+    for (const auto* n : *graph->nodes()) {
+      copies += n->kind() == ptec_cpu_fb::NodeKind::Copy;
+      strided += n->kind() == ptec_cpu_fb::NodeKind::StridedCopy;
+    }
+    EXPECT_EQ(copies, alias ? 1 : 0) << sizes[1];
+    EXPECT_EQ(strided, alias ? 0 : 1) << sizes[1];
+  }
 }
 
 }  // namespace
