@@ -99,6 +99,31 @@ int64_t slice_offset(int64_t m, int64_t mr, int64_t i0, int64_t pc, int64_t kc) 
   return pc * round_up(m, mr) + i0 * kc;
 }
 
+// How the product's C is cut into items for the threads: row blocks of mc rows (up to kMcPanels
+// panels, which stay in L2) times groups of B panels, a few items per thread for balance. When B
+// has too few panels for that (a deep layer's few pixels), the rows are cut finer instead.
+struct Split {
+  int64_t mc, m_blocks, group_panels, groups;
+};
+
+Split split_work(int64_t m, int64_t n_panels, int64_t mr) {
+  Split s{};
+  s.mc = kMcPanels * mr;
+  s.m_blocks = (m + s.mc - 1) / s.mc;
+  const int64_t threads = num_threads();
+  const int64_t wanted = threads > 1 ? 4 * threads : 1;
+  if (s.m_blocks * n_panels < wanted) {
+    const int64_t blocks = std::min((m + mr - 1) / mr, (wanted + n_panels - 1) / n_panels);
+    s.mc = round_up((m + blocks - 1) / blocks, mr);
+    s.m_blocks = (m + s.mc - 1) / s.mc;
+  }
+  const int64_t n_groups =
+      std::clamp<int64_t>((wanted + s.m_blocks - 1) / s.m_blocks, int64_t{1}, n_panels);
+  s.group_panels = (n_panels + n_groups - 1) / n_groups;
+  s.groups = (n_panels + s.group_panels - 1) / s.group_panels;
+  return s;
+}
+
 // Asks for the A data after the panel slice at `a` (`floats` long): the next panel of the slice or
 // the first of the next slice, contiguous in the slice-major layout. Weights too large for the
 // caches then stream from memory while the microkernel runs, instead of stalling each panel.
@@ -285,15 +310,9 @@ bool gemm(int64_t m, int64_t n, int64_t k, const GemmOperand& a, const GemmOpera
   // Phase 2: C in tiles of (an mc-row block) x (a group of B panels), one item each.
   const bool epi = has_epilogue(epilogue);
   const int64_t kKc = slice_depth(nr);
-  const int64_t mc = kMcPanels * mr;
-  const int64_t m_blocks = (m + mc - 1) / mc;
-  const int64_t threads = num_threads();
-  const int64_t wanted = threads > 1 ? 4 * threads : 1;  // a few items per thread for balance
-  const int64_t n_groups =
-      std::clamp<int64_t>((wanted + m_blocks - 1) / m_blocks, int64_t{1}, n_panels);
-  const int64_t group_panels = (n_panels + n_groups - 1) / n_groups;
-  const int64_t groups = (n_panels + group_panels - 1) / group_panels;
-  parallel_for(m_blocks * groups, [&](int64_t item) {
+  const Split split = split_work(m, n_panels, mr);
+  const int64_t mc = split.mc, groups = split.groups, group_panels = split.group_panels;
+  parallel_for(split.m_blocks * groups, [&](int64_t item) {
     const int64_t ic = (item / groups) * mc;
     const int64_t ic_end = std::min(m, ic + mc);
     const int64_t jc = (item % groups) * group_panels * nr;
@@ -384,16 +403,10 @@ bool gemm_indirect(int64_t m, int64_t n, int64_t k, const PackedMatrix& a,
   // by every A panel of the row block), row blocks of mc, column groups spread over the threads.
   const bool epi = has_epilogue(epilogue);
   const int64_t kKc = slice_depth(nr);
-  const int64_t mc = kMcPanels * mr;
-  const int64_t m_blocks = (m + mc - 1) / mc;
   const int64_t n_panels = (n + nr - 1) / nr;
-  const int64_t threads = num_threads();
-  const int64_t wanted = threads > 1 ? 4 * threads : 1;
-  const int64_t n_groups =
-      std::clamp<int64_t>((wanted + m_blocks - 1) / m_blocks, int64_t{1}, n_panels);
-  const int64_t group_panels = (n_panels + n_groups - 1) / n_groups;
-  const int64_t groups = (n_panels + group_panels - 1) / group_panels;
-  parallel_for(m_blocks * groups, [&](int64_t item) {
+  const Split split = split_work(m, n_panels, mr);
+  const int64_t mc = split.mc, groups = split.groups, group_panels = split.group_panels;
+  parallel_for(split.m_blocks * groups, [&](int64_t item) {
     const int64_t ic = (item / groups) * mc;
     const int64_t ic_end = std::min(m, ic + mc);
     const int64_t jc = (item % groups) * group_panels * nr;
