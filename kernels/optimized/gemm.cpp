@@ -124,6 +124,61 @@ Split split_work(int64_t m, int64_t n_panels, int64_t mr) {
   return s;
 }
 
+// The rows [ic, ic_end) and columns [jc, jc_end) of C that work item `item` computes.
+struct Item {
+  int64_t ic, ic_end, jc, jc_end;
+};
+
+Item item_bounds(const Split& split, int64_t m, int64_t n, int64_t nr, int64_t item) {
+  Item it{};
+  it.ic = item / split.groups * split.mc;
+  it.ic_end = std::min(m, it.ic + split.mc);
+  it.jc = item % split.groups * split.group_panels * nr;
+  it.jc_end = std::min(n, it.jc + split.group_panels * nr);
+  return it;
+}
+
+// One microkernel call for the rows x cols tile of C at c_tile: `multiply(out, ld)` writes a whole
+// mr x nr tile, straight into C when the tile is whole, else into `tile` (zeroed, then holding C's
+// valid part when accumulating) whose valid part is copied back.
+template <typename F>
+inline void multiply_tile(int64_t rows, int64_t cols, int64_t mr, int64_t nr, bool accumulate,
+                          float* c_tile, int64_t ldc, float* tile, F multiply) {
+  if (rows == mr && cols == nr) {
+    multiply(c_tile, ldc);
+    return;
+  }
+  if (accumulate) {
+    std::fill(tile, tile + mr * nr, 0.0f);
+    for (int64_t r = 0; r < rows; ++r) {
+      std::memcpy(tile + r * nr, c_tile + r * ldc, static_cast<size_t>(cols) * sizeof(float));
+    }
+  }
+  multiply(tile, nr);
+  for (int64_t r = 0; r < rows; ++r) {
+    std::memcpy(c_tile + r * ldc, tile + r * nr, static_cast<size_t>(cols) * sizeof(float));
+  }
+}
+
+// The epilogue of an item's rows over strips of up to kEpilogueColumns finished columns: rows long
+// enough for the vector loops to overlap (an 8 x 32 tile at a time was latency-bound: GELU cost
+// 1.3 ns per element instead of 0.4), short enough to still be in cache.
+struct EpilogueStrips {
+  const GemmEpilogue& epilogue;
+  float* c;
+  int64_t ldc;
+  Item item;
+  int64_t from;  // first column whose epilogue is still to run
+
+  // Columns up to `done` are final.
+  void finished(int64_t done) {
+    if (done - from >= kEpilogueColumns || done >= item.jc_end) {
+      apply_epilogue(epilogue, c, ldc, item.ic, item.ic_end - item.ic, from, done - from);
+      from = done;
+    }
+  }
+};
+
 // Asks for the A data after the panel slice at `a` (`floats` long): the next panel of the slice or
 // the first of the next slice, contiguous in the slice-major layout. Weights too large for the
 // caches then stream from memory while the microkernel runs, instead of stalling each panel.
@@ -311,18 +366,14 @@ bool gemm(int64_t m, int64_t n, int64_t k, const GemmOperand& a, const GemmOpera
   const bool epi = has_epilogue(epilogue);
   const int64_t kKc = slice_depth(nr);
   const Split split = split_work(m, n_panels, mr);
-  const int64_t mc = split.mc, groups = split.groups, group_panels = split.group_panels;
-  parallel_for(split.m_blocks * groups, [&](int64_t item) {
-    const int64_t ic = (item / groups) * mc;
-    const int64_t ic_end = std::min(m, ic + mc);
-    const int64_t jc = (item % groups) * group_panels * nr;
-    const int64_t jc_end = std::min(n, jc + group_panels * nr);
+  parallel_for(split.m_blocks * split.groups, [&](int64_t index) {
+    const Item item = item_bounds(split, m, n, nr, index);
+    const int64_t ic = item.ic, ic_end = item.ic_end, jc = item.jc, jc_end = item.jc_end;
     alignas(64) float tile[8 * 32];  // an edge tile (mr x nr <= 8 x 32)
     for (int64_t pc = 0; pc < k; pc += kKc) {
       const int64_t kc = std::min(kKc, k - pc);
       const bool accumulate = pc > 0 || epilogue.beta_one;
-      const bool last = pc + kc == k;
-      int64_t epi_from = jc;  // first column whose epilogue is still to run (last slice)
+      EpilogueStrips strips{epilogue, c, ldc, item, jc};
       for (int64_t j0 = jc; j0 < jc_end; j0 += nr) {
         const int64_t cols = std::min(nr, n - j0);
         const float* b_slice = b_at(j0, pc, kc);
@@ -346,44 +397,20 @@ bool gemm(int64_t m, int64_t n, int64_t k, const GemmOperand& a, const GemmOpera
             a_slice = ap + slice_offset(m, mr, i0, pc, kc);
             prefetch_next_panel(a_slice, kc * mr);
           }
-          auto multiply = [&](float* out, int64_t ld) {
-            if (a_in_place) {
-              info.rows_a(kc, a_rows, b_slice, out, ld, accumulate);
-            } else {
-              info.fn(kc, a_slice, b_slice, out, ld, accumulate);
-            }
-          };
           if (b_next != nullptr) {
             const float* part = b_next + (i0 - ic) / mr * share;
             for (int64_t f = 0; f < share; f += 16) __builtin_prefetch(part + f);
           }
-          float* c_tile = c + i0 * ldc + j0;
-          if (rows == mr && cols == nr) {
-            multiply(c_tile, ldc);
-          } else {
-            // Partial tile: compute all mr x nr into `tile`, copy back the valid part.
-            if (accumulate) {
-              std::fill(tile, tile + mr * nr, 0.0f);
-              for (int64_t r = 0; r < rows; ++r) {
-                std::memcpy(tile + r * nr, c_tile + r * ldc,
-                            static_cast<size_t>(cols) * sizeof(float));
-              }
-            }
-            multiply(tile, nr);
-            for (int64_t r = 0; r < rows; ++r) {
-              std::memcpy(c_tile + r * ldc, tile + r * nr,
-                          static_cast<size_t>(cols) * sizeof(float));
-            }
-          }
+          multiply_tile(rows, cols, mr, nr, accumulate, c + i0 * ldc + j0, ldc, tile,
+                        [&](float* out, int64_t ld) {
+                          if (a_in_place) {
+                            info.rows_a(kc, a_rows, b_slice, out, ld, accumulate);
+                          } else {
+                            info.fn(kc, a_slice, b_slice, out, ld, accumulate);
+                          }
+                        });
         }
-        // The epilogue runs over strips of up to kEpilogueColumns finished columns: rows long
-        // enough for the vector loops to overlap (an 8 x 32 tile at a time was latency-bound:
-        // GELU cost 1.3 ns per element instead of 0.4), short enough to still be in cache.
-        const int64_t done = std::min(n, j0 + nr);
-        if (last && epi && (done - epi_from >= kEpilogueColumns || done >= jc_end)) {
-          apply_epilogue(epilogue, c, ldc, ic, ic_end - ic, epi_from, done - epi_from);
-          epi_from = done;
-        }
+        if (pc + kc == k && epi) strips.finished(std::min(n, j0 + nr));
       }
     }
   });
@@ -405,12 +432,8 @@ bool gemm_indirect(int64_t m, int64_t n, int64_t k, const PackedMatrix& a,
   const int64_t kKc = slice_depth(nr);
   const int64_t n_panels = (n + nr - 1) / nr;
   const Split split = split_work(m, n_panels, mr);
-  const int64_t mc = split.mc, groups = split.groups, group_panels = split.group_panels;
-  parallel_for(split.m_blocks * groups, [&](int64_t item) {
-    const int64_t ic = (item / groups) * mc;
-    const int64_t ic_end = std::min(m, ic + mc);
-    const int64_t jc = (item % groups) * group_panels * nr;
-    const int64_t jc_end = std::min(n, jc + group_panels * nr);
+  parallel_for(split.m_blocks * split.groups, [&](int64_t index) {
+    const Item item = item_bounds(split, m, n, nr, index);
     alignas(64) float tile[8 * 32];  // an edge tile (mr x nr <= 8 x 32)
     // The last, partial panel's slice packed with zeros past column n (rows are read only up to
     // n): kc x nr floats.
@@ -418,8 +441,8 @@ bool gemm_indirect(int64_t m, int64_t n, int64_t k, const PackedMatrix& a,
     for (int64_t pc = 0; pc < k; pc += kKc) {
       const int64_t kc = std::min(kKc, k - pc);
       const bool accumulate = pc > 0;
-      int64_t epi_from = jc;  // first column whose epilogue is still to run (last slice)
-      for (int64_t j0 = jc; j0 < jc_end; j0 += nr) {
+      EpilogueStrips strips{epilogue, c, ldc, item, item.jc};
+      for (int64_t j0 = item.jc; j0 < item.jc_end; j0 += nr) {
         const int64_t cols = std::min(nr, n - j0);
         if (cols < nr) {
           for (int64_t p = 0; p < kc; ++p) {
@@ -428,35 +451,19 @@ bool gemm_indirect(int64_t m, int64_t n, int64_t k, const PackedMatrix& a,
             std::fill(edge + p * nr + cols, edge + (p + 1) * nr, 0.0f);
           }
         }
-        for (int64_t i0 = ic; i0 < ic_end; i0 += mr) {
-          const int64_t rows = std::min(mr, m - i0);
+        for (int64_t i0 = item.ic; i0 < item.ic_end; i0 += mr) {
           const float* a_slice = a.data + slice_offset(m, mr, i0, pc, kc);
           prefetch_next_panel(a_slice, kc * mr);
-          float* c_tile = c + i0 * ldc + j0;
-          if (rows == mr && cols == nr) {
-            info.indirect(kc, a_slice, b_rows + pc, j0, c_tile, ldc, accumulate);
-            continue;
-          }
-          if (accumulate) {
-            for (int64_t r = 0; r < rows; ++r) {
-              std::memcpy(tile + r * nr, c_tile + r * ldc,
-                          static_cast<size_t>(cols) * sizeof(float));
-            }
-          }
-          if (cols < nr) {
-            info.fn(kc, a_slice, edge, tile, nr, accumulate);
-          } else {
-            info.indirect(kc, a_slice, b_rows + pc, j0, tile, nr, accumulate);
-          }
-          for (int64_t r = 0; r < rows; ++r) {
-            std::memcpy(c_tile + r * ldc, tile + r * nr, static_cast<size_t>(cols) * sizeof(float));
-          }
+          multiply_tile(std::min(mr, m - i0), cols, mr, nr, accumulate, c + i0 * ldc + j0, ldc,
+                        tile, [&](float* out, int64_t ld) {
+                          if (cols < nr) {
+                            info.fn(kc, a_slice, edge, out, ld, accumulate);
+                          } else {
+                            info.indirect(kc, a_slice, b_rows + pc, j0, out, ld, accumulate);
+                          }
+                        });
         }
-        const int64_t done = std::min(n, j0 + nr);
-        if (pc + kc == k && epi && (done - epi_from >= kEpilogueColumns || done >= jc_end)) {
-          apply_epilogue(epilogue, c, ldc, ic, ic_end - ic, epi_from, done - epi_from);
-          epi_from = done;
-        }
+        if (pc + kc == k && epi) strips.finished(std::min(n, j0 + nr));
       }
     }
   });
