@@ -370,12 +370,48 @@ bool gemm(int64_t m, int64_t n, int64_t k, const GemmOperand& a, const GemmOpera
     const Item item = item_bounds(split, m, n, nr, index);
     const int64_t ic = item.ic, ic_end = item.ic_end, jc = item.jc, jc_end = item.jc_end;
     alignas(64) float tile[8 * 32];  // an edge tile (mr x nr <= 8 x 32)
+    // B slice b_slice (panel j0's slice at pc) against A panel i0 into C.
+    auto panel = [&](int64_t i0, int64_t j0, int64_t pc, int64_t kc, const float* b_slice) {
+      const int64_t rows = std::min(mr, m - i0);
+      const bool accumulate = pc > 0 || epilogue.beta_one;
+      const float* a_slice = nullptr;
+      const float* a_rows[8];  // in place: the panel's rows (the last repeated past M)
+      if (a_in_place) {
+        for (int64_t r = 0; r < mr; ++r)
+          a_rows[r] = a.data + (i0 + std::min(r, rows - 1)) * a.ld + pc;
+      } else {
+        a_slice = ap + slice_offset(m, mr, i0, pc, kc);
+        prefetch_next_panel(a_slice, kc * mr);
+      }
+      multiply_tile(rows, std::min(nr, n - j0), mr, nr, accumulate, c + i0 * ldc + j0, ldc, tile,
+                    [&](float* out, int64_t ld) {
+                      if (a_in_place) {
+                        info.rows_a(kc, a_rows, b_slice, out, ld, accumulate);
+                      } else {
+                        info.fn(kc, a_slice, b_slice, out, ld, accumulate);
+                      }
+                    });
+    };
+    if (k <= kKc) {
+      // One k slice: each A panel sweeps all its columns, so C is written row after row instead
+      // of in mr-row tiles hopping across all the rows (far fewer streams of stores, which
+      // dominate when K is small).
+      for (int64_t i0 = ic; i0 < ic_end; i0 += mr) {
+        Item rows = item;
+        rows.ic = i0;
+        rows.ic_end = std::min(ic_end, i0 + mr);
+        EpilogueStrips strips{epilogue, c, ldc, rows, jc};
+        for (int64_t j0 = jc; j0 < jc_end; j0 += nr) {
+          panel(i0, j0, 0, k, b_at(j0, 0, k));
+          if (epi) strips.finished(std::min(n, j0 + nr));
+        }
+      }
+      return;
+    }
     for (int64_t pc = 0; pc < k; pc += kKc) {
       const int64_t kc = std::min(kKc, k - pc);
-      const bool accumulate = pc > 0 || epilogue.beta_one;
       EpilogueStrips strips{epilogue, c, ldc, item, jc};
       for (int64_t j0 = jc; j0 < jc_end; j0 += nr) {
-        const int64_t cols = std::min(nr, n - j0);
         const float* b_slice = b_at(j0, pc, kc);
         // The next B slice (this slice of the next panel, or the next slice of the first one)
         // is prefetched a share per A panel: weights arriving from memory (a linear layer's B)
@@ -386,29 +422,11 @@ bool gemm(int64_t m, int64_t n, int64_t k, const GemmOperand& a, const GemmOpera
         const int64_t share = round_up(
             (kc * nr + (ic_end - ic + mr - 1) / mr - 1) / ((ic_end - ic + mr - 1) / mr), 16);
         for (int64_t i0 = ic; i0 < ic_end; i0 += mr) {
-          const int64_t rows = std::min(mr, m - i0);
-          const float* a_slice = nullptr;
-          const float* a_rows[8];  // in place: the panel's rows (the last repeated past M)
-          if (a_in_place) {
-            for (int64_t r = 0; r < mr; ++r) {
-              a_rows[r] = a.data + (i0 + std::min(r, rows - 1)) * a.ld + pc;
-            }
-          } else {
-            a_slice = ap + slice_offset(m, mr, i0, pc, kc);
-            prefetch_next_panel(a_slice, kc * mr);
-          }
           if (b_next != nullptr) {
             const float* part = b_next + (i0 - ic) / mr * share;
             for (int64_t f = 0; f < share; f += 16) __builtin_prefetch(part + f);
           }
-          multiply_tile(rows, cols, mr, nr, accumulate, c + i0 * ldc + j0, ldc, tile,
-                        [&](float* out, int64_t ld) {
-                          if (a_in_place) {
-                            info.rows_a(kc, a_rows, b_slice, out, ld, accumulate);
-                          } else {
-                            info.fn(kc, a_slice, b_slice, out, ld, accumulate);
-                          }
-                        });
+          panel(i0, j0, pc, kc, b_slice);
         }
         if (pc + kc == k && epi) strips.finished(std::min(n, j0 + nr));
       }
@@ -438,30 +456,50 @@ bool gemm_indirect(int64_t m, int64_t n, int64_t k, const PackedMatrix& a,
     // The last, partial panel's slice packed with zeros past column n (rows are read only up to
     // n): kc x nr floats.
     alignas(64) float edge[kSliceBytes / sizeof(float)];
+    // Panel j0's slice at pc against A panel i0 into C.
+    auto panel = [&](int64_t i0, int64_t j0, int64_t pc, int64_t kc) {
+      const int64_t cols = std::min(nr, n - j0);
+      if (cols < nr) {
+        for (int64_t p = 0; p < kc; ++p) {
+          std::memcpy(edge + p * nr, b_rows[pc + p] + j0,
+                      static_cast<size_t>(cols) * sizeof(float));
+          std::fill(edge + p * nr + cols, edge + (p + 1) * nr, 0.0f);
+        }
+      }
+      const float* a_slice = a.data + slice_offset(m, mr, i0, pc, kc);
+      const bool accumulate = pc > 0;
+      multiply_tile(std::min(mr, m - i0), cols, mr, nr, accumulate, c + i0 * ldc + j0, ldc, tile,
+                    [&](float* out, int64_t ld) {
+                      if (cols < nr) {
+                        info.fn(kc, a_slice, edge, out, ld, accumulate);
+                      } else {
+                        info.indirect(kc, a_slice, b_rows + pc, j0, out, ld, accumulate);
+                      }
+                    });
+    };
+    if (k <= kKc) {
+      // One k slice (a pointwise convolution's few input channels): each A panel sweeps all its
+      // columns, so C is written row after row instead of in mr-row tiles hopping across all
+      // the rows: far fewer streams of stores, which dominate when K is small.
+      for (int64_t i0 = item.ic; i0 < item.ic_end; i0 += mr) {
+        Item rows = item;
+        rows.ic = i0;
+        rows.ic_end = std::min(item.ic_end, i0 + mr);
+        EpilogueStrips strips{epilogue, c, ldc, rows, item.jc};
+        for (int64_t j0 = item.jc; j0 < item.jc_end; j0 += nr) {
+          panel(i0, j0, 0, k);
+          if (epi) strips.finished(std::min(n, j0 + nr));
+        }
+      }
+      return;
+    }
     for (int64_t pc = 0; pc < k; pc += kKc) {
       const int64_t kc = std::min(kKc, k - pc);
-      const bool accumulate = pc > 0;
       EpilogueStrips strips{epilogue, c, ldc, item, item.jc};
       for (int64_t j0 = item.jc; j0 < item.jc_end; j0 += nr) {
-        const int64_t cols = std::min(nr, n - j0);
-        if (cols < nr) {
-          for (int64_t p = 0; p < kc; ++p) {
-            std::memcpy(edge + p * nr, b_rows[pc + p] + j0,
-                        static_cast<size_t>(cols) * sizeof(float));
-            std::fill(edge + p * nr + cols, edge + (p + 1) * nr, 0.0f);
-          }
-        }
         for (int64_t i0 = item.ic; i0 < item.ic_end; i0 += mr) {
-          const float* a_slice = a.data + slice_offset(m, mr, i0, pc, kc);
-          prefetch_next_panel(a_slice, kc * mr);
-          multiply_tile(std::min(mr, m - i0), cols, mr, nr, accumulate, c + i0 * ldc + j0, ldc,
-                        tile, [&](float* out, int64_t ld) {
-                          if (cols < nr) {
-                            info.fn(kc, a_slice, edge, out, ld, accumulate);
-                          } else {
-                            info.indirect(kc, a_slice, b_rows + pc, j0, out, ld, accumulate);
-                          }
-                        });
+          prefetch_next_panel(a.data + slice_offset(m, mr, i0, pc, kc), kc * mr);
+          panel(i0, j0, pc, kc);
         }
         if (pc + kc == k && epi) strips.finished(std::min(n, j0 + nr));
       }
