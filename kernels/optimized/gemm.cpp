@@ -456,10 +456,12 @@ bool gemm_indirect(int64_t m, int64_t n, int64_t k, const PackedMatrix& a,
     // The last, partial panel's slice packed with zeros past column n (rows are read only up to
     // n): kc x nr floats.
     alignas(64) float edge[kSliceBytes / sizeof(float)];
+    int64_t edge_pc = -1;  // the slice `edge` holds (of the one partial panel), -1: none
     // Panel j0's slice at pc against A panel i0 into C.
     auto panel = [&](int64_t i0, int64_t j0, int64_t pc, int64_t kc) {
       const int64_t cols = std::min(nr, n - j0);
-      if (cols < nr) {
+      if (cols < nr && edge_pc != pc) {
+        edge_pc = pc;
         for (int64_t p = 0; p < kc; ++p) {
           std::memcpy(edge + p * nr, b_rows[pc + p] + j0,
                       static_cast<size_t>(cols) * sizeof(float));
