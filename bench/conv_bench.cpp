@@ -117,7 +117,10 @@ void Shapes(benchmark::internal::Benchmark* b) {
       {512, 7, 512, 3, 1, 1},     // layer4
       {64, 56, 128, 1, 2, 1},     // downsample 1x1 stride 2
       {96, 56, 24, 1, 1, 1},      // MobileNet-V2 pointwise
+      {16, 112, 96, 1, 1, 1},     // MobileNet-V2 expansion at 112x112 (K = 16: stores dominate)
       {144, 56, 144, 3, 1, 144},  // MobileNet-V2 depthwise
+      {240, 28, 240, 5, 1, 240},  // EfficientNet-B0 depthwise 5x5
+      {240, 56, 240, 5, 2, 240},  // EfficientNet-B0 depthwise 5x5, stride 2
   };
   for (const auto& s : shapes) {
     for (int64_t threads : {1, 2}) b->Args({s[0], s[1], s[2], s[3], s[4], s[5], threads});
