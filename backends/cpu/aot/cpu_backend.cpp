@@ -75,12 +75,12 @@ View contiguous(const ir::TensorSpec& spec) {
 
 // A BatchMatMul operand read in place: `base`'s storage through `view` (the nodes of `chain`,
 // operand first, lead from base to the operand), as batches of matrices: element (b, r, c) at
-// offset + b * batch_stride + (trans ? c * ld + r : r * ld + c).
+// view.offset + b * batch_stride + (trans ? c * ld + r : r * ld + c).
 struct OperandView {
   const ir::Node* base = nullptr;
   View view;
   std::vector<const ir::Node*> chain;
-  int64_t offset = 0, batch_stride = 0, ld = 0;
+  int64_t batch_stride = 0, ld = 0;
   bool trans = false;
 };
 
@@ -610,7 +610,7 @@ class Lowering {
         std::vector<int64_t> ints = {0, k};
         std::vector<const ir::Node*> also;
         for (const OperandView& o : v) {
-          ints.insert(ints.end(), {o.offset, o.batch_stride, o.ld, o.trans ? 1 : 0});
+          ints.insert(ints.end(), {o.view.offset, o.batch_stride, o.ld, o.trans ? 1 : 0});
           for (const ir::Node* c : o.chain) {
             if (viewed_away_.count(c) != 0) also.push_back(c);
           }
@@ -833,7 +833,7 @@ class Lowering {
   // columns, one stride between batches); those nodes are then emitted only if something else
   // reads them. Attention's per-head slices and permutes of a fused QKV projection disappear.
   void plan_operand_views(const std::set<const ir::Node*>& outputs) {
-    std::map<const ir::Node*, int> reads;  // chain node → products reading through it
+    std::set<const ir::Node*> read_through;  // chain nodes some product reads through
     for (const ir::Node* node : program_.graph().nodes()) {
       if (classify(program_, *node) != CpuOpKind::BatchMatMul) continue;
       std::array<OperandView, 2> views;
@@ -841,10 +841,10 @@ class Lowering {
         const ir::Node* operand = node->arg(i == 0 ? "self" : "mat2").as_node();
         OperandView v = operand_view(operand);
         if (!as_matrix(v)) {  // read the operand itself (a contiguous matrix batch)
-          v = OperandView{operand, contiguous(operand->spec()), {}, 0, 0, 0, false};
+          v = OperandView{operand, contiguous(operand->spec()), {}, 0, 0, false};
           as_matrix(v);
         }
-        for (const ir::Node* c : v.chain) ++reads[c];
+        read_through.insert(v.chain.begin(), v.chain.end());
         views[static_cast<size_t>(i)] = std::move(v);
       }
       operand_views_[node] = std::move(views);
@@ -862,7 +862,7 @@ class Lowering {
     const auto& nodes = program_.graph().nodes();
     for (auto it = nodes.rbegin(); it != nodes.rend(); ++it) {
       const ir::Node* n = *it;
-      if (reads.count(n) == 0 || outputs.count(n) != 0) continue;
+      if (read_through.count(n) == 0 || outputs.count(n) != 0) continue;
       bool away = true;
       for (const ir::Node* u : n->users())
         away &= reads_through(u, n) || viewed_away_.count(u) != 0;
@@ -901,7 +901,6 @@ class Lowering {
       span = (span == 0 ? 1 : span) * sizes[d];
     }
     v.batch_stride = bs;
-    v.offset = v.view.offset;
     return true;
   }
 
