@@ -82,6 +82,8 @@ void Shapes(benchmark::internal::Benchmark* b) {
       {64, 1024, 1024, 1},  // linear, 64 tokens
       {512, 512, 512, 1},   // linear, 512 tokens
       {128, 256, 256, 1},   // transformer d=256 projection, seq 128
+      {197, 768, 192, 1},   // ViT-Ti MLP up-projection (d=192, 197 tokens)
+      {197, 192, 768, 1},   // ViT-Ti MLP down-projection
       {64, 1024, 1024, 2},  // the same without any packing
       {512, 512, 512, 2},
   };
