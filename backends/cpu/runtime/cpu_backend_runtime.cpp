@@ -9,6 +9,7 @@
 #include <utility>
 
 #include "backends/cpu/cpu_delegate_generated.h"
+#include "backends/cpu/runtime/arena_plan.h"
 #include "core/log.h"
 #include "kernels/optimized/activation.h"
 #include "kernels/optimized/conv2d.h"
@@ -1339,6 +1340,14 @@ Result<runtime::DelegateHandle*> CpuBackendRuntime::init(
     for (uint32_t in : *n->inputs()) cat_of[in] = out;
     cat_placed[i] = true;
   }
+  // Intermediates with bytes of their own (not constants, inputs, outputs, aliases or Cat
+  // slices) are placed in one arena, sharing bytes where their lifetimes allow (arena_plan.h).
+  auto* arena = alloc->allocate_list<ArenaTensor>(h->num_tensors);
+  auto* arena_index = alloc->allocate_list<uint32_t>(h->num_tensors);
+  CPU_CHECK(arena != nullptr && arena_index != nullptr, Error::MemoryAllocationFailed,
+            "PtecCpuBackend: out of memory");
+  uint32_t arena_count = 0;
+  for (uint32_t i = 0; i < h->num_tensors; ++i) arena_index[i] = kAbsent;
   Error status = Error::Ok;
   for (uint32_t i = 0; i < h->num_tensors && status == Error::Ok; ++i) {
     const fb::Tensor* t = graph->tensors()->Get(i);
@@ -1372,10 +1381,57 @@ Result<runtime::DelegateHandle*> CpuBackendRuntime::init(
       h->constants[i] = std::move(*data);
       slot.data = const_cast<float*>(static_cast<const float*>(h->constants[i].data()));
     } else if (!is_io(i) && alias[i] == kAbsent && cat_of[i] == kAbsent) {
-      slot.data = static_cast<float*>(alloc->allocate(nbytes > 0 ? nbytes : 1, kAlign));
-      CPU_CHECK(slot.data != nullptr, Error::MemoryAllocationFailed,
-                "PtecCpuBackend: no memory for a %zu-byte intermediate", nbytes);
+      arena_index[i] = arena_count;
+      // Live over the whole graph until a node touches it (one no node touches keeps its bytes).
+      arena[arena_count++] = ArenaTensor{nbytes, static_cast<uint32_t>(h->num_nodes), 0, 0};
     }
+  }
+  // The tensor whose bytes `id` uses: through Copy aliases and placed Cats (kAbsent in a cycle,
+  // which the alias pass below reports).
+  auto owner = [&](uint32_t id) {
+    for (uint32_t step = 0; step <= h->num_tensors; ++step) {
+      if (alias[id] != kAbsent) {
+        id = alias[id];
+      } else if (cat_of[id] != kAbsent) {
+        id = cat_of[id];
+      } else {
+        return id;
+      }
+    }
+    return kAbsent;
+  };
+  for (uint32_t i = 0; i < h->num_nodes; ++i) {
+    const fb::Node* n = graph->nodes()->Get(i);
+    for (const auto* ids : {n->inputs(), n->outputs()}) {
+      if (ids == nullptr) continue;
+      for (uint32_t id : *ids) {
+        const uint32_t o = id < h->num_tensors ? owner(id) : kAbsent;
+        if (o == kAbsent || arena_index[o] == kAbsent) continue;
+        ArenaTensor& t = arena[arena_index[o]];
+        t.first = std::min(t.first, i);
+        t.last = std::max(t.last, i);
+      }
+    }
+  }
+  for (uint32_t j = 0; j < arena_count; ++j) {
+    if (arena[j].first > arena[j].last) {
+      arena[j] = ArenaTensor{arena[j].bytes, 0, static_cast<uint32_t>(h->num_nodes), 0};
+    }
+  }
+  auto* plan_scratch = alloc->allocate_list<uint32_t>(2 * static_cast<size_t>(arena_count) + 1);
+  const size_t arena_bytes =
+      plan_scratch != nullptr ? plan_arena(arena, arena_count, kAlign, plan_scratch) : 0;
+  auto* arena_base = plan_scratch != nullptr && arena_count > 0
+                         ? static_cast<unsigned char*>(alloc->allocate(arena_bytes, kAlign))
+                         : nullptr;
+  if (plan_scratch == nullptr || (arena_count > 0 && arena_base == nullptr)) {
+    destroy(h);
+    PTEC_LOG(Error, "PtecCpuBackend: no memory for %zu bytes of intermediates", arena_bytes);
+    return Error::MemoryAllocationFailed;
+  }
+  for (uint32_t i = 0; i < h->num_tensors; ++i) {
+    if (arena_index[i] == kAbsent) continue;
+    h->tensors[i].data = reinterpret_cast<float*>(arena_base + arena[arena_index[i]].offset);
   }
   for (uint32_t i = 0; i < h->num_nodes; ++i) {
     if (!cat_placed[i]) continue;

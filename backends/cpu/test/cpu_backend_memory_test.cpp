@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <string>
 #include <vector>
 
 #include "backends/cpu/test/cpu_test_util.h"
@@ -78,6 +79,67 @@ class CpuBackendMemory : public cpu_test::CpuBackendTest {
     return {e, temp.largest};
   }
 };
+
+// Intermediates in one arena, sharing bytes once dead (runtime/arena_plan.h).
+class CpuBackendArena : public cpu_test::CpuBackendTest {
+ protected:
+  // A chain of `depth` 1x1 convolutions over 16 x 32 x 32 (64 KiB per intermediate), with the
+  // first one's output added back after the last (a skip connection over the whole chain).
+  static ir::ExportedProgram conv_chain(int depth) {
+    builder::GraphBuilder b("chain");
+    Value x = b.input("x", DType::Float, {1, 16, 32, 32});
+    const std::vector<int64_t> one = {1, 1}, zero = {0, 0};
+    Value first;
+    Value y = x;
+    for (int i = 0; i < depth; ++i) {
+      Value w = b.parameter("w" + std::to_string(i),
+                            cpu_test::tensor({16, 16, 1, 1}, static_cast<uint32_t>(i + 1)));
+      y = b.call("aten::convolution", {y, w, nullptr, one, zero, one, false, zero, 1});
+      if (i == 0) first = y;
+    }
+    b.output({b.call("aten::add.Tensor", {y, first})});
+    return b.build();
+  }
+
+  // Bytes the method allocator gave out while loading the lowered chain.
+  static size_t method_bytes(int depth) {
+    const std::vector<uint8_t> bytes = export_pte(conv_chain(depth), true);
+    runtime::BufferDataLoader loader(bytes.data(), bytes.size());
+    Result<runtime::Program> program = runtime::Program::load(&loader);
+    EXPECT_TRUE(program.ok());
+    if (!program.ok()) return 0;
+    Result<runtime::MethodMeta> meta = program->method_meta("forward");
+    std::vector<std::vector<uint8_t>> planned_bytes;
+    std::vector<Span<uint8_t>> spans;
+    for (size_t i = 0; i < meta->num_memory_planned_buffers(); ++i) {
+      planned_bytes.emplace_back(static_cast<size_t>(meta->memory_planned_buffer_size(i).get()));
+      spans.emplace_back(planned_bytes.back().data(), planned_bytes.back().size());
+    }
+    std::vector<uint8_t> method_pool(16 << 20), temp_pool(1 << 20);
+    runtime::MemoryAllocator method_allocator(method_pool.data(), method_pool.size());
+    runtime::MemoryAllocator temp(temp_pool.data(), temp_pool.size());
+    runtime::HierarchicalAllocator planned{Span<Span<uint8_t>>(spans.data(), spans.size())};
+    runtime::MemoryManager memory{&method_allocator, &planned, &temp};
+    Result<runtime::Method> method = program->load_method("forward", &memory);
+    EXPECT_TRUE(method.ok());
+    return method.ok() ? method_allocator.used() : 0;
+  }
+};
+
+TEST_F(CpuBackendArena, IntermediatesShareBytesOnceTheyAreDead) {
+  // Twelve more convolutions add twelve 64 KiB intermediates, but only three are ever live at
+  // once (the skip connection's, the last one read, the one being written): the arena does not
+  // grow with the depth, only the packed weights and per-node state do.
+  const size_t shallow = method_bytes(4);
+  const size_t deep = method_bytes(16);
+  ASSERT_GT(shallow, 3u * 64 * 1024);
+  EXPECT_LT(deep - shallow, 64u * 1024) << "shallow " << shallow << ", deep " << deep;
+}
+
+TEST_F(CpuBackendArena, SharedIntermediatesKeepEveryValueWhileItIsRead) {
+  // The skip connection's tensor must survive the whole chain while the others reuse bytes.
+  EXPECT_EQ(expect_same([] { return conv_chain(6); }, {{1, 16, 32, 32}}), 1u);
+}
 
 TEST_F(CpuBackendMemory, ScratchComesFromTheTempAllocator) {
   const Run run = run_with_temp(1 << 20);
