@@ -33,6 +33,26 @@ class RecordingAllocator final : public runtime::MemoryAllocator {
   size_t requests = 0;
 };
 
+// The memory-planned buffers of method "forward" of a program, allocated.
+class PlannedBuffers {
+ public:
+  explicit PlannedBuffers(const runtime::Program& program) {
+    Result<runtime::MethodMeta> meta = program.method_meta("forward");
+    EXPECT_TRUE(meta.ok());
+    for (size_t i = 0; meta.ok() && i < meta->num_memory_planned_buffers(); ++i) {
+      bytes_.emplace_back(static_cast<size_t>(meta->memory_planned_buffer_size(i).get()));
+    }
+    for (auto& b : bytes_) spans_.emplace_back(b.data(), b.size());
+  }
+  runtime::HierarchicalAllocator allocator() {
+    return runtime::HierarchicalAllocator{Span<Span<uint8_t>>(spans_.data(), spans_.size())};
+  }
+
+ private:
+  std::vector<std::vector<uint8_t>> bytes_;
+  std::vector<Span<uint8_t>> spans_;
+};
+
 class CpuBackendMemory : public cpu_test::CpuBackendTest {
  protected:
   // A 3x3 convolution large enough to need scratch.
@@ -58,17 +78,11 @@ class CpuBackendMemory : public cpu_test::CpuBackendTest {
     Result<runtime::Program> program = runtime::Program::load(&loader);
     EXPECT_TRUE(program.ok());
     if (!program.ok()) return {program.error(), 0};
-    Result<runtime::MethodMeta> meta = program->method_meta("forward");
-    std::vector<std::vector<uint8_t>> planned_bytes;
-    std::vector<Span<uint8_t>> spans;
-    for (size_t i = 0; i < meta->num_memory_planned_buffers(); ++i) {
-      planned_bytes.emplace_back(static_cast<size_t>(meta->memory_planned_buffer_size(i).get()));
-      spans.emplace_back(planned_bytes.back().data(), planned_bytes.back().size());
-    }
+    PlannedBuffers buffers(*program);
     std::vector<uint8_t> method_pool(1 << 22), temp_pool(std::max<size_t>(temp_bytes, 1));
     runtime::MemoryAllocator method_allocator(method_pool.data(), method_pool.size());
     RecordingAllocator temp(temp_pool.data(), temp_bytes);
-    runtime::HierarchicalAllocator planned{Span<Span<uint8_t>>(spans.data(), spans.size())};
+    runtime::HierarchicalAllocator planned = buffers.allocator();
     runtime::MemoryManager memory{&method_allocator, &planned, &temp};
     Result<runtime::Method> method = program->load_method("forward", &memory);
     EXPECT_TRUE(method.ok());
@@ -108,17 +122,11 @@ class CpuBackendArena : public cpu_test::CpuBackendTest {
     Result<runtime::Program> program = runtime::Program::load(&loader);
     EXPECT_TRUE(program.ok());
     if (!program.ok()) return 0;
-    Result<runtime::MethodMeta> meta = program->method_meta("forward");
-    std::vector<std::vector<uint8_t>> planned_bytes;
-    std::vector<Span<uint8_t>> spans;
-    for (size_t i = 0; i < meta->num_memory_planned_buffers(); ++i) {
-      planned_bytes.emplace_back(static_cast<size_t>(meta->memory_planned_buffer_size(i).get()));
-      spans.emplace_back(planned_bytes.back().data(), planned_bytes.back().size());
-    }
+    PlannedBuffers buffers(*program);
     std::vector<uint8_t> method_pool(16 << 20), temp_pool(1 << 20);
     runtime::MemoryAllocator method_allocator(method_pool.data(), method_pool.size());
     runtime::MemoryAllocator temp(temp_pool.data(), temp_pool.size());
-    runtime::HierarchicalAllocator planned{Span<Span<uint8_t>>(spans.data(), spans.size())};
+    runtime::HierarchicalAllocator planned = buffers.allocator();
     runtime::MemoryManager memory{&method_allocator, &planned, &temp};
     Result<runtime::Method> method = program->load_method("forward", &memory);
     EXPECT_TRUE(method.ok());
