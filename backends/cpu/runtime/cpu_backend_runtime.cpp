@@ -1382,7 +1382,7 @@ Result<runtime::DelegateHandle*> CpuBackendRuntime::init(
       slot.data = const_cast<float*>(static_cast<const float*>(h->constants[i].data()));
     } else if (!is_io(i) && alias[i] == kAbsent && cat_of[i] == kAbsent) {
       arena_index[i] = arena_count;
-      // Live over the whole graph until a node touches it (one no node touches keeps its bytes).
+      // No lifetime yet (first > last): the nodes below give it one, or it keeps its bytes.
       arena[arena_count++] = ArenaTensor{nbytes, static_cast<uint32_t>(h->num_nodes), 0, 0};
     }
   }
