@@ -578,9 +578,7 @@ Error prepare_node(Handle& h, NodeState& st, MemoryAllocator& alloc, size_t* scr
           CPU_CHECK(v.offset >= 0 && v.batch_stride >= 0 && v.ld >= 0 &&
                         n->ints()->Get(at + 3) >= 0 && n->ints()->Get(at + 3) <= 1,
                     Error::InvalidProgram,
-                    "PtecCpuBackend: BatchMatMul '%s' has a malformed "
-                    "operand layout",
-                    name);
+                    "PtecCpuBackend: BatchMatMul '%s' has a malformed operand layout", name);
         }
       } else {
         // Versions 2 to 5: [b transposed?], both operands contiguous.
