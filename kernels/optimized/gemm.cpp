@@ -179,14 +179,6 @@ struct EpilogueStrips {
   }
 };
 
-// Asks for the A data after the panel slice at `a` (`floats` long): the next panel of the slice or
-// the first of the next slice, contiguous in the slice-major layout. Weights too large for the
-// caches then stream from memory while the microkernel runs, instead of stalling each panel.
-inline void prefetch_next_panel(const float* a, int64_t floats) {
-  const float* next = a + floats;
-  for (int64_t i = 0; i < floats; i += 16) __builtin_prefetch(next + i);
-}
-
 // Packs the row panels [panel_begin, panel_end) of A (M x K) into `out` (the whole packed A).
 void pack_a_panels(int64_t m, int64_t k, const float* a, int64_t lda, bool trans, int64_t mr,
                    int64_t depth, int64_t panel_begin, int64_t panel_end, float* out) {
@@ -381,7 +373,6 @@ bool gemm(int64_t m, int64_t n, int64_t k, const GemmOperand& a, const GemmOpera
           a_rows[r] = a.data + (i0 + std::min(r, rows - 1)) * a.ld + pc;
       } else {
         a_slice = ap + slice_offset(m, mr, i0, pc, kc);
-        prefetch_next_panel(a_slice, kc * mr);
       }
       multiply_tile(rows, std::min(nr, n - j0), mr, nr, accumulate, c + i0 * ldc + j0, ldc, tile,
                     [&](float* out, int64_t ld) {
@@ -500,7 +491,6 @@ bool gemm_indirect(int64_t m, int64_t n, int64_t k, const PackedMatrix& a,
       EpilogueStrips strips{epilogue, c, ldc, item, item.jc};
       for (int64_t j0 = item.jc; j0 < item.jc_end; j0 += nr) {
         for (int64_t i0 = item.ic; i0 < item.ic_end; i0 += mr) {
-          prefetch_next_panel(a.data + slice_offset(m, mr, i0, pc, kc), kc * mr);
           panel(i0, j0, pc, kc);
         }
         if (pc + kc == k && epi) strips.finished(std::min(n, j0 + nr));
