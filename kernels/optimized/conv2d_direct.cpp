@@ -120,8 +120,6 @@ bool conv2d_direct(const Conv2dShape& s, const float* input, const float* packed
       }
     }
   }
-  const int64_t mr = gemm_tile(active_gemm_isa()).mr;
-  const size_t per_group = packed_a_bytes(ocg, k) / sizeof(float);
   for (int64_t b = 0; b < s.n; ++b) {
     for (int64_t grp = 0; grp < s.groups; ++grp) {
       const float* in = input + (b * s.c + grp * cg) * s.h * s.w;
@@ -130,7 +128,7 @@ bool conv2d_direct(const Conv2dShape& s, const float* input, const float* packed
         fill_phases(s, g, in + c * s.h * s.w, scale != nullptr ? scale[c] : 1.0f,
                     padded + c * g.plane);
       });
-      const PackedMatrix a{packed_weights + static_cast<size_t>(grp) * per_group, ocg, k, mr};
+      const PackedMatrix a = conv2d_group_weights(s, packed_weights, grp);
       if (!gemm_indirect(ocg, g.flat, k, a, rows, flat, g.flat)) return false;
       // Copy the valid columns out with bias, residual and activation.
       float* out = output + (b * s.oc + grp * ocg) * ohw;

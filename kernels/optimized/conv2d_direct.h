@@ -20,6 +20,9 @@ namespace ptec::kernels::optimized {
 /// strides up to 64.
 bool conv2d_direct_applies(const Conv2dShape& s);
 
+/// Group g's weights, as conv2d_pack_weights packed them at `packed_weights`, as the GEMM's A.
+PackedMatrix conv2d_group_weights(const Conv2dShape& s, const float* packed_weights, int64_t g);
+
 /// Scratch of conv2d_direct (64-byte aligned).
 size_t conv2d_direct_scratch_bytes(const Conv2dShape& s);
 

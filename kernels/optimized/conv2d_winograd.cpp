@@ -251,8 +251,9 @@ bool conv2d_winograd(const Conv2dShape& s, const float* input, const float* pack
       });
       std::atomic<bool> ok{true};
       parallel_for(kPositions, [&](int64_t xi) {
-        const PackedMatrix a{packed_weights + static_cast<size_t>(xi) * per_position, s.oc, s.c,
-                             tile.mr};
+        PackedMatrix a{packed_weights + static_cast<size_t>(xi) * per_position, s.oc, s.c, tile.mr};
+        a.slice_major = true;
+        a.depth = gemm_slice_depth();  // as packed_a_offset laid them out
         const PackedMatrix bm{v + xi * vs, s.c, count, tile.nr};
         if (!gemm(s.oc, count, s.c, GemmOperand::prepacked(a), GemmOperand::prepacked(bm),
                   m + xi * ms, padded, GemmEpilogue{}, nullptr)) {

@@ -5,6 +5,8 @@
 #include <cmath>
 #include <cstring>
 
+#include <unistd.h>
+
 #include "kernels/optimized/gemm_microkernel.h"
 #include "kernels/optimized/threadpool.h"
 
@@ -14,6 +16,11 @@ namespace {
 // Cache blocking: a kc-deep slice of one B panel (kc x nr floats, 16 KiB) stays in L1 while it
 // meets every A panel of an mc-row block (40 panels x kc, 128-240 KiB) kept in L2.
 constexpr int64_t kSliceBytes = 16 << 10;
+// gemm_slice_depth(true): k rows per slice where that fits the L1 (see gemm.h).
+constexpr int64_t kDeepSlice = 256;
+// gemm_indirect's copy of one slice of its partial last B panel: depth x nr floats, room for
+// either depth at every microkernel's nr.
+constexpr int64_t kEdgeFloats = kDeepSlice * 32;
 constexpr int64_t kMcPanels = 40;
 constexpr int64_t kEpilogueColumns = 256;
 constexpr size_t kAlign = 64;
@@ -90,6 +97,12 @@ void apply_epilogue(const GemmEpilogue& e, float* c, int64_t ldc, int64_t i0, in
 
 // Depth of a k slice: kc x nr floats of B fill kSliceBytes.
 int64_t slice_depth(int64_t nr) { return kSliceBytes / static_cast<int64_t>(sizeof(float)) / nr; }
+
+// The L1 data cache's bytes (0 when the system does not say).
+int64_t l1_data_bytes() {
+  static const int64_t bytes = std::max<int64_t>(0, sysconf(_SC_LEVEL1_DCACHE_SIZE));
+  return bytes;
+}
 
 // Packed A (and B packed by pack_b) is slice-major: for each k slice [pc, pc + kc), the panels
 // one after another, each kc groups of mr (nr) values. Panel i0 / mr of slice pc starts at
@@ -253,6 +266,14 @@ GemmTile gemm_tile(GemmIsa isa) {
   return GemmTile{info.mr, info.nr};
 }
 
+int64_t gemm_slice_depth(bool deep) {
+  const int64_t nr = kernel_info(active_gemm_isa()).nr;
+  const int64_t standard = slice_depth(nr);
+  const int64_t slice_bytes = kDeepSlice * nr * static_cast<int64_t>(sizeof(float));
+  return deep && kDeepSlice > standard && 3 * slice_bytes <= 2 * l1_data_bytes() ? kDeepSlice
+                                                                                 : standard;
+}
+
 size_t packed_a_bytes(int64_t m, int64_t k) {
   const int64_t mr = kernel_info(active_gemm_isa()).mr;
   return align_up(static_cast<size_t>(round_up(m, mr) * k) * sizeof(float));
@@ -263,16 +284,17 @@ size_t packed_b_bytes(int64_t k, int64_t n) {
   return align_up(static_cast<size_t>(round_up(n, nr) * k) * sizeof(float));
 }
 
-PackedMatrix pack_a(int64_t m, int64_t k, const float* a, int64_t lda, bool trans_a, float* out) {
-  const KernelInfo info = kernel_info(active_gemm_isa());
-  pack_a_panels(m, k, a, lda, trans_a, info.mr, slice_depth(info.nr), 0,
-                (m + info.mr - 1) / info.mr, out);
-  return PackedMatrix{out, m, k, info.mr};
+PackedMatrix pack_a(int64_t m, int64_t k, const float* a, int64_t lda, bool trans_a, float* out,
+                    int64_t depth) {
+  const int64_t mr = kernel_info(active_gemm_isa()).mr;
+  pack_a_panels(m, k, a, lda, trans_a, mr, depth, 0, (m + mr - 1) / mr, out);
+  return PackedMatrix{out, m, k, mr, true, depth};
 }
 
-PackedMatrix pack_b(int64_t k, int64_t n, const float* b, int64_t ldb, bool trans_b, float* out) {
+PackedMatrix pack_b(int64_t k, int64_t n, const float* b, int64_t ldb, bool trans_b, float* out,
+                    int64_t depth) {
   // Slice-major, like packed A: a pass over one k slice of the weights is one sequential stream.
-  const int64_t nr = kernel_info(active_gemm_isa()).nr, depth = slice_depth(nr);
+  const int64_t nr = kernel_info(active_gemm_isa()).nr;
   for (int64_t pc = 0; pc < k; pc += depth) {
     const int64_t kc = std::min(depth, k - pc);
     for (int64_t j0 = 0; j0 < n; j0 += nr) {
@@ -281,12 +303,11 @@ PackedMatrix pack_b(int64_t k, int64_t n, const float* b, int64_t ldb, bool tran
                   out + slice_offset(n, nr, j0, pc, kc));
     }
   }
-  return PackedMatrix{out, k, n, nr, true};
+  return PackedMatrix{out, k, n, nr, true, depth};
 }
 
-size_t packed_a_offset(int64_t m, int64_t k, int64_t i, int64_t p) {
+size_t packed_a_offset(int64_t m, int64_t k, int64_t i, int64_t p, int64_t depth) {
   const KernelInfo info = kernel_info(active_gemm_isa());
-  const int64_t depth = slice_depth(info.nr);
   const int64_t pc = p / depth * depth, kc = std::min(depth, k - pc);
   const int64_t i0 = i / info.mr * info.mr;
   return static_cast<size_t>(slice_offset(m, info.mr, i0, pc, kc) + (p - pc) * info.mr + (i - i0));
@@ -311,6 +332,12 @@ bool gemm(int64_t m, int64_t n, int64_t k, const GemmOperand& a, const GemmOpera
       (b.packed->rows != k || b.packed->cols != n || b.packed->panel != nr)) {
     return false;
   }
+  // K is walked in slices of the depth the slice-major operands were packed with.
+  const bool b_slice_major = b.packed != nullptr && b.packed->slice_major;
+  const int64_t kKc = a.packed != nullptr ? a.packed->depth
+                      : b_slice_major     ? b.packed->depth
+                                          : slice_depth(nr);
+  if (kKc <= 0 || (b_slice_major && b.packed->depth != kKc)) return false;
   if (m == 0 || n == 0) return true;
   if (k == 0) {  // empty sum: C = epilogue(0), or C unchanged (+ epilogue) when accumulating
     for (int64_t i = 0; i < m && !epilogue.beta_one; ++i) {
@@ -338,7 +365,7 @@ bool gemm(int64_t m, int64_t n, int64_t k, const GemmOperand& a, const GemmOpera
   const int64_t pack_items = (a_out != nullptr ? a_panels : 0) + (b_out != nullptr ? n_panels : 0);
   parallel_for(pack_items, [&](int64_t item) {
     if (a_out != nullptr && item < a_panels) {
-      pack_a_panels(m, k, a.data, a.ld, a.trans, mr, slice_depth(nr), item, item + 1, a_out);
+      pack_a_panels(m, k, a.data, a.ld, a.trans, mr, kKc, item, item + 1, a_out);
       return;
     }
     const int64_t j0 = (item - (a_out != nullptr ? a_panels : 0)) * nr;
@@ -348,7 +375,6 @@ bool gemm(int64_t m, int64_t n, int64_t k, const GemmOperand& a, const GemmOpera
   });
   const float* ap = a.packed != nullptr ? a.packed->data : a_out;
   const float* bp = b.packed != nullptr ? b.packed->data : b_out;
-  const bool b_slice_major = b.packed != nullptr && b.packed->slice_major;
   // Slice [pc, pc + kc) of B panel j0.
   auto b_at = [&](int64_t j0, int64_t pc, int64_t kc) {
     return b_slice_major ? bp + slice_offset(n, nr, j0, pc, kc) : bp + j0 * k + pc * nr;
@@ -356,7 +382,6 @@ bool gemm(int64_t m, int64_t n, int64_t k, const GemmOperand& a, const GemmOpera
 
   // Phase 2: C in tiles of (an mc-row block) x (a group of B panels), one item each.
   const bool epi = has_epilogue(epilogue);
-  const int64_t kKc = slice_depth(nr);
   const Split split = split_work(m, n_panels, mr);
   parallel_for(split.m_blocks * split.groups, [&](int64_t index) {
     const Item item = item_bounds(split, m, n, nr, index);
@@ -432,13 +457,16 @@ bool gemm_indirect(int64_t m, int64_t n, int64_t k, const PackedMatrix& a,
   const KernelInfo info = kernel_info(active_gemm_isa());
   const int64_t mr = info.mr;
   const int64_t nr = info.nr;
-  if (m < 0 || n < 0 || k <= 0 || a.rows != m || a.cols != k || a.panel != mr) return false;
+  if (m < 0 || n < 0 || k <= 0 || a.rows != m || a.cols != k || a.panel != mr || a.depth <= 0 ||
+      a.depth * nr > kEdgeFloats) {
+    return false;
+  }
   if (epilogue.beta_one) return false;
   if (m == 0 || n == 0) return true;
   // As gemm(): slices of kc rows of B (kc x nr floats, now scattered over the rows but reused
   // by every A panel of the row block), row blocks of mc, column groups spread over the threads.
   const bool epi = has_epilogue(epilogue);
-  const int64_t kKc = slice_depth(nr);
+  const int64_t kKc = a.depth;
   const int64_t n_panels = (n + nr - 1) / nr;
   const Split split = split_work(m, n_panels, mr);
   parallel_for(split.m_blocks * split.groups, [&](int64_t index) {
@@ -446,7 +474,7 @@ bool gemm_indirect(int64_t m, int64_t n, int64_t k, const PackedMatrix& a,
     alignas(64) float tile[8 * 32];  // an edge tile (mr x nr <= 8 x 32)
     // The last, partial panel's slice packed with zeros past column n (rows are read only up to
     // n): kc x nr floats.
-    alignas(64) float edge[kSliceBytes / sizeof(float)];
+    alignas(64) float edge[kEdgeFloats];
     int64_t edge_pc = -1;  // the slice `edge` holds (of the one partial panel), -1: none
     // Panel j0's slice at pc against A panel i0 into C.
     auto panel = [&](int64_t i0, int64_t j0, int64_t pc, int64_t kc) {

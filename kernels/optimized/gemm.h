@@ -65,21 +65,37 @@ struct PackedMatrix {
   /// and every packed A is; false for B written panel after panel (k x nr floats each), as
   /// conv2d's im2col and Winograd's transforms write their panels.
   bool slice_major = false;
+  /// Slice-major operands: the k rows per slice they were packed with (pack_a / pack_b's
+  /// `depth`). gemm() and gemm_indirect() step through K in slices of this depth; a product of
+  /// two slice-major operands needs them to agree.
+  int64_t depth = 0;
 };
+
+/// K rows per slice of a packed operand for the active microkernel: one slice of a B panel
+/// (depth x nr floats) stays in L1 while every A panel of a row block passes it. Standard: 16 KiB
+/// of B. `deep`: 256 rows where that slice fits in two thirds of the L1 data cache (AVX-512 on a
+/// 48 KiB L1), else the standard depth: half the passes over C, which pays for convolutions with
+/// a deep K read through gemm_indirect but not for pointwise or linear layers (measured).
+int64_t gemm_slice_depth(bool deep = false);
 
 /// Bytes of a packed A (M x K) / B (K x N) for the active microkernel.
 size_t packed_a_bytes(int64_t m, int64_t k);
 size_t packed_b_bytes(int64_t k, int64_t n);
 
 /// Packs A (M x K; element (i, p) at a[i * lda + p], or a[p * lda + i] when trans_a) into `out`
-/// (packed_a_bytes, 64-byte aligned). Rows past M in the last panel are zero.
-PackedMatrix pack_a(int64_t m, int64_t k, const float* a, int64_t lda, bool trans_a, float* out);
+/// (packed_a_bytes, 64-byte aligned) in slices of `depth` rows of K. Rows past M in the last panel
+/// are zero.
+PackedMatrix pack_a(int64_t m, int64_t k, const float* a, int64_t lda, bool trans_a, float* out,
+                    int64_t depth = gemm_slice_depth());
 /// Float offset of element (i, p) of a packed M x K A for the active microkernel, for code that
 /// writes packed weights itself (Winograd's transformed filters). Rows past M in the last panel
 /// must be zero.
-size_t packed_a_offset(int64_t m, int64_t k, int64_t i, int64_t p);
-/// Packs B (K x N; element (p, j) at b[p * ldb + j], or b[j * ldb + p] when trans_b).
-PackedMatrix pack_b(int64_t k, int64_t n, const float* b, int64_t ldb, bool trans_b, float* out);
+size_t packed_a_offset(int64_t m, int64_t k, int64_t i, int64_t p,
+                       int64_t depth = gemm_slice_depth());
+/// Packs B (K x N; element (p, j) at b[p * ldb + j], or b[j * ldb + p] when trans_b), slice-major
+/// in slices of `depth` rows.
+PackedMatrix pack_b(int64_t k, int64_t n, const float* b, int64_t ldb, bool trans_b, float* out,
+                    int64_t depth = gemm_slice_depth());
 
 /// An operand: either unpacked (pointer, leading dimension, transposed) or prepacked.
 struct GemmOperand {
@@ -106,7 +122,8 @@ size_t gemm_scratch_bytes(int64_t m, int64_t n, int64_t k, bool a_packed, bool b
 /// C (M x N, leading dimension ldc) = A * B with `epilogue`. `scratch` holds
 /// gemm_scratch_bytes(...) bytes, 64-byte aligned (may be null when both operands are packed).
 /// Returns false (and writes nothing) when a prepacked operand does not match the shapes or the
-/// active microkernel, or scratch is missing.
+/// active microkernel, two slice-major operands were packed with different depths, or scratch is
+/// missing.
 bool gemm(int64_t m, int64_t n, int64_t k, const GemmOperand& a, const GemmOperand& b, float* c,
           int64_t ldc, const GemmEpilogue& epilogue, void* scratch);
 
@@ -114,7 +131,8 @@ bool gemm(int64_t m, int64_t n, int64_t k, const GemmOperand& a, const GemmOpera
 /// by its rows: row p is b_rows[p][0, N), of which nothing past N is read. The implicit im2col
 /// of a direct convolution (B's rows are shifted views of the padded input) and the plain
 /// channel planes of a pointwise one, never copied. Returns false when A does not match the
-/// shapes or the active microkernel, K is 0 or the epilogue asks for beta_one.
+/// shapes or the active microkernel, one slice of A's depth holds more than 32 KiB of B, K is 0
+/// or the epilogue asks for beta_one.
 bool gemm_indirect(int64_t m, int64_t n, int64_t k, const PackedMatrix& a,
                    const float* const* b_rows, float* c, int64_t ldc,
                    const GemmEpilogue& epilogue = {});

@@ -196,6 +196,56 @@ TEST_P(Gemm, PrepackedOperandsGiveTheSameResult) {
   }
 }
 
+// Operands packed in slices of any depth (a few rows, the standard and the deep one, all of K)
+// give the reference product through gemm() and gemm_indirect(), with K over several slices and
+// a partial last one; packed_a_offset finds the elements for that depth. A product of operands
+// packed with different depths, or an indirect one whose slice would not fit its edge copy, is
+// refused.
+TEST_P(Gemm, EveryPackingDepthGivesTheReferenceProduct) {
+  const int64_t m = 21, n = 45, k = 600;
+  const auto a = random_matrix(m * k, 17);
+  const auto b = random_matrix(k * n, 18);
+  const auto ref = reference(m, n, k, a, k, false, b, n, false);
+  std::vector<const float*> rows(static_cast<size_t>(k));
+  for (int64_t p = 0; p < k; ++p) rows[p] = b.data() + p * n;
+  EXPECT_GE(gemm_slice_depth(true), gemm_slice_depth());
+  for (int64_t depth : {int64_t{8}, gemm_slice_depth(), gemm_slice_depth(true), int64_t{256}, k}) {
+    Aligned pa(packed_a_bytes(m, k));
+    Aligned pb(packed_b_bytes(k, n));
+    const PackedMatrix packed_a = pack_a(m, k, a.data(), k, false, pa.ptr, depth);
+    const PackedMatrix packed_b = pack_b(k, n, b.data(), n, false, pb.ptr, depth);
+    EXPECT_EQ(packed_a.depth, depth);
+    EXPECT_EQ(packed_b.depth, depth);
+    for (int64_t i = 0; i < m; i += 5) {
+      for (int64_t p = 0; p < k; p += 7) {
+        ASSERT_EQ(pa.ptr[packed_a_offset(m, k, i, p, depth)], a[i * k + p]) << i << ", " << p;
+      }
+    }
+    std::vector<float> c1(static_cast<size_t>(m * n)), c2(c1.size());
+    ASSERT_TRUE(gemm(m, n, k, GemmOperand::prepacked(packed_a), GemmOperand::prepacked(packed_b),
+                     c1.data(), n, {}, nullptr));
+    const bool indirect_fits = depth * gemm_tile(GetParam()).nr <= 256 * 32;
+    EXPECT_EQ(gemm_indirect(m, n, k, packed_a, rows.data(), c2.data(), n), indirect_fits);
+    for (int64_t i = 0; i < m; ++i) {
+      for (int64_t j = 0; j < n; ++j) {
+        ASSERT_NEAR(c1[i * n + j], ref[i * n + j], 1e-3)
+            << "depth " << depth << " at " << i << ", " << j;
+        if (indirect_fits) {
+          ASSERT_NEAR(c2[i * n + j], ref[i * n + j], 1e-3)
+              << "indirect, depth " << depth << " at " << i << ", " << j;
+        }
+      }
+    }
+  }
+  Aligned pa(packed_a_bytes(m, k));
+  Aligned pb(packed_b_bytes(k, n));
+  const PackedMatrix packed_a = pack_a(m, k, a.data(), k, false, pa.ptr, 64);
+  const PackedMatrix packed_b = pack_b(k, n, b.data(), n, false, pb.ptr, 128);
+  std::vector<float> c(static_cast<size_t>(m * n));
+  EXPECT_FALSE(gemm(m, n, k, GemmOperand::prepacked(packed_a), GemmOperand::prepacked(packed_b),
+                    c.data(), n, {}, nullptr));
+}
+
 void check_epilogues(int64_t m, int64_t n, int64_t k) {
   const auto a = random_matrix(m * k, 5);
   const auto b = random_matrix(k * n, 6);
