@@ -4,6 +4,7 @@
 #include <atomic>
 #include <cmath>
 #include <cstring>
+#include <limits>
 
 #include <unistd.h>
 
@@ -151,14 +152,47 @@ Item item_bounds(const Split& split, int64_t m, int64_t n, int64_t nr, int64_t i
   return it;
 }
 
-// One microkernel call for the rows x cols tile of C at c_tile: `multiply(out, ld)` writes a whole
-// mr x nr tile, straight into C when the tile is whole, else into `tile` (zeroed, then holding C's
-// valid part when accumulating) whose valid part is copied back.
+// Whether the microkernels apply `e` themselves (TileEpilogue): bias, residual and the
+// activations that are a clamp. Other activations run over strips of finished rows.
+bool fusable(const GemmEpilogue& e) {
+  return e.activation == Activation::None || e.activation == Activation::Relu ||
+         e.activation == Activation::Clamp;
+}
+
+// `e` for the tile of C at (i0, j0), as the microkernels apply it.
+detail::TileEpilogue tile_epilogue(const GemmEpilogue& e, int64_t i0, int64_t j0) {
+  detail::TileEpilogue t;
+  if (e.bias != nullptr && e.bias_per_row) t.row_bias = e.bias + i0;
+  if (e.bias != nullptr && !e.bias_per_row) t.col_bias = e.bias + j0;
+  if (e.residual != nullptr) {
+    t.residual = e.residual + i0 * e.ldr + j0;
+    t.ldr = e.ldr;
+  }
+  t.relu = e.activation == Activation::Relu;
+  const bool clamp = e.activation == Activation::Clamp;
+  t.lo = clamp ? e.clamp_min : t.relu ? 0.0f : -std::numeric_limits<float>::infinity();
+  t.hi = clamp ? e.clamp_max : std::numeric_limits<float>::infinity();
+  return t;
+}
+
+// One microkernel call for the rows x cols tile of C at (i0, j0): `multiply(out, ld, epilogue)`
+// writes a whole mr x nr tile, straight into C when the tile is whole, else into `tile` (zeroed,
+// then holding C's valid part when accumulating) whose valid part is copied back. `fused` (may be
+// null, else fusable): the GEMM's epilogue, due on this tile; the microkernel applies it to a
+// whole tile, apply_epilogue to the valid part of an edge tile (whose bias and residual end
+// inside it).
 template <typename F>
-inline void multiply_tile(int64_t rows, int64_t cols, int64_t mr, int64_t nr, bool accumulate,
-                          float* c_tile, int64_t ldc, float* tile, F multiply) {
+inline void multiply_tile(int64_t i0, int64_t j0, int64_t rows, int64_t cols, int64_t mr,
+                          int64_t nr, bool accumulate, float* c, int64_t ldc, float* tile,
+                          const GemmEpilogue* fused, F multiply) {
+  float* c_tile = c + i0 * ldc + j0;
   if (rows == mr && cols == nr) {
-    multiply(c_tile, ldc);
+    if (fused != nullptr) {
+      const detail::TileEpilogue t = tile_epilogue(*fused, i0, j0);
+      multiply(c_tile, ldc, &t);
+    } else {
+      multiply(c_tile, ldc, nullptr);
+    }
     return;
   }
   if (accumulate) {
@@ -167,10 +201,11 @@ inline void multiply_tile(int64_t rows, int64_t cols, int64_t mr, int64_t nr, bo
       std::memcpy(tile + r * nr, c_tile + r * ldc, static_cast<size_t>(cols) * sizeof(float));
     }
   }
-  multiply(tile, nr);
+  multiply(tile, nr, nullptr);
   for (int64_t r = 0; r < rows; ++r) {
     std::memcpy(c_tile + r * ldc, tile + r * nr, static_cast<size_t>(cols) * sizeof(float));
   }
+  if (fused != nullptr) apply_epilogue(*fused, c, ldc, i0, rows, j0, cols);
 }
 
 // The epilogue of an item's rows over strips of up to kEpilogueColumns finished columns: rows long
@@ -380,8 +415,10 @@ bool gemm(int64_t m, int64_t n, int64_t k, const GemmOperand& a, const GemmOpera
     return b_slice_major ? bp + slice_offset(n, nr, j0, pc, kc) : bp + j0 * k + pc * nr;
   };
 
-  // Phase 2: C in tiles of (an mc-row block) x (a group of B panels), one item each.
-  const bool epi = has_epilogue(epilogue);
+  // Phase 2: C in tiles of (an mc-row block) x (a group of B panels), one item each. The
+  // epilogue runs in the microkernels where it can (`fused`), else over strips of finished rows.
+  const GemmEpilogue* fused = has_epilogue(epilogue) && fusable(epilogue) ? &epilogue : nullptr;
+  const bool strips_due = has_epilogue(epilogue) && fused == nullptr;
   const Split split = split_work(m, n_panels, mr);
   parallel_for(split.m_blocks * split.groups, [&](int64_t index) {
     const Item item = item_bounds(split, m, n, nr, index);
@@ -399,12 +436,13 @@ bool gemm(int64_t m, int64_t n, int64_t k, const GemmOperand& a, const GemmOpera
       } else {
         a_slice = ap + slice_offset(m, mr, i0, pc, kc);
       }
-      multiply_tile(rows, std::min(nr, n - j0), mr, nr, accumulate, c + i0 * ldc + j0, ldc, tile,
-                    [&](float* out, int64_t ld) {
+      multiply_tile(i0, j0, rows, std::min(nr, n - j0), mr, nr, accumulate, c, ldc, tile,
+                    pc + kc == k ? fused : nullptr,
+                    [&](float* out, int64_t ld, const detail::TileEpilogue* e) {
                       if (a_in_place) {
-                        info.rows_a(kc, a_rows, b_slice, out, ld, accumulate);
+                        info.rows_a(kc, a_rows, b_slice, out, ld, accumulate, e);
                       } else {
-                        info.fn(kc, a_slice, b_slice, out, ld, accumulate);
+                        info.fn(kc, a_slice, b_slice, out, ld, accumulate, e);
                       }
                     });
     };
@@ -419,7 +457,7 @@ bool gemm(int64_t m, int64_t n, int64_t k, const GemmOperand& a, const GemmOpera
         EpilogueStrips strips{epilogue, c, ldc, rows, jc};
         for (int64_t j0 = jc; j0 < jc_end; j0 += nr) {
           panel(i0, j0, 0, k, b_at(j0, 0, k));
-          if (epi) strips.finished(std::min(n, j0 + nr));
+          if (strips_due) strips.finished(std::min(n, j0 + nr));
         }
       }
       return;
@@ -444,7 +482,7 @@ bool gemm(int64_t m, int64_t n, int64_t k, const GemmOperand& a, const GemmOpera
           }
           panel(i0, j0, pc, kc, b_slice);
         }
-        if (pc + kc == k && epi) strips.finished(std::min(n, j0 + nr));
+        if (pc + kc == k && strips_due) strips.finished(std::min(n, j0 + nr));
       }
     }
   });
@@ -465,7 +503,8 @@ bool gemm_indirect(int64_t m, int64_t n, int64_t k, const PackedMatrix& a,
   if (m == 0 || n == 0) return true;
   // As gemm(): slices of kc rows of B (kc x nr floats, now scattered over the rows but reused
   // by every A panel of the row block), row blocks of mc, column groups spread over the threads.
-  const bool epi = has_epilogue(epilogue);
+  const GemmEpilogue* fused = has_epilogue(epilogue) && fusable(epilogue) ? &epilogue : nullptr;
+  const bool strips_due = has_epilogue(epilogue) && fused == nullptr;
   const int64_t kKc = a.depth;
   const int64_t n_panels = (n + nr - 1) / nr;
   const Split split = split_work(m, n_panels, mr);
@@ -489,12 +528,13 @@ bool gemm_indirect(int64_t m, int64_t n, int64_t k, const PackedMatrix& a,
       }
       const float* a_slice = a.data + slice_offset(m, mr, i0, pc, kc);
       const bool accumulate = pc > 0;
-      multiply_tile(std::min(mr, m - i0), cols, mr, nr, accumulate, c + i0 * ldc + j0, ldc, tile,
-                    [&](float* out, int64_t ld) {
+      multiply_tile(i0, j0, std::min(mr, m - i0), cols, mr, nr, accumulate, c, ldc, tile,
+                    pc + kc == k ? fused : nullptr,
+                    [&](float* out, int64_t ld, const detail::TileEpilogue* e) {
                       if (cols < nr) {
-                        info.fn(kc, a_slice, edge, out, ld, accumulate);
+                        info.fn(kc, a_slice, edge, out, ld, accumulate, e);
                       } else {
-                        info.indirect(kc, a_slice, b_rows + pc, j0, out, ld, accumulate);
+                        info.indirect(kc, a_slice, b_rows + pc, j0, out, ld, accumulate, e);
                       }
                     });
     };
@@ -509,7 +549,7 @@ bool gemm_indirect(int64_t m, int64_t n, int64_t k, const PackedMatrix& a,
         EpilogueStrips strips{epilogue, c, ldc, rows, item.jc};
         for (int64_t j0 = item.jc; j0 < item.jc_end; j0 += nr) {
           panel(i0, j0, 0, k);
-          if (epi) strips.finished(std::min(n, j0 + nr));
+          if (strips_due) strips.finished(std::min(n, j0 + nr));
         }
       }
       return;
@@ -521,7 +561,7 @@ bool gemm_indirect(int64_t m, int64_t n, int64_t k, const PackedMatrix& a,
         for (int64_t i0 = item.ic; i0 < item.ic_end; i0 += mr) {
           panel(i0, j0, pc, kc);
         }
-        if (pc + kc == k && epi) strips.finished(std::min(n, j0 + nr));
+        if (pc + kc == k && strips_due) strips.finished(std::min(n, j0 + nr));
       }
     }
   });

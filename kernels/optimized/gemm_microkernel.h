@@ -8,27 +8,46 @@
 
 namespace ptec::kernels::optimized::detail {
 
-/// `accumulate`: add the product to C instead of overwriting it.
+/// What a microkernel applies to its whole tile before storing it, in the GEMM's last k slice
+/// (gemm.h's epilogue for bias, residual and the activations that are a clamp): per element,
+/// v = c + row_bias[r] (or + col_bias[j]) + residual[r * ldr + j], then clamped to [lo, hi].
+/// Null pointers are skipped. `relu`: v > 0 ? v : 0 (NaN gives 0, as activate()); otherwise
+/// min(max(v, lo), hi) with NaN passing through (Clamp; lo = -inf, hi = +inf for none).
+struct TileEpilogue {
+  const float* row_bias = nullptr;  // mr values
+  const float* col_bias = nullptr;  // nr values
+  const float* residual = nullptr;  // the tile's first element
+  int64_t ldr = 0;
+  bool relu = false;
+  float lo = 0.0f;
+  float hi = 0.0f;
+};
+
+/// `accumulate`: add the product to C instead of overwriting it. `epilogue` (may be null): applied
+/// to the tile (after the accumulation) before it is stored.
 using MicroKernel = void (*)(int64_t kc, const float* a, const float* b, float* c, int64_t ldc,
-                             bool accumulate);
+                             bool accumulate, const TileEpilogue* epilogue);
 /// The same with B given by rows: step p reads b_rows[p][j, j + NR) (unaligned), an implicit
 /// im2col for direct convolutions (gemm_indirect).
 using IndirectMicroKernel = void (*)(int64_t kc, const float* a, const float* const* b_rows,
-                                     int64_t j, float* c, int64_t ldc, bool accumulate);
+                                     int64_t j, float* c, int64_t ldc, bool accumulate,
+                                     const TileEpilogue* epilogue);
 /// The same with A read in place: step p reads a_rows[r][p] for the MR rows r (a row-major A,
 /// e.g. a linear layer's activations, never packed).
 using RowsAMicroKernel = void (*)(int64_t kc, const float* const* a_rows, const float* b, float* c,
-                                  int64_t ldc, bool accumulate);
+                                  int64_t ldc, bool accumulate, const TileEpilogue* epilogue);
 
 // Portable C++: 4 x 8 (vectorized by the compiler for the baseline ISA).
 inline constexpr int64_t kGenericMr = 4;
 inline constexpr int64_t kGenericNr = 8;
 void microkernel_generic_4x8(int64_t kc, const float* a, const float* b, float* c, int64_t ldc,
-                             bool accumulate);
+                             bool accumulate, const TileEpilogue* epilogue);
 void microkernel_generic_4x8_indirect(int64_t kc, const float* a, const float* const* b_rows,
-                                      int64_t j, float* c, int64_t ldc, bool accumulate);
+                                      int64_t j, float* c, int64_t ldc, bool accumulate,
+                                      const TileEpilogue* epilogue);
 void microkernel_generic_4x8_rows_a(int64_t kc, const float* const* a_rows, const float* b,
-                                    float* c, int64_t ldc, bool accumulate);
+                                    float* c, int64_t ldc, bool accumulate,
+                                    const TileEpilogue* epilogue);
 
 // AVX2 + FMA: 6 x 16 (twelve 8-wide accumulators). Only called when the CPU has AVX2 and FMA;
 // its translation unit is the only one built with -mavx2 -mfma and includes no inline library
@@ -36,20 +55,23 @@ void microkernel_generic_4x8_rows_a(int64_t kc, const float* const* a_rows, cons
 inline constexpr int64_t kAvx2Mr = 6;
 inline constexpr int64_t kAvx2Nr = 16;
 void microkernel_avx2_6x16(int64_t kc, const float* a, const float* b, float* c, int64_t ldc,
-                           bool accumulate);
+                           bool accumulate, const TileEpilogue* epilogue);
 void microkernel_avx2_6x16_indirect(int64_t kc, const float* a, const float* const* b_rows,
-                                    int64_t j, float* c, int64_t ldc, bool accumulate);
+                                    int64_t j, float* c, int64_t ldc, bool accumulate,
+                                    const TileEpilogue* epilogue);
 void microkernel_avx2_6x16_rows_a(int64_t kc, const float* const* a_rows, const float* b, float* c,
-                                  int64_t ldc, bool accumulate);
+                                  int64_t ldc, bool accumulate, const TileEpilogue* epilogue);
 
 // AVX-512F: 8 x 32 (sixteen 16-wide accumulators), same rules as the AVX2 kernel.
 inline constexpr int64_t kAvx512Mr = 8;
 inline constexpr int64_t kAvx512Nr = 32;
 void microkernel_avx512_8x32(int64_t kc, const float* a, const float* b, float* c, int64_t ldc,
-                             bool accumulate);
+                             bool accumulate, const TileEpilogue* epilogue);
 void microkernel_avx512_8x32_indirect(int64_t kc, const float* a, const float* const* b_rows,
-                                      int64_t j, float* c, int64_t ldc, bool accumulate);
+                                      int64_t j, float* c, int64_t ldc, bool accumulate,
+                                      const TileEpilogue* epilogue);
 void microkernel_avx512_8x32_rows_a(int64_t kc, const float* const* a_rows, const float* b,
-                                    float* c, int64_t ldc, bool accumulate);
+                                    float* c, int64_t ldc, bool accumulate,
+                                    const TileEpilogue* epilogue);
 
 }  // namespace ptec::kernels::optimized::detail

@@ -33,8 +33,37 @@ struct IndirectB {
   static __m256 load(const float* x) { return _mm256_loadu_ps(x); }
 };
 
+// Row r of the tile (v0: columns 0-7, v1: 8-15) through the epilogue, in activate()'s order
+// and NaN rules: max(v, 0) gives 0 for NaN (Relu), max(lo, v) and min(hi, v) pass it (Clamp).
+inline void finish(const TileEpilogue& e, int64_t r, __m256& v0, __m256& v1) {
+  if (e.row_bias != nullptr) {
+    const __m256 bias = _mm256_set1_ps(e.row_bias[r]);
+    v0 = _mm256_add_ps(v0, bias);
+    v1 = _mm256_add_ps(v1, bias);
+  }
+  if (e.col_bias != nullptr) {
+    v0 = _mm256_add_ps(v0, _mm256_loadu_ps(e.col_bias));
+    v1 = _mm256_add_ps(v1, _mm256_loadu_ps(e.col_bias + 8));
+  }
+  if (e.residual != nullptr) {
+    const float* res = e.residual + r * e.ldr;
+    v0 = _mm256_add_ps(v0, _mm256_loadu_ps(res));
+    v1 = _mm256_add_ps(v1, _mm256_loadu_ps(res + 8));
+  }
+  const __m256 lo = _mm256_set1_ps(e.lo);
+  if (e.relu) {
+    v0 = _mm256_max_ps(v0, lo);
+    v1 = _mm256_max_ps(v1, lo);
+    return;
+  }
+  const __m256 hi = _mm256_set1_ps(e.hi);
+  v0 = _mm256_min_ps(hi, _mm256_max_ps(lo, v0));
+  v1 = _mm256_min_ps(hi, _mm256_max_ps(lo, v1));
+}
+
 template <typename A, typename B>
-inline void kernel(int64_t kc, A a, B b, float* c, int64_t ldc, bool accumulate) {
+inline void kernel(int64_t kc, A a, B b, float* c, int64_t ldc, bool accumulate,
+                   const TileEpilogue* epilogue) {
   __m256 c00 = _mm256_setzero_ps(), c01 = _mm256_setzero_ps();
   __m256 c10 = _mm256_setzero_ps(), c11 = _mm256_setzero_ps();
   __m256 c20 = _mm256_setzero_ps(), c21 = _mm256_setzero_ps();
@@ -84,6 +113,14 @@ inline void kernel(int64_t kc, A a, B b, float* c, int64_t ldc, bool accumulate)
     c50 = _mm256_add_ps(c50, _mm256_loadu_ps(r5));
     c51 = _mm256_add_ps(c51, _mm256_loadu_ps(r5 + 8));
   }
+  if (epilogue != nullptr) {
+    finish(*epilogue, 0, c00, c01);
+    finish(*epilogue, 1, c10, c11);
+    finish(*epilogue, 2, c20, c21);
+    finish(*epilogue, 3, c30, c31);
+    finish(*epilogue, 4, c40, c41);
+    finish(*epilogue, 5, c50, c51);
+  }
   _mm256_storeu_ps(r0, c00);
   _mm256_storeu_ps(r0 + 8, c01);
   _mm256_storeu_ps(r1, c10);
@@ -101,18 +138,19 @@ inline void kernel(int64_t kc, A a, B b, float* c, int64_t ldc, bool accumulate)
 }  // namespace
 
 void microkernel_avx2_6x16(int64_t kc, const float* a, const float* b, float* c, int64_t ldc,
-                           bool accumulate) {
-  kernel(kc, PackedA{a}, PackedB{b}, c, ldc, accumulate);
+                           bool accumulate, const TileEpilogue* epilogue) {
+  kernel(kc, PackedA{a}, PackedB{b}, c, ldc, accumulate, epilogue);
 }
 
 void microkernel_avx2_6x16_indirect(int64_t kc, const float* a, const float* const* b_rows,
-                                    int64_t j, float* c, int64_t ldc, bool accumulate) {
-  kernel(kc, PackedA{a}, IndirectB{b_rows, j}, c, ldc, accumulate);
+                                    int64_t j, float* c, int64_t ldc, bool accumulate,
+                                    const TileEpilogue* epilogue) {
+  kernel(kc, PackedA{a}, IndirectB{b_rows, j}, c, ldc, accumulate, epilogue);
 }
 
 void microkernel_avx2_6x16_rows_a(int64_t kc, const float* const* a_rows, const float* b, float* c,
-                                  int64_t ldc, bool accumulate) {
-  kernel(kc, RowsA{a_rows}, PackedB{b}, c, ldc, accumulate);
+                                  int64_t ldc, bool accumulate, const TileEpilogue* epilogue) {
+  kernel(kc, RowsA{a_rows}, PackedB{b}, c, ldc, accumulate, epilogue);
 }
 
 }  // namespace ptec::kernels::optimized::detail

@@ -35,8 +35,37 @@ struct IndirectB {
   static __m512 load(const float* x) { return _mm512_loadu_ps(x); }
 };
 
+// Row r of the tile (v0: columns 0-15, v1: 16-31) through the epilogue, in activate()'s order
+// and NaN rules: max(v, 0) gives 0 for NaN (Relu), max(lo, v) and min(hi, v) pass it (Clamp).
+inline void finish(const TileEpilogue& e, int64_t r, __m512& v0, __m512& v1) {
+  if (e.row_bias != nullptr) {
+    const __m512 bias = _mm512_set1_ps(e.row_bias[r]);
+    v0 = _mm512_add_ps(v0, bias);
+    v1 = _mm512_add_ps(v1, bias);
+  }
+  if (e.col_bias != nullptr) {
+    v0 = _mm512_add_ps(v0, _mm512_loadu_ps(e.col_bias));
+    v1 = _mm512_add_ps(v1, _mm512_loadu_ps(e.col_bias + 16));
+  }
+  if (e.residual != nullptr) {
+    const float* res = e.residual + r * e.ldr;
+    v0 = _mm512_add_ps(v0, _mm512_loadu_ps(res));
+    v1 = _mm512_add_ps(v1, _mm512_loadu_ps(res + 16));
+  }
+  const __m512 lo = _mm512_set1_ps(e.lo);
+  if (e.relu) {
+    v0 = _mm512_max_ps(v0, lo);
+    v1 = _mm512_max_ps(v1, lo);
+    return;
+  }
+  const __m512 hi = _mm512_set1_ps(e.hi);
+  v0 = _mm512_min_ps(hi, _mm512_max_ps(lo, v0));
+  v1 = _mm512_min_ps(hi, _mm512_max_ps(lo, v1));
+}
+
 template <typename A, typename B>
-inline void kernel(int64_t kc, A a, B b, float* c, int64_t ldc, bool accumulate) {
+inline void kernel(int64_t kc, A a, B b, float* c, int64_t ldc, bool accumulate,
+                   const TileEpilogue* epilogue) {
   __m512 acc[kAvx512Mr][2];
   for (int64_t r = 0; r < kAvx512Mr; ++r) {
     acc[r][0] = _mm512_setzero_ps();
@@ -58,6 +87,7 @@ inline void kernel(int64_t kc, A a, B b, float* c, int64_t ldc, bool accumulate)
       acc[r][0] = _mm512_add_ps(acc[r][0], _mm512_loadu_ps(row));
       acc[r][1] = _mm512_add_ps(acc[r][1], _mm512_loadu_ps(row + 16));
     }
+    if (epilogue != nullptr) finish(*epilogue, r, acc[r][0], acc[r][1]);
     _mm512_storeu_ps(row, acc[r][0]);
     _mm512_storeu_ps(row + 16, acc[r][1]);
   }
@@ -66,18 +96,20 @@ inline void kernel(int64_t kc, A a, B b, float* c, int64_t ldc, bool accumulate)
 }  // namespace
 
 void microkernel_avx512_8x32(int64_t kc, const float* a, const float* b, float* c, int64_t ldc,
-                             bool accumulate) {
-  kernel(kc, PackedA{a}, PackedB{b}, c, ldc, accumulate);
+                             bool accumulate, const TileEpilogue* epilogue) {
+  kernel(kc, PackedA{a}, PackedB{b}, c, ldc, accumulate, epilogue);
 }
 
 void microkernel_avx512_8x32_indirect(int64_t kc, const float* a, const float* const* b_rows,
-                                      int64_t j, float* c, int64_t ldc, bool accumulate) {
-  kernel(kc, PackedA{a}, IndirectB{b_rows, j}, c, ldc, accumulate);
+                                      int64_t j, float* c, int64_t ldc, bool accumulate,
+                                      const TileEpilogue* epilogue) {
+  kernel(kc, PackedA{a}, IndirectB{b_rows, j}, c, ldc, accumulate, epilogue);
 }
 
 void microkernel_avx512_8x32_rows_a(int64_t kc, const float* const* a_rows, const float* b,
-                                    float* c, int64_t ldc, bool accumulate) {
-  kernel(kc, RowsA{a_rows}, PackedB{b}, c, ldc, accumulate);
+                                    float* c, int64_t ldc, bool accumulate,
+                                    const TileEpilogue* epilogue) {
+  kernel(kc, RowsA{a_rows}, PackedB{b}, c, ldc, accumulate, epilogue);
 }
 
 }  // namespace ptec::kernels::optimized::detail

@@ -3,6 +3,8 @@
 
 #include "kernels/optimized/gemm_microkernel.h"
 
+#include <algorithm>
+
 namespace ptec::kernels::optimized::detail {
 
 namespace {
@@ -29,7 +31,8 @@ struct IndirectB {
 };
 
 template <typename A, typename B>
-inline void kernel(int64_t kc, A a, B b, float* c, int64_t ldc, bool accumulate) {
+inline void kernel(int64_t kc, A a, B b, float* c, int64_t ldc, bool accumulate,
+                   const TileEpilogue* epilogue) {
   constexpr int64_t kMr = kGenericMr;
   constexpr int64_t kNr = kGenericNr;
   float acc[kMr][kNr] = {};
@@ -42,25 +45,37 @@ inline void kernel(int64_t kc, A a, B b, float* c, int64_t ldc, bool accumulate)
   }
   for (int64_t r = 0; r < kMr; ++r) {
     float* out = c + r * ldc;
-    for (int64_t j = 0; j < kNr; ++j) out[j] = accumulate ? out[j] + acc[r][j] : acc[r][j];
+    for (int64_t j = 0; j < kNr; ++j) {
+      float v = accumulate ? out[j] + acc[r][j] : acc[r][j];
+      if (epilogue != nullptr) {
+        if (epilogue->row_bias != nullptr) v += epilogue->row_bias[r];
+        if (epilogue->col_bias != nullptr) v += epilogue->col_bias[j];
+        if (epilogue->residual != nullptr) v += epilogue->residual[r * epilogue->ldr + j];
+        v = epilogue->relu ? (v > 0.0f ? v : 0.0f)
+                           : std::min(std::max(v, epilogue->lo), epilogue->hi);
+      }
+      out[j] = v;
+    }
   }
 }
 
 }  // namespace
 
 void microkernel_generic_4x8(int64_t kc, const float* a, const float* b, float* c, int64_t ldc,
-                             bool accumulate) {
-  kernel(kc, PackedA{a}, PackedB{b}, c, ldc, accumulate);
+                             bool accumulate, const TileEpilogue* epilogue) {
+  kernel(kc, PackedA{a}, PackedB{b}, c, ldc, accumulate, epilogue);
 }
 
 void microkernel_generic_4x8_indirect(int64_t kc, const float* a, const float* const* b_rows,
-                                      int64_t j, float* c, int64_t ldc, bool accumulate) {
-  kernel(kc, PackedA{a}, IndirectB{b_rows, j}, c, ldc, accumulate);
+                                      int64_t j, float* c, int64_t ldc, bool accumulate,
+                                      const TileEpilogue* epilogue) {
+  kernel(kc, PackedA{a}, IndirectB{b_rows, j}, c, ldc, accumulate, epilogue);
 }
 
 void microkernel_generic_4x8_rows_a(int64_t kc, const float* const* a_rows, const float* b,
-                                    float* c, int64_t ldc, bool accumulate) {
-  kernel(kc, RowsA{a_rows}, PackedB{b}, c, ldc, accumulate);
+                                    float* c, int64_t ldc, bool accumulate,
+                                    const TileEpilogue* epilogue) {
+  kernel(kc, RowsA{a_rows}, PackedB{b}, c, ldc, accumulate, epilogue);
 }
 
 }  // namespace ptec::kernels::optimized::detail

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdlib>
+#include <limits>
 #include <random>
 #include <vector>
 
@@ -192,6 +193,53 @@ TEST_P(Gemm, PrepackedOperandsGiveTheSameResult) {
       ASSERT_TRUE(gemm(m, n, k, GemmOperand::matrix(a.data(), k),
                        GemmOperand::matrix(b.data(), ldb, trans), c2.data(), n, {}, scratch.ptr));
       EXPECT_EQ(c1, c2) << m << "x" << n << "x" << k << (trans ? " transposed" : "");
+    }
+  }
+}
+
+// A NaN in C meets the epilogue as activate() treats it, in whole tiles (where the microkernel
+// applies the epilogue) and edge tiles alike, through gemm() and gemm_indirect(): Relu gives 0,
+// Clamp and no activation pass the NaN.
+TEST_P(Gemm, FusedEpilogueTreatsNaNAsActivateDoes) {
+  const int64_t m = 19, n = 70, k = 9;  // whole tiles and edge tiles in both directions
+  auto a = random_matrix(m * k, 19);
+  const auto b = random_matrix(k * n, 20);
+  const auto bias = random_matrix(m, 21);
+  const int64_t nan_row = 2, nan_edge_row = m - 1;
+  a[nan_row * k + 4] = std::numeric_limits<float>::quiet_NaN();
+  a[nan_edge_row * k + 1] = std::numeric_limits<float>::quiet_NaN();
+  const auto ref = reference(m, n, k, a, k, false, b, n, false);
+  Aligned pa(packed_a_bytes(m, k));
+  const PackedMatrix packed = pack_a(m, k, a.data(), k, false, pa.ptr);
+  Aligned scratch(gemm_scratch_bytes(m, n, k, true, false));
+  std::vector<const float*> rows(static_cast<size_t>(k));
+  for (int64_t p = 0; p < k; ++p) rows[p] = b.data() + p * n;
+  for (Activation act : {Activation::None, Activation::Relu, Activation::Clamp}) {
+    GemmEpilogue e;
+    e.bias = bias.data();
+    e.bias_per_row = true;
+    e.activation = act;
+    e.clamp_min = -0.5f;
+    e.clamp_max = 0.5f;
+    for (bool indirect : {false, true}) {
+      std::vector<float> c(static_cast<size_t>(m * n));
+      ASSERT_TRUE(indirect ? gemm_indirect(m, n, k, packed, rows.data(), c.data(), n, e)
+                           : gemm(m, n, k, GemmOperand::prepacked(packed),
+                                  GemmOperand::matrix(b.data(), n), c.data(), n, e, scratch.ptr));
+      for (int64_t i = 0; i < m; ++i) {
+        for (int64_t j = 0; j < n; ++j) {
+          const float got = c[i * n + j];
+          const auto want =
+              activate(static_cast<float>(ref[i * n + j] + bias[i]), act, e.clamp_min, e.clamp_max);
+          if (std::isnan(want)) {
+            ASSERT_TRUE(std::isnan(got)) << "activation " << int(act) << " at " << i << ", " << j
+                                         << (indirect ? ", indirect" : "");
+          } else {
+            ASSERT_NEAR(got, want, 1e-4) << "activation " << int(act) << " at " << i << ", " << j
+                                         << (indirect ? ", indirect" : "");
+          }
+        }
+      }
     }
   }
 }
