@@ -19,6 +19,7 @@
 #include "kernels/optimized/max_pool2d.h"
 #include "kernels/optimized/qconv2d.h"
 #include "kernels/optimized/qgemm.h"
+#include "kernels/optimized/row_sum.h"
 #include "kernels/optimized/threadpool.h"
 #include "runtime/core/tensor.h"
 
@@ -1091,11 +1092,9 @@ Error run_node(Handle& h, const NodeState& st, runtime::BackendExecutionContext&
       const TensorSlot& x = *slot(0);
       const int64_t plane = x.sizes[2] * x.sizes[3];
       for (int64_t p = 0; p < out.numel; ++p) {
-        const float* v = x.data + p * plane;
-        float s = 0.0f;
-        for (int64_t i = 0; i < plane; ++i) s += v[i];
-        out.data[p] =
-            plane > 0 ? s / static_cast<float>(plane) : std::numeric_limits<float>::quiet_NaN();
+        out.data[p] = plane > 0
+                          ? opt::row_sum(x.data + p * plane, plane) / static_cast<float>(plane)
+                          : std::numeric_limits<float>::quiet_NaN();
       }
       return Error::Ok;
     }
@@ -1179,10 +1178,8 @@ Error run_node(Handle& h, const NodeState& st, runtime::BackendExecutionContext&
       const TensorSlot& x = *slot(0);
       const int64_t r = out.numel == 0 ? 0 : x.numel / out.numel;
       for (int64_t p = 0; p < out.numel; ++p) {
-        const float* v = x.data + p * r;
-        float s = 0.0f;
-        for (int64_t i = 0; i < r; ++i) s += v[i];
-        out.data[p] = r > 0 ? s / static_cast<float>(r) : std::numeric_limits<float>::quiet_NaN();
+        out.data[p] = r > 0 ? opt::row_sum(x.data + p * r, r) / static_cast<float>(r)
+                            : std::numeric_limits<float>::quiet_NaN();
       }
       return Error::Ok;
     }
