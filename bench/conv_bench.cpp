@@ -1,7 +1,8 @@
 // Convolution throughput of ptec's optimized kernels (kernels/optimized/conv2d.h), in GFLOP/s,
 // for ResNet-18's and MobileNet-V2's layer shapes, weights prepacked as the CPU backend does.
-// BM_Winograd runs the 3x3 stride-1 shapes with Winograd F(2x2, 3x3); its GFLOP/s counts the
-// direct convolution's FLOPs (effective rate), so the two are comparable.
+// BM_Winograd runs the 3x3 stride-1 shapes with Winograd F(2x2, 3x3) (variant 2) and F(4x4, 3x3)
+// (variant 4); its GFLOP/s counts the direct convolution's FLOPs (effective rate), so all are
+// comparable.
 //
 //   build/release/bin/conv_bench [--benchmark_filter=...]
 
@@ -68,7 +69,7 @@ void BM_Conv2d(benchmark::State& state) {
   ptec::set_num_threads(0);
 }
 
-// args: C, H (= W), OC, chunk (0: default), threads
+// args: C, H (= W), OC, variant (2: F(2x2, 3x3), 4: F(4x4, 3x3)), chunk (0: default), threads
 void BM_Winograd(benchmark::State& state) {
   Conv2dShape s;
   s.c = state.range(0);
@@ -76,20 +77,21 @@ void BM_Winograd(benchmark::State& state) {
   s.oc = state.range(2);
   s.kh = s.kw = 3;
   s.ph = s.pw = 1;
-  const int64_t chunk = state.range(3);
-  ptec::set_num_threads(static_cast<int>(state.range(4)));
+  const WinogradVariant v = state.range(3) == 4 ? WinogradVariant::F4x4 : WinogradVariant::F2x2;
+  const int64_t chunk = state.range(4);
+  ptec::set_num_threads(static_cast<int>(state.range(5)));
   const auto in = random_vector(s.c * s.h * s.w);
   const auto w = random_vector(s.oc * s.c * 9);
   const auto bias = random_vector(s.oc);
   std::vector<float> out(static_cast<size_t>(s.oc * s.oh() * s.ow()));
-  Buffer packed(winograd_packed_weights_bytes(s));
-  winograd_pack_weights(s, w.data(), static_cast<float*>(packed.ptr));
-  Buffer scratch(winograd_scratch_bytes(s, chunk));
+  Buffer packed(winograd_packed_weights_bytes(s, v));
+  winograd_pack_weights(s, v, w.data(), static_cast<float*>(packed.ptr));
+  Buffer scratch(winograd_scratch_bytes(s, v, chunk));
   GemmEpilogue e;
   e.bias = bias.data();
   e.activation = Activation::Relu;
   for (auto _ : state) {
-    conv2d_winograd(s, in.data(), static_cast<const float*>(packed.ptr), e, out.data(), chunk,
+    conv2d_winograd(s, v, in.data(), static_cast<const float*>(packed.ptr), e, out.data(), chunk,
                     scratch.ptr);
     benchmark::DoNotOptimize(out.data());
   }
@@ -100,10 +102,12 @@ void BM_Winograd(benchmark::State& state) {
 }
 
 void WinogradShapes(benchmark::internal::Benchmark* b) {
-  b->ArgNames({"C", "HW", "OC", "chunk", "threads"});
+  b->ArgNames({"C", "HW", "OC", "variant", "chunk", "threads"});
   for (const auto& s : std::vector<std::vector<int64_t>>{
-           {64, 56, 64}, {128, 28, 128}, {256, 14, 256}, {512, 7, 512}}) {
-    for (int64_t threads : {1, 2}) b->Args({s[0], s[1], s[2], 0, threads});
+           {64, 56, 64}, {128, 28, 128}, {256, 14, 256}, {512, 7, 512}, {96, 28, 96}}) {
+    for (int64_t variant : {2, 4}) {
+      for (int64_t threads : {1, 2}) b->Args({s[0], s[1], s[2], variant, 0, threads});
+    }
   }
 }
 
@@ -115,6 +119,7 @@ void Shapes(benchmark::internal::Benchmark* b) {
       {128, 28, 128, 3, 1, 1},    // layer2
       {256, 14, 256, 3, 1, 1},    // layer3
       {512, 7, 512, 3, 1, 1},     // layer4
+      {96, 28, 96, 3, 1, 1},      // 3x3 at 96 channels (Winograd F(4x4)'s threshold)
       {64, 56, 128, 1, 2, 1},     // downsample 1x1 stride 2
       {96, 56, 24, 1, 1, 1},      // MobileNet-V2 pointwise
       {16, 112, 96, 1, 1, 1},     // MobileNet-V2 expansion at 112x112 (K = 16: stores dominate)

@@ -13,65 +13,73 @@ namespace {
 constexpr size_t kAlign = 64;
 // Transformed inputs plus products of one pass (see winograd_default_chunk).
 constexpr int64_t kPassBytes = int64_t{2} << 20;
-constexpr int64_t kPositions = 16;  // 4 x 4 transform positions
 
 size_t align_up(size_t x) { return (x + kAlign - 1) / kAlign * kAlign; }
 int64_t round_up(int64_t x, int64_t m) { return (x + m - 1) / m * m; }
 
+// A variant's sizes: t x t output tiles from patch x patch input patches, one GEMM per position
+// of the patch x patch transforms.
+struct Sizes {
+  int64_t t, patch, positions;
+};
+Sizes sizes_of(WinogradVariant v) {
+  return v == WinogradVariant::F4x4 ? Sizes{4, 6, 36} : Sizes{2, 4, 16};
+}
+constexpr int64_t kMaxPositions = 36;
+
 struct Tiles {
-  int64_t rows, cols;  // 2x2 output tiles per image
+  int64_t rows, cols;  // output tiles per image
   int64_t count() const { return rows * cols; }
 };
-Tiles tiles_of(const Conv2dShape& s) { return Tiles{(s.oh() + 1) / 2, (s.ow() + 1) / 2}; }
+Tiles tiles_of(const Conv2dShape& s, const Sizes& z) {
+  return Tiles{(s.oh() + z.t - 1) / z.t, (s.ow() + z.t - 1) / z.t};
+}
 
 // Tiles per pass are a multiple of both nr (whole B panels) and the transforms' block.
 int64_t chunk_unit() { return std::max<int64_t>(gemm_tile(active_gemm_isa()).nr, 16); }
 
-int64_t resolve_chunk(const Conv2dShape& s, int64_t chunk) {
+int64_t resolve_chunk(const Conv2dShape& s, WinogradVariant v, int64_t chunk) {
   const int64_t unit = chunk_unit();
-  if (chunk == 0) return winograd_default_chunk(s);
-  return std::min(round_up(chunk, unit), round_up(tiles_of(s).count(), unit));
+  if (chunk == 0) return winograd_default_chunk(s, v);
+  return std::min(round_up(chunk, unit), round_up(tiles_of(s, sizes_of(v)).count(), unit));
 }
 
 // Tiles are transformed kBlock at a time, lane j of each array being tile t0 + j, so that the
-// arithmetic vectorizes across tiles and the packed-B stores are contiguous.
+// arithmetic vectorizes across tiles and the packed-B stores are contiguous. Position
+// patch * r + q of an array is row r, column q of the patch (or of its transform).
 constexpr int64_t kBlock = 16;
-using Lanes = float[kPositions][kBlock];
+using Lanes = float[kMaxPositions][kBlock];
 
-// d[4 r + q][j] = the input at row r, column q of tile t0 + j's 4x4 patch (zero outside the
-// image, and for lanes j >= valid).
-__attribute__((target_clones("avx2", "default"))) void gather_patches(const Conv2dShape& s,
-                                                                      const Tiles& tiles,
-                                                                      const float* plane,
-                                                                      int64_t t0, int64_t valid,
-                                                                      Lanes& d) {
-  const int64_t ty = t0 / tiles.cols, tx = t0 % tiles.cols;
-  const int64_t y0 = 2 * ty - s.ph, x0 = 2 * tx - s.pw;
-  if (valid == kBlock && tx + kBlock <= tiles.cols && y0 >= 0 && y0 + 4 <= s.h && x0 >= 0 &&
-      x0 + 2 * kBlock + 2 <= s.w) {  // one tile row, inside the image
-    for (int64_t r = 0; r < 4; ++r) {
-      const float* row = plane + (y0 + r) * s.w + x0;
-      for (int64_t q = 0; q < 4; ++q) {
-        for (int64_t j = 0; j < kBlock; ++j) d[4 * r + q][j] = row[q + 2 * j];
-      }
-    }
-    return;
-  }
+// d[patch * r + q][j] = the input at row r, column q of tile t0 + j's patch (zero outside the
+// image, and for lanes j >= valid). Patches inside the image are copied without bounds checks.
+template <int64_t T>
+void gather_patches(const Conv2dShape& s, const Tiles& tiles, const float* plane, int64_t t0,
+                    int64_t valid, Lanes& d) {
+  constexpr int64_t kPatch = T + 2;
   for (int64_t j = 0; j < kBlock; ++j) {
-    const int64_t t = t0 + j, py = 2 * (t / tiles.cols) - s.ph, px = 2 * (t % tiles.cols) - s.pw;
-    for (int64_t r = 0; r < 4; ++r) {
+    const int64_t t = t0 + j;
+    const int64_t py = T * (t / tiles.cols) - s.ph, px = T * (t % tiles.cols) - s.pw;
+    if (j < valid && py >= 0 && py + kPatch <= s.h && px >= 0 && px + kPatch <= s.w) {
+      const float* at = plane + py * s.w + px;
+      for (int64_t r = 0; r < kPatch; ++r) {
+        for (int64_t q = 0; q < kPatch; ++q) d[kPatch * r + q][j] = at[r * s.w + q];
+      }
+      continue;
+    }
+    for (int64_t r = 0; r < kPatch; ++r) {
       const int64_t y = py + r;
-      for (int64_t q = 0; q < 4; ++q) {
+      for (int64_t q = 0; q < kPatch; ++q) {
         const int64_t x = px + q;
-        d[4 * r + q][j] =
+        d[kPatch * r + q][j] =
             j < valid && y >= 0 && y < s.h && x >= 0 && x < s.w ? plane[y * s.w + x] : 0.0f;
       }
     }
   }
 }
 
-// v = B^T d B, lane by lane.
-__attribute__((target_clones("avx2", "default"))) void input_transform(const Lanes& d, Lanes& v) {
+// F(2x2, 3x3): v = B^T d B, lane by lane, with
+//   B^T = [1 0 -1 0; 0 1 1 0; 0 -1 1 0; 0 1 0 -1].
+__attribute__((target_clones("avx2", "default"))) void input_transform_2(const Lanes& d, Lanes& v) {
   Lanes e;  // B^T d
   for (int64_t q = 0; q < 4; ++q) {
     for (int64_t j = 0; j < kBlock; ++j) {
@@ -91,39 +99,71 @@ __attribute__((target_clones("avx2", "default"))) void input_transform(const Lan
   }
 }
 
-// The transformed inputs of tiles [t0, t0 + padded) of input channel `c` (plane) into the 16
-// packed-B matrices (position xi at v + xi * v_stride: C x padded in panels of nr tile
-// columns). Tiles past `count` are zero.
-void transform_inputs(const Conv2dShape& s, const Tiles& tiles, const float* plane, int64_t c,
-                      int64_t t0, int64_t count, int64_t padded, int64_t nr, int64_t v_stride,
-                      float scale, float* v) {
+// F(4x4, 3x3): v = B^T d B, lane by lane, with (Lavin & Gray, interpolation points 0, +-1, +-2)
+//   B^T = [4 0 -5 0 1 0; 0 -4 -4 1 1 0; 0 4 -4 -1 1 0; 0 -2 -1 2 1 0; 0 2 -1 -2 1 0;
+//          0 4 0 -5 0 1].
+// x0..x5 at stride `step` from `in` -> out0..out5 at the same stride.
+inline void bt6(const float* in, float* out, int64_t step) {
+  const float x0 = in[0], x1 = in[step], x2 = in[2 * step], x3 = in[3 * step], x4 = in[4 * step],
+              x5 = in[5 * step];
+  out[0] = 4.0f * x0 - 5.0f * x2 + x4;
+  out[step] = (x3 + x4) - 4.0f * (x1 + x2);
+  out[2 * step] = (x4 - x3) + 4.0f * (x1 - x2);
+  out[3 * step] = (x4 - x2) + 2.0f * (x3 - x1);
+  out[4 * step] = (x4 - x2) - 2.0f * (x3 - x1);
+  out[5 * step] = 4.0f * x1 - 5.0f * x3 + x5;
+}
+
+__attribute__((target_clones("avx2", "default"))) void input_transform_4(const Lanes& d, Lanes& v) {
+  Lanes e;  // B^T d: each column q of the patch
+  for (int64_t q = 0; q < 6; ++q) {
+    for (int64_t j = 0; j < kBlock; ++j) bt6(&d[q][j], &e[q][j], 6 * kBlock);
+  }
+  for (int64_t r = 0; r < 6; ++r) {  // (B^T d) B: each row r
+    for (int64_t j = 0; j < kBlock; ++j) bt6(&e[6 * r][j], &v[6 * r][j], kBlock);
+  }
+}
+
+// The transformed inputs of tiles [t0, t0 + padded) of input channel `c` (plane) into the
+// packed-B matrices, one per position (position xi at v + xi * v_stride: C x padded in panels of
+// nr tile columns). Tiles past `count` are zero.
+void transform_inputs(const Conv2dShape& s, const Sizes& z, const Tiles& tiles, const float* plane,
+                      int64_t c, int64_t t0, int64_t count, int64_t padded, int64_t nr,
+                      int64_t v_stride, float scale, float* v) {
   const int64_t run = std::min(nr, kBlock);  // lanes contiguous in one panel
   for (int64_t i0 = 0; i0 < padded; i0 += kBlock) {
     Lanes d, out;
-    gather_patches(s, tiles, plane, t0 + i0, std::clamp<int64_t>(count - i0, 0, kBlock), d);
-    input_transform(d, out);
+    const int64_t valid = std::clamp<int64_t>(count - i0, 0, kBlock);
+    if (z.t == 4) {
+      gather_patches<4>(s, tiles, plane, t0 + i0, valid, d);
+      input_transform_4(d, out);
+    } else {
+      gather_patches<2>(s, tiles, plane, t0 + i0, valid, d);
+      input_transform_2(d, out);
+    }
     if (scale != 1.0f) {  // B^T (s d) B = s (B^T d B)
-      for (int64_t xi = 0; xi < kPositions; ++xi) {
+      for (int64_t xi = 0; xi < z.positions; ++xi) {
         for (int64_t j = 0; j < kBlock; ++j) out[xi][j] *= scale;
       }
     }
     for (int64_t j = 0; j < kBlock; j += run) {
       const int64_t i = i0 + j;
       float* dst = v + (i / nr) * nr * s.c + c * nr + i % nr;
-      for (int64_t xi = 0; xi < kPositions; ++xi) {
+      for (int64_t xi = 0; xi < z.positions; ++xi) {
         std::memcpy(dst + xi * v_stride, &out[xi][j], static_cast<size_t>(run) * sizeof(float));
       }
     }
   }
 }
 
-// y = A^T M A of the tiles [i0, i0 + kBlock) of one output channel's products (row: position
-// xi's at row + xi * m_stride), lane by lane; y[2 r + q] is output (r, q) of each tile.
-__attribute__((target_clones("avx2", "default"))) void output_transform(const float* row,
-                                                                        int64_t m_stride,
-                                                                        float (&y)[4][kBlock]) {
-  Lanes m;
-  for (int64_t xi = 0; xi < kPositions; ++xi) {
+// F(2x2, 3x3): y = A^T M A of the tiles [i0, i0 + kBlock) of one output channel's products (row:
+// position xi's at row + xi * m_stride), lane by lane, A^T = [1 1 1 0; 0 1 -1 -1]; y[2 r + q]
+// is output (r, q) of each tile.
+__attribute__((target_clones("avx2", "default"))) void output_transform_2(const float* row,
+                                                                          int64_t m_stride,
+                                                                          Lanes& y) {
+  float m[16][kBlock];
+  for (int64_t xi = 0; xi < 16; ++xi) {
     for (int64_t j = 0; j < kBlock; ++j) m[xi][j] = row[xi * m_stride + j];
   }
   float a[2][4][kBlock];  // A^T M
@@ -141,96 +181,194 @@ __attribute__((target_clones("avx2", "default"))) void output_transform(const fl
   }
 }
 
-// Output channel `o` of the tiles [t0, t0 + count): A^T M A, bias, residual and activation;
-// writes the plane `out` (products: position xi's OC x m_ld matrix at m + xi * m_stride).
-void transform_outputs(const Conv2dShape& s, const Tiles& tiles, const float* m, int64_t o,
-                       int64_t t0, int64_t count, int64_t m_ld, int64_t m_stride, float bias,
-                       const float* residual, const GemmEpilogue& e, float* out) {
+// F(4x4, 3x3): x0..x5 at stride `in_step` from `in` -> y0..y3 at stride `out_step`, with
+//   A^T = [1 1 1 1 1 0; 0 1 -1 2 -2 0; 0 1 1 4 4 0; 0 1 -1 8 -8 1].
+inline void at6(const float* in, int64_t in_step, float* out, int64_t out_step) {
+  const float x1 = in[in_step], x2 = in[2 * in_step], x3 = in[3 * in_step], x4 = in[4 * in_step];
+  const float s12 = x1 + x2, d12 = x1 - x2, s34 = x3 + x4, d34 = x3 - x4;
+  out[0] = in[0] + s12 + s34;
+  out[out_step] = d12 + 2.0f * d34;
+  out[2 * out_step] = s12 + 4.0f * s34;
+  out[3 * out_step] = d12 + 8.0f * d34 + in[5 * in_step];
+}
+
+// As output_transform_2 for F(4x4, 3x3): y[4 r + q] is output (r, q) of each tile.
+__attribute__((target_clones("avx2", "default"))) void output_transform_4(const float* row,
+                                                                          int64_t m_stride,
+                                                                          Lanes& y) {
+  float a[4][6][kBlock];  // A^T M: each column q of the products
+  for (int64_t q = 0; q < 6; ++q) {
+    for (int64_t j = 0; j < kBlock; ++j) {
+      at6(row + q * m_stride + j, 6 * m_stride, &a[0][q][j], 6 * kBlock);
+    }
+  }
+  for (int64_t r = 0; r < 4; ++r) {  // (A^T M) A: each row r
+    for (int64_t j = 0; j < kBlock; ++j) at6(&a[r][0][j], kBlock, &y[4 * r][j], kBlock);
+  }
+}
+
+// Writes the outputs y of the tiles [t0 + i0, t0 + i0 + valid) into the plane `out` with bias,
+// residual and activation `act` (value -> activated value). Tiles inside the output are written
+// without bounds checks.
+template <int64_t T, typename Act>
+void store_tiles(const Conv2dShape& s, const Tiles& tiles, const Lanes& y, int64_t t0, int64_t i0,
+                 int64_t valid, float bias, const float* residual, Act act, float* out) {
   const int64_t oh = s.oh(), ow = s.ow();
-  for (int64_t i0 = 0; i0 < count; i0 += kBlock) {
-    float y[4][kBlock];
-    output_transform(m + o * m_ld + i0, m_stride, y);
-    const int64_t valid = std::min(kBlock, count - i0);
-    for (int64_t j = 0; j < valid; ++j) {
-      const int64_t t = t0 + i0 + j, oy = 2 * (t / tiles.cols), ox = 2 * (t % tiles.cols);
-      for (int64_t r = 0; r < 2 && oy + r < oh; ++r) {
-        for (int64_t q = 0; q < 2 && ox + q < ow; ++q) {
-          const int64_t at = (oy + r) * ow + ox + q;
-          float value = y[2 * r + q][j] + bias;
-          if (residual != nullptr) value += residual[at];
-          out[at] = activate(value, e.activation, e.clamp_min, e.clamp_max);
+  for (int64_t j = 0; j < valid; ++j) {
+    const int64_t t = t0 + i0 + j, oy = T * (t / tiles.cols), ox = T * (t % tiles.cols);
+    const int64_t rows = std::min(T, oh - oy), cols = std::min(T, ow - ox);
+    if (rows == T && cols == T) {
+      for (int64_t r = 0; r < T; ++r) {
+        float* o = out + (oy + r) * ow + ox;
+        const float* res = residual != nullptr ? residual + (oy + r) * ow + ox : nullptr;
+        for (int64_t q = 0; q < T; ++q) {
+          const float value = y[T * r + q][j] + bias;
+          o[q] = act(res != nullptr ? value + res[q] : value);
         }
+      }
+      continue;
+    }
+    for (int64_t r = 0; r < rows; ++r) {
+      for (int64_t q = 0; q < cols; ++q) {
+        const int64_t at = (oy + r) * ow + ox + q;
+        const float value = y[T * r + q][j] + bias;
+        out[at] = act(residual != nullptr ? value + residual[at] : value);
       }
     }
   }
 }
 
+// Output channel `o` of the tiles [t0, t0 + count): A^T M A, bias, residual and activation;
+// writes the plane `out` (products: position xi's OC x m_ld matrix at m + xi * m_stride).
+template <int64_t T>
+void transform_outputs(const Conv2dShape& s, const Tiles& tiles, const float* m, int64_t o,
+                       int64_t t0, int64_t count, int64_t m_ld, int64_t m_stride, float bias,
+                       const float* residual, const GemmEpilogue& e, float* out) {
+  // The activation as a function the stores inline: the clamps directly, others by activate().
+  const float lo = e.clamp_min, hi = e.clamp_max;
+  auto run = [&](auto act) {
+    for (int64_t i0 = 0; i0 < count; i0 += kBlock) {
+      Lanes y;
+      if constexpr (T == 4) {
+        output_transform_4(m + o * m_ld + i0, m_stride, y);
+      } else {
+        output_transform_2(m + o * m_ld + i0, m_stride, y);
+      }
+      store_tiles<T>(s, tiles, y, t0, i0, std::min(kBlock, count - i0), bias, residual, act, out);
+    }
+  };
+  switch (e.activation) {
+    case Activation::None: run([](float v) { return v; }); return;
+    case Activation::Relu: run([](float v) { return v > 0.0f ? v : 0.0f; }); return;
+    case Activation::Clamp:
+      run([lo, hi](float v) { return std::min(std::max(v, lo), hi); });
+      return;
+    default: run([&e](float v) { return activate(v, e.activation, e.clamp_min, e.clamp_max); });
+  }
+}
+
+// u = G g G^T of one 3x3 filter g, patch x patch values (row-major).
+void filter_transform(const Sizes& z, const float* g, float* u) {
+  // G g: rows of the patch from the filter's rows, per column q; then the same along each row.
+  auto g3 = [&](float x0, float x1, float x2, float* out, int64_t step) {
+    if (z.t == 4) {  // G = [1/4 0 0; -1/6 -1/6 -1/6; -1/6 1/6 -1/6; 1/24 1/12 1/6; 1/24 -1/12 1/6;
+                     //      0 0 1]
+      out[0] = x0 / 4.0f;
+      out[step] = -(x0 + x1 + x2) / 6.0f;
+      out[2 * step] = -(x0 - x1 + x2) / 6.0f;
+      out[3 * step] = x0 / 24.0f + x1 / 12.0f + x2 / 6.0f;
+      out[4 * step] = x0 / 24.0f - x1 / 12.0f + x2 / 6.0f;
+      out[5 * step] = x2;
+    } else {  // G = [1 0 0; 1/2 1/2 1/2; 1/2 -1/2 1/2; 0 0 1]
+      out[0] = x0;
+      out[step] = 0.5f * (x0 + x1 + x2);
+      out[2 * step] = 0.5f * (x0 - x1 + x2);
+      out[3 * step] = x2;
+    }
+  };
+  float t[6 * 3] = {};  // G g: patch x 3
+  for (int64_t q = 0; q < 3; ++q) g3(g[q], g[3 + q], g[6 + q], t + q, 3);
+  for (int64_t r = 0; r < z.patch; ++r)
+    g3(t[3 * r], t[3 * r + 1], t[3 * r + 2], u + z.patch * r, 1);
+}
+
 }  // namespace
+
+const char* to_string(WinogradVariant v) {
+  return v == WinogradVariant::F4x4 ? "F(4x4, 3x3)" : "F(2x2, 3x3)";
+}
 
 bool winograd_applies(const Conv2dShape& s) {
   return s.valid() && s.kh == 3 && s.kw == 3 && s.sh == 1 && s.sw == 1 && s.dh == 1 && s.dw == 1 &&
          s.groups == 1;
 }
 
-bool winograd_preferred(const Conv2dShape& s) {
-  return winograd_applies(s) && s.c >= 128 && s.oc >= 128 && tiles_of(s).count() >= 32;
+bool winograd_preferred(const Conv2dShape& s, WinogradVariant* variant) {
+  if (!winograd_applies(s)) return false;
+  WinogradVariant v;
+  if (s.c >= 96 && s.oc >= 96 && tiles_of(s, sizes_of(WinogradVariant::F4x4)).count() >= 49) {
+    v = WinogradVariant::F4x4;
+  } else if (s.c >= 128 && s.oc >= 128 &&
+             tiles_of(s, sizes_of(WinogradVariant::F2x2)).count() >= 32) {
+    v = WinogradVariant::F2x2;
+  } else {
+    return false;
+  }
+  if (variant != nullptr) *variant = v;
+  return true;
 }
 
-size_t winograd_packed_weights_bytes(const Conv2dShape& s) {
-  return static_cast<size_t>(kPositions) * packed_a_bytes(s.oc, s.c);
+size_t winograd_packed_weights_bytes(const Conv2dShape& s, WinogradVariant v) {
+  return static_cast<size_t>(sizes_of(v).positions) * packed_a_bytes(s.oc, s.c);
 }
 
-void winograd_pack_weights(const Conv2dShape& s, const float* weights, float* out) {
+void winograd_pack_weights(const Conv2dShape& s, WinogradVariant v, const float* weights,
+                           float* out) {
+  const Sizes z = sizes_of(v);
   const size_t per_position = packed_a_bytes(s.oc, s.c) / sizeof(float);
-  std::fill(out, out + kPositions * per_position, 0.0f);  // rows past OC in the last panel
+  std::fill(out, out + z.positions * per_position, 0.0f);  // rows past OC in the last panel
   for (int64_t o = 0; o < s.oc; ++o) {
     for (int64_t c = 0; c < s.c; ++c) {
-      const float* g = weights + (o * s.c + c) * 9;
-      float t[4][3];  // G g
-      for (int q = 0; q < 3; ++q) {
-        t[0][q] = g[q];
-        t[1][q] = 0.5f * (g[q] + g[3 + q] + g[6 + q]);
-        t[2][q] = 0.5f * (g[q] - g[3 + q] + g[6 + q]);
-        t[3][q] = g[6 + q];
-      }
+      float u[kMaxPositions];
+      filter_transform(z, weights + (o * s.c + c) * 9, u);
       const size_t at = packed_a_offset(s.oc, s.c, o, c);
-      for (int r = 0; r < 4; ++r) {  // (G g) G^T
-        const float u[4] = {t[r][0], 0.5f * (t[r][0] + t[r][1] + t[r][2]),
-                            0.5f * (t[r][0] - t[r][1] + t[r][2]), t[r][2]};
-        for (int q = 0; q < 4; ++q) out[static_cast<size_t>(4 * r + q) * per_position + at] = u[q];
+      for (int64_t xi = 0; xi < z.positions; ++xi) {
+        out[static_cast<size_t>(xi) * per_position + at] = u[xi];
       }
     }
   }
 }
 
-int64_t winograd_default_chunk(const Conv2dShape& s) {
+int64_t winograd_default_chunk(const Conv2dShape& s, WinogradVariant v) {
+  const Sizes z = sizes_of(v);
   const int64_t unit = chunk_unit();
-  const int64_t per_tile = kPositions * (s.c + s.oc) * static_cast<int64_t>(sizeof(float));
+  const int64_t per_tile = z.positions * (s.c + s.oc) * static_cast<int64_t>(sizeof(float));
   const int64_t chunk = std::max(unit, kPassBytes / per_tile / unit * unit);
-  return std::min(chunk, round_up(tiles_of(s).count(), unit));
+  return std::min(chunk, round_up(tiles_of(s, z).count(), unit));
 }
 
-size_t winograd_scratch_bytes(const Conv2dShape& s, int64_t chunk) {
+size_t winograd_scratch_bytes(const Conv2dShape& s, WinogradVariant v, int64_t chunk) {
   if (!winograd_applies(s) || chunk < 0) return 0;
-  const auto padded = static_cast<size_t>(resolve_chunk(s, chunk));
-  const auto positions = static_cast<size_t>(kPositions);
+  const auto padded = static_cast<size_t>(resolve_chunk(s, v, chunk));
+  const auto positions = static_cast<size_t>(sizes_of(v).positions);
   return align_up(positions * static_cast<size_t>(s.c) * padded * sizeof(float)) +
          align_up(positions * static_cast<size_t>(s.oc) * padded * sizeof(float));
 }
 
-bool conv2d_winograd(const Conv2dShape& s, const float* input, const float* packed_weights,
-                     const GemmEpilogue& epilogue, float* output, int64_t chunk, void* scratch,
-                     const float* input_scale) {
+bool conv2d_winograd(const Conv2dShape& s, WinogradVariant variant, const float* input,
+                     const float* packed_weights, const GemmEpilogue& epilogue, float* output,
+                     int64_t chunk, void* scratch, const float* input_scale) {
   if (!winograd_applies(s) || chunk < 0 || scratch == nullptr || packed_weights == nullptr) {
     return false;
   }
+  const Sizes z = sizes_of(variant);
   const GemmTile tile = gemm_tile(active_gemm_isa());
-  const Tiles tiles = tiles_of(s);
-  const int64_t padded_chunk = resolve_chunk(s, chunk);
+  const Tiles tiles = tiles_of(s, z);
+  const int64_t padded_chunk = resolve_chunk(s, variant, chunk);
   const int64_t v_stride = s.c * padded_chunk;
   auto* v = static_cast<float*>(scratch);
   float* m =
-      v + align_up(static_cast<size_t>(kPositions * v_stride) * sizeof(float)) / sizeof(float);
+      v + align_up(static_cast<size_t>(z.positions * v_stride) * sizeof(float)) / sizeof(float);
   const size_t per_position = packed_a_bytes(s.oc, s.c) / sizeof(float);
   const int64_t in_image = s.c * s.h * s.w, out_plane = s.oh() * s.ow();
   const int64_t out_image = s.oc * out_plane;
@@ -246,11 +384,11 @@ bool conv2d_winograd(const Conv2dShape& s, const float* input, const float* pack
       // The panels of a shorter last pass are laid out for its own width (padded).
       const int64_t vs = s.c * padded, ms = s.oc * padded;
       parallel_for(s.c, [&](int64_t c) {
-        transform_inputs(s, tiles, in + c * s.h * s.w, c, t0, count, padded, tile.nr, vs,
+        transform_inputs(s, z, tiles, in + c * s.h * s.w, c, t0, count, padded, tile.nr, vs,
                          input_scale != nullptr ? input_scale[b * s.c + c] : 1.0f, v);
       });
       std::atomic<bool> ok{true};
-      parallel_for(kPositions, [&](int64_t xi) {
+      parallel_for(z.positions, [&](int64_t xi) {
         PackedMatrix a{packed_weights + static_cast<size_t>(xi) * per_position, s.oc, s.c, tile.mr};
         a.slice_major = true;
         a.depth = gemm_slice_depth();  // as packed_a_offset laid them out
@@ -262,10 +400,15 @@ bool conv2d_winograd(const Conv2dShape& s, const float* input, const float* pack
       });
       if (!ok.load()) return false;
       parallel_for(s.oc, [&](int64_t o) {
-        transform_outputs(s, tiles, m, o, t0, count, padded, ms,
-                          epilogue.bias != nullptr ? epilogue.bias[o] : 0.0f,
-                          residual != nullptr ? residual + o * out_plane : nullptr, epilogue,
-                          out + o * out_plane);
+        const float bias = epilogue.bias != nullptr ? epilogue.bias[o] : 0.0f;
+        const float* res = residual != nullptr ? residual + o * out_plane : nullptr;
+        if (z.t == 4) {
+          transform_outputs<4>(s, tiles, m, o, t0, count, padded, ms, bias, res, epilogue,
+                               out + o * out_plane);
+        } else {
+          transform_outputs<2>(s, tiles, m, o, t0, count, padded, ms, bias, res, epilogue,
+                               out + o * out_plane);
+        }
       });
     }
   }

@@ -81,8 +81,9 @@ struct NodeState {
   const float* packed = nullptr;  // packed weights (Conv2d, Linear)
   opt::PackedMatrix packed_b;     // Linear
   opt::Conv2dShape conv;          // Conv2d
-  bool winograd = false;          // Conv2d: Winograd F(2x2, 3x3) (packed: its weights)
-  int64_t block = 0;              // Conv2d: the algorithm's blocking (0: default)
+  bool winograd = false;          // Conv2d: Winograd (packed: its weights)
+  opt::WinogradVariant variant = opt::WinogradVariant::F2x2;  // Conv2d with winograd: which
+  int64_t block = 0;  // Conv2d: the algorithm's blocking (0: default)
   opt::DepthwisePath depthwise_path = opt::DepthwisePath::Auto;  // Conv2d, depthwise
   int64_t m = 0, n = 0, k = 0;                                   // Linear, BatchMatMul
   int64_t batch = 0;                                             // BatchMatMul
@@ -412,11 +413,11 @@ Error prepare_node(Handle& h, NodeState& st, MemoryAllocator& alloc, size_t* scr
                 "must not be depthwise)");
       const fb::ConvAlgorithm algorithm = n->algorithm();
       const char* name = n->name() != nullptr ? n->name()->c_str() : "";
-      CPU_CHECK(algorithm <= fb::ConvAlgorithm::DepthwiseFlat && n->block() >= 0,
-                Error::InvalidProgram, "PtecCpuBackend: Conv2d '%s' has an unknown algorithm",
-                name);
-      CPU_CHECK(algorithm != fb::ConvAlgorithm::Winograd || opt::winograd_applies(s),
-                Error::InvalidProgram,
+      CPU_CHECK(algorithm <= fb::ConvAlgorithm::MAX && n->block() >= 0, Error::InvalidProgram,
+                "PtecCpuBackend: Conv2d '%s' has an unknown algorithm", name);
+      const bool winograd_choice =
+          algorithm == fb::ConvAlgorithm::Winograd || algorithm == fb::ConvAlgorithm::Winograd4x4;
+      CPU_CHECK(!winograd_choice || opt::winograd_applies(s), Error::InvalidProgram,
                 "PtecCpuBackend: Conv2d '%s' asks for Winograd, which computes 3x3 stride-1 "
                 "undilated ungrouped convolutions only",
                 name);
@@ -433,24 +434,29 @@ Error prepare_node(Handle& h, NodeState& st, MemoryAllocator& alloc, size_t* scr
                           : algorithm == fb::ConvAlgorithm::DepthwiseFlat
                               ? opt::DepthwisePath::Flat
                               : opt::DepthwisePath::Auto;
-      st.winograd = algorithm == fb::ConvAlgorithm::Winograd ||
-                    (algorithm == fb::ConvAlgorithm::Auto && opt::winograd_preferred(s));
+      st.winograd = winograd_choice || (algorithm == fb::ConvAlgorithm::Auto &&
+                                        opt::winograd_preferred(s, &st.variant));
+      if (winograd_choice) {
+        st.variant = algorithm == fb::ConvAlgorithm::Winograd4x4 ? opt::WinogradVariant::F4x4
+                                                                 : opt::WinogradVariant::F2x2;
+      }
       st.block = n->block();
-      const size_t bytes =
-          st.winograd ? opt::winograd_packed_weights_bytes(s) : opt::conv2d_packed_weights_bytes(s);
+      const size_t bytes = st.winograd ? opt::winograd_packed_weights_bytes(s, st.variant)
+                                       : opt::conv2d_packed_weights_bytes(s);
       if (bytes > 0) {
         auto* packed = static_cast<float*>(alloc.allocate(bytes, kAlign));
         CPU_CHECK(packed != nullptr, Error::MemoryAllocationFailed,
                   "PtecCpuBackend: no memory for %zu bytes of packed weights", bytes);
         if (st.winograd) {
-          opt::winograd_pack_weights(s, w->data, packed);
+          opt::winograd_pack_weights(s, st.variant, w->data, packed);
         } else {
           opt::conv2d_pack_weights(s, w->data, packed);
         }
         st.packed = packed;
       }
-      *scratch = std::max(*scratch, st.winograd ? opt::winograd_scratch_bytes(s, st.block)
-                                                : opt::conv2d_scratch_bytes(s, true));
+      *scratch =
+          std::max(*scratch, st.winograd ? opt::winograd_scratch_bytes(s, st.variant, st.block)
+                                         : opt::conv2d_scratch_bytes(s, true));
       return Error::Ok;
     }
     case fb::NodeKind::Linear: {
@@ -1067,10 +1073,11 @@ Error run_node(Handle& h, const NodeState& st, runtime::BackendExecutionContext&
       e.clamp_min = n->clamp_min();
       e.clamp_max = n->clamp_max();
       const float* scale = slot(4) != nullptr ? slot(4)->data : nullptr;
-      const bool ok = st.winograd ? opt::conv2d_winograd(st.conv, slot(0)->data, st.packed, e,
-                                                         out.data, st.block, h.scratch, scale)
-                                  : opt::conv2d(st.conv, slot(0)->data, slot(1)->data, st.packed, e,
-                                                out.data, h.scratch, scale, st.depthwise_path);
+      const bool ok = st.winograd
+                          ? opt::conv2d_winograd(st.conv, st.variant, slot(0)->data, st.packed, e,
+                                                 out.data, st.block, h.scratch, scale)
+                          : opt::conv2d(st.conv, slot(0)->data, slot(1)->data, st.packed, e,
+                                        out.data, h.scratch, scale, st.depthwise_path);
       return ok ? Error::Ok : Error::Internal;
     }
     case fb::NodeKind::Linear: {

@@ -86,8 +86,7 @@ TEST_F(CpuBackendOps, ConvolutionShapesAndFusedActivations) {
       {{1, 5, 6, 7}, 10, {5, 3}, {1, 2}, {3, 4}, {2, 1}, 5, false, "aten::gelu"},
       // Larger channel counts with remainders against every microkernel width.
       {{1, 37, 10, 6}, 45, {3, 3}, {1, 1}, {1, 1}, {1, 1}, 1, true, "aten::clamp"},
-      // 3x3 stride 1 with >= 16 channels and >= 32 output tiles: Winograd F(2x2, 3x3) by
-      // default; odd sizes (partial tiles), batch 2.
+      // 3x3 stride 1, odd sizes, batch 2.
       {{2, 19, 13, 11}, 21, {3, 3}, {1, 1}, {1, 1}, {1, 1}, 1, true, "aten::relu"},
       {{1, 16, 16, 16}, 24, {3, 3}, {1, 1}, {0, 0}, {1, 1}, 1, false, "aten::sigmoid"},
   };
@@ -100,6 +99,21 @@ TEST_F(CpuBackendOps, ConvolutionShapesAndFusedActivations) {
     EXPECT_EQ(expect_same([&] { return conv_program(c); }, {c.input}), 1u);
     // The activation is fused into the convolution: one node in the blob.
     EXPECT_EQ(blob_kinds(conv_program(c)), std::vector<K>{K::Conv2d});
+  }
+}
+
+// 3x3 stride-1 convolutions of the sizes the runtime computes with Winograd by default:
+// F(4x4, 3x3) at 96 channels on 28x28 (odd size 27: partial tiles; batch 2), F(2x2, 3x3) at 128
+// channels on 14x14. F(4x4)'s transforms scale by up to 8 and its weights by 1/24: its rounding
+// error over 864 products is within 1e-3 x max(1, |ref|) (kernels/optimized/conv2d_winograd.h).
+TEST_F(CpuBackendOps, ConvolutionsOfWinogradSizes) {
+  const std::vector<std::pair<ConvCase, double>> cases = {
+      {{{2, 96, 27, 27}, 96, {3, 3}, {1, 1}, {1, 1}, {1, 1}, 1, true, "aten::relu"}, 1e-3},
+      {{{1, 128, 14, 14}, 128, {3, 3}, {1, 1}, {1, 1}, {1, 1}, 1, true, ""}, 1e-4},
+  };
+  for (const auto& [c, tolerance] : cases) {
+    SCOPED_TRACE(::testing::PrintToString(c.input));
+    EXPECT_EQ(expect_same([&] { return conv_program(c); }, {c.input}, tolerance), 1u);
   }
 }
 

@@ -482,12 +482,20 @@ TEST_F(CpuBackend, ConvolutionAlgorithmOfTheBlobIsCheckedAtInit) {
               }
             }),
             Error::Ok);
-  // Winograd for the depthwise stride-2 convolution, an unknown algorithm or a negative
-  // blocking: InvalidProgram.
   EXPECT_EQ(init_edited([](ptec_cpu_fb::NodeT& n) {
-              if (n.kind == ptec_cpu_fb::NodeKind::Conv2d) n.algorithm = ConvAlgorithm::Winograd;
+              const bool three_by_three_s1 =
+                  n.kind == ptec_cpu_fb::NodeKind::Conv2d && n.ints[0] == 1 && n.ints[6] == 1;
+              if (three_by_three_s1) n.algorithm = ConvAlgorithm::Winograd4x4;
             }),
-            Error::InvalidProgram);
+            Error::Ok);
+  // Winograd (either variant) for the depthwise stride-2 convolution, an unknown algorithm or a
+  // negative blocking: InvalidProgram.
+  for (ConvAlgorithm winograd : {ConvAlgorithm::Winograd, ConvAlgorithm::Winograd4x4}) {
+    EXPECT_EQ(init_edited([&](ptec_cpu_fb::NodeT& n) {
+                if (n.kind == ptec_cpu_fb::NodeKind::Conv2d) n.algorithm = winograd;
+              }),
+              Error::InvalidProgram);
+  }
   EXPECT_EQ(init_edited([](ptec_cpu_fb::NodeT& n) {
               if (n.kind == ptec_cpu_fb::NodeKind::Conv2d) n.algorithm = ConvAlgorithm(7);
             }),

@@ -100,9 +100,11 @@ class CpuBackendTest : public ::testing::Test {
     return n;
   }
 
-  // Lowered and portable runs of `build()`'s program agree; returns the number of delegates.
+  // Lowered and portable runs of `build()`'s program agree within `tolerance` x max(1, |ref|)
+  // per element; returns the number of delegates.
   static size_t expect_same(const std::function<ir::ExportedProgram()>& build,
-                            const std::vector<std::vector<int64_t>>& input_sizes) {
+                            const std::vector<std::vector<int64_t>>& input_sizes,
+                            double tolerance = 1e-4) {
     std::vector<runtime::OwnedTensor> owned;
     owned.reserve(input_sizes.size());
     std::vector<runtime::OwnedTensor*> inputs;
@@ -120,8 +122,9 @@ class CpuBackendTest : public ::testing::Test {
     EXPECT_EQ(got.size(), ref.size());
     EXPECT_FALSE(ref.empty());
     for (size_t i = 0; i < std::min(got.size(), ref.size()); ++i) {
-      EXPECT_NEAR(got[i], ref[i], 1e-4 * std::max(1.0f, std::fabs(ref[i]))) << "at " << i;
-      if (std::fabs(got[i] - ref[i]) > 1e-4 * std::max(1.0f, std::fabs(ref[i]))) break;
+      const double tol = tolerance * std::max(1.0f, std::fabs(ref[i]));
+      EXPECT_NEAR(got[i], ref[i], tol) << "at " << i;
+      if (std::fabs(got[i] - ref[i]) > tol) break;
     }
     return count_delegates(build());
   }

@@ -168,8 +168,9 @@ kernels::optimized::Conv2dShape conv_shape(const fb::Graph* g, const fb::Node* n
 }
 
 // The implementations worth timing for node `n`: for a convolution Winograd computes, im2col +
-// GEMM and Winograd at its default pass size, half of it and twice it; else only the default.
-// The first is what the runtime would choose by itself (Auto), which the others must beat.
+// GEMM and each Winograd variant at its default pass size, half of it and twice it; else only
+// the default. The first is what the runtime would choose by itself (Auto), which the others
+// must beat.
 std::vector<NodeSetting> candidate_algorithms(const fb::Graph* g, const fb::Node* n) {
   namespace opt = kernels::optimized;
   if (n->kind() != fb::NodeKind::Conv2d) return {NodeSetting{}};
@@ -179,18 +180,35 @@ std::vector<NodeSetting> candidate_algorithms(const fb::Graph* g, const fb::Node
     if (!opt::depthwise_flat_applies(s)) return {rows};
     return {NodeSetting{0, fb::ConvAlgorithm::DepthwiseFlat, 0}, rows};
   }
-  if (!opt::winograd_applies(s)) return {NodeSetting{0, fb::ConvAlgorithm::Gemm, 0}};
-  const int64_t chunk = opt::winograd_default_chunk(s);
-  const int64_t unit = std::max<int64_t>(opt::gemm_tile(opt::active_gemm_isa()).nr, 16);
-  const int64_t all = ((s.oh() + 1) / 2 * ((s.ow() + 1) / 2) + unit - 1) / unit * unit;
   const NodeSetting gemm{0, fb::ConvAlgorithm::Gemm, 0};
-  const NodeSetting winograd{0, fb::ConvAlgorithm::Winograd, chunk};
+  if (!opt::winograd_applies(s)) return {gemm};
+  const int64_t unit = std::max<int64_t>(opt::gemm_tile(opt::active_gemm_isa()).nr, 16);
+  // Variant v at its default pass size, half of it and twice it (at most all of its tiles).
+  auto passes = [&](opt::WinogradVariant v) {
+    const fb::ConvAlgorithm algorithm = v == opt::WinogradVariant::F4x4
+                                            ? fb::ConvAlgorithm::Winograd4x4
+                                            : fb::ConvAlgorithm::Winograd;
+    const int64_t t = v == opt::WinogradVariant::F4x4 ? 4 : 2;
+    const int64_t chunk = opt::winograd_default_chunk(s, v);
+    const int64_t all = ((s.oh() + t - 1) / t * ((s.ow() + t - 1) / t) + unit - 1) / unit * unit;
+    return std::vector<NodeSetting>{
+        NodeSetting{0, algorithm, chunk},
+        NodeSetting{0, algorithm, std::max(unit, chunk / 2 / unit * unit)},
+        NodeSetting{0, algorithm, std::min(all, 2 * chunk)}};
+  };
+  const auto f2 = passes(opt::WinogradVariant::F2x2);
+  const auto f4 = passes(opt::WinogradVariant::F4x4);
+  opt::WinogradVariant preferred{};
   std::vector<NodeSetting> out;
-  out.push_back(opt::winograd_preferred(s) ? winograd : gemm);
-  for (const NodeSetting& c :
-       {gemm, winograd,
-        NodeSetting{0, fb::ConvAlgorithm::Winograd, std::max(unit, chunk / 2 / unit * unit)},
-        NodeSetting{0, fb::ConvAlgorithm::Winograd, std::min(all, 2 * chunk)}}) {
+  if (!opt::winograd_preferred(s, &preferred)) {
+    out.push_back(gemm);
+  } else {
+    out.push_back(preferred == opt::WinogradVariant::F4x4 ? f4[0] : f2[0]);
+  }
+  std::vector<NodeSetting> all{gemm};
+  all.insert(all.end(), f2.begin(), f2.end());
+  all.insert(all.end(), f4.begin(), f4.end());
+  for (const NodeSetting& c : all) {
     if (std::find(out.begin(), out.end(), c) == out.end()) out.push_back(c);
   }
   return out;
@@ -199,7 +217,8 @@ std::vector<NodeSetting> candidate_algorithms(const fb::Graph* g, const fb::Node
 std::string describe(fb::NodeKind kind, const NodeSetting& s, bool autotune) {
   std::string out = fb::EnumNameNodeKind(kind);
   if (kind == fb::NodeKind::Conv2d && s.algorithm != fb::ConvAlgorithm::Auto) {
-    const char* names[] = {"auto", "gemm", "winograd", "depthwise_rows", "depthwise_flat"};
+    const char* names[] = {"auto",           "gemm",           "winograd",
+                           "depthwise_rows", "depthwise_flat", "winograd4x4"};
     out += fmt::format("; algorithm={}", names[static_cast<int>(s.algorithm)]);
     if (s.block > 0) out += fmt::format("; block={}", s.block);
   }

@@ -262,7 +262,7 @@ TEST_F(EngineCompileTest, AutotuneRecordsAThreadAndAlgorithmChoicePerNodeInThePl
     EXPECT_NE(choice.find(fmt::format("threads={}", threads)), std::string::npos) << choice;
     EXPECT_NE(choice.find(ptec_cpu_fb::EnumNameNodeKind(node->kind())), std::string::npos);
     // Convolutions get the measured algorithm: the 3x3 stride-1 ones im2col + GEMM or
-    // Winograd, the depthwise one a depthwise path.
+    // Winograd F(2x2) or F(4x4), the depthwise one a depthwise path.
     if (node->kind() == ptec_cpu_fb::NodeKind::Conv2d) {
       ++convolutions;
       const bool depthwise = node->ints()->Get(6) > 1;
@@ -270,8 +270,11 @@ TEST_F(EngineCompileTest, AutotuneRecordsAThreadAndAlgorithmChoicePerNodeInThePl
       if (depthwise) {  // stride 2: the row path is its only one
         EXPECT_EQ(node->algorithm(), ptec_cpu_fb::ConvAlgorithm::DepthwiseRows) << choice;
       }
-      const bool winograd = node->algorithm() == ptec_cpu_fb::ConvAlgorithm::Winograd;
-      EXPECT_NE(choice.find(winograd    ? "algorithm=winograd; block="
+      const bool winograd = node->algorithm() == ptec_cpu_fb::ConvAlgorithm::Winograd ||
+                            node->algorithm() == ptec_cpu_fb::ConvAlgorithm::Winograd4x4;
+      const bool f4 = node->algorithm() == ptec_cpu_fb::ConvAlgorithm::Winograd4x4;
+      EXPECT_NE(choice.find(f4          ? "algorithm=winograd4x4; block="
+                            : winograd  ? "algorithm=winograd; block="
                             : depthwise ? "algorithm=depthwise_rows"
                                         : "algorithm=gemm"),
                 std::string::npos)

@@ -244,12 +244,16 @@ TEST_P(Conv2d, InputScaleEqualsConvolvingTheScaledInput) {
         << describe(s);
     for (size_t i = 0; i < got.size(); ++i) ASSERT_NEAR(got[i], want[i], 1e-5) << describe(s);
     if (!winograd_applies(s)) continue;
-    Aligned wpacked(winograd_packed_weights_bytes(s));
-    winograd_pack_weights(s, w.data(), wpacked.ptr);
-    Aligned wscratch(winograd_scratch_bytes(s, 0));
-    ASSERT_TRUE(
-        conv2d_winograd(s, in.data(), wpacked.ptr, {}, got.data(), 0, wscratch.ptr, scale.data()));
-    for (size_t i = 0; i < got.size(); ++i) ASSERT_NEAR(got[i], want[i], 1e-4) << describe(s);
+    for (WinogradVariant v : {WinogradVariant::F2x2, WinogradVariant::F4x4}) {
+      Aligned wpacked(winograd_packed_weights_bytes(s, v));
+      winograd_pack_weights(s, v, w.data(), wpacked.ptr);
+      Aligned wscratch(winograd_scratch_bytes(s, v, 0));
+      ASSERT_TRUE(conv2d_winograd(s, v, in.data(), wpacked.ptr, {}, got.data(), 0, wscratch.ptr,
+                                  scale.data()));
+      for (size_t i = 0; i < got.size(); ++i) {
+        ASSERT_NEAR(got[i], want[i], 1e-3) << describe(s) << " " << to_string(v);
+      }
+    }
   }
   const Conv2dShape depthwise = shape(1, 4, 6, 6, 4, 3, 1, 1, 1, 4);
   std::vector<float> buf(1024, 1.0f);
@@ -257,9 +261,20 @@ TEST_P(Conv2d, InputScaleEqualsConvolvingTheScaledInput) {
       conv2d(depthwise, buf.data(), buf.data(), nullptr, {}, buf.data(), nullptr, buf.data()));
 }
 
-// Winograd F(2x2, 3x3) against the direct reference: odd and even output sizes (partial tiles),
-// padding 0 / 1 / larger than the kernel, batch 2, channel counts that are not multiples of the
-// microkernel's panels, several passes with the last one partial, and chosen chunks.
+// Every case once per Winograd variant.
+template <typename Case>
+std::vector<std::pair<Case, WinogradVariant>> cases_by_variant(const std::vector<Case>& cases) {
+  std::vector<std::pair<Case, WinogradVariant>> out;
+  for (const Case& c : cases) {
+    for (WinogradVariant v : {WinogradVariant::F2x2, WinogradVariant::F4x4}) out.push_back({c, v});
+  }
+  return out;
+}
+
+// Winograd F(2x2, 3x3) and F(4x4, 3x3) against the direct reference: odd and even output sizes
+// (partial tiles), padding 0 / 1 / larger than the kernel, batch 2, channel counts that are not
+// multiples of the microkernel's panels, several passes with the last one partial, and chosen
+// chunks.
 TEST_P(Conv2d, WinogradMatchesDirectReference) {
   struct Case {
     Conv2dShape s;
@@ -276,7 +291,7 @@ TEST_P(Conv2d, WinogradMatchesDirectReference) {
       {shape(1, 17, 23, 19, 33, 3, 1, 1), 20},      // a chunk that is not a multiple of nr
       {shape(1, 17, 23, 19, 33, 3, 1, 1), 100000},  // larger than the image: one pass
   };
-  for (const Case& c : cases) {
+  for (const auto& [c, v] : cases_by_variant(cases)) {
     const Conv2dShape& s = c.s;
     ASSERT_TRUE(winograd_applies(s)) << describe(s);
     const auto in = random_vector(s.n * s.c * s.h * s.w, 1);
@@ -284,11 +299,11 @@ TEST_P(Conv2d, WinogradMatchesDirectReference) {
     const auto bias = random_vector(s.oc, 3);
     const int64_t out_numel = s.n * s.oc * s.oh() * s.ow();
     const auto residual = random_vector(out_numel, 4);
-    Aligned packed(winograd_packed_weights_bytes(s));
-    winograd_pack_weights(s, w.data(), packed.ptr);
-    Aligned scratch(winograd_scratch_bytes(s, c.chunk));
-    for (int variant = 0; variant < 2; ++variant) {
-      const bool fused = variant == 1;  // bias + residual + relu
+    Aligned packed(winograd_packed_weights_bytes(s, v));
+    winograd_pack_weights(s, v, w.data(), packed.ptr);
+    Aligned scratch(winograd_scratch_bytes(s, v, c.chunk));
+    for (int epilogue = 0; epilogue < 2; ++epilogue) {
+      const bool fused = epilogue == 1;  // bias + residual + relu
       GemmEpilogue e;
       if (fused) {
         e.bias = bias.data();
@@ -296,15 +311,17 @@ TEST_P(Conv2d, WinogradMatchesDirectReference) {
         e.activation = Activation::Relu;
       }
       std::vector<float> out(static_cast<size_t>(out_numel), 99.0f);
-      ASSERT_TRUE(conv2d_winograd(s, in.data(), packed.ptr, e, out.data(), c.chunk, scratch.ptr))
+      ASSERT_TRUE(conv2d_winograd(s, v, in.data(), packed.ptr, e, out.data(), c.chunk, scratch.ptr))
           << describe(s);
       const auto ref = reference(s, in, w, fused ? bias : std::vector<float>{},
                                  fused ? residual : std::vector<float>{}, fused);
-      // |error| grows with the number of products summed: 1e-4 per 9 x C terms of size <= 1.
-      const double tol = 1e-5 * static_cast<double>(9 * s.c);
+      // |error| grows with the number of products summed: F(2x2) 1e-4 per 9 x C terms of size
+      // <= 1, F(4x4) (transforms scaling by up to 8, weights by 1/24) ten times that.
+      const double per_term = v == WinogradVariant::F4x4 ? 1e-4 : 1e-5;
+      const double tol = per_term * static_cast<double>(9 * s.c);
       for (size_t i = 0; i < out.size(); ++i) {
-        ASSERT_NEAR(out[i], ref[i], tol)
-            << describe(s) << " chunk " << c.chunk << (fused ? " fused" : "") << " at " << i;
+        ASSERT_NEAR(out[i], ref[i], tol) << describe(s) << " " << to_string(v) << " chunk "
+                                         << c.chunk << (fused ? " fused" : "") << " at " << i;
       }
     }
   }
@@ -318,12 +335,34 @@ TEST_P(Conv2d, WinogradRefusesShapesItDoesNotCompute) {
                                shape(1, 6, 8, 8, 4, 3, 1, 1, 1, 2), shape(1, 3, 9, 9, 8, 5, 1, 2),
                                shape(1, 3, 9, 9, 8, 1, 1, 0)}) {
     EXPECT_FALSE(winograd_applies(s)) << describe(s);
-    EXPECT_EQ(winograd_scratch_bytes(s, 0), 0u) << describe(s);
-    EXPECT_FALSE(conv2d_winograd(s, buf.data(), buf.data(), {}, buf.data(), 0, buf.data()))
-        << describe(s);
+    EXPECT_FALSE(winograd_preferred(s)) << describe(s);
+    for (WinogradVariant v : {WinogradVariant::F2x2, WinogradVariant::F4x4}) {
+      EXPECT_EQ(winograd_scratch_bytes(s, v, 0), 0u) << describe(s);
+      EXPECT_FALSE(conv2d_winograd(s, v, buf.data(), buf.data(), {}, buf.data(), 0, buf.data()))
+          << describe(s);
+    }
   }
-  EXPECT_FALSE(conv2d_winograd(ok, buf.data(), buf.data(), {}, buf.data(), 0, nullptr));
-  EXPECT_FALSE(conv2d_winograd(ok, buf.data(), buf.data(), {}, buf.data(), -1, buf.data()));
+  for (WinogradVariant v : {WinogradVariant::F2x2, WinogradVariant::F4x4}) {
+    EXPECT_FALSE(conv2d_winograd(ok, v, buf.data(), buf.data(), {}, buf.data(), 0, nullptr));
+    EXPECT_FALSE(conv2d_winograd(ok, v, buf.data(), buf.data(), {}, buf.data(), -1, buf.data()));
+  }
+}
+
+// The default choice follows the measured thresholds: F(4x4) from 96 channels and 7 x 7 of its
+// tiles, F(2x2) from 128 channels and 32 of its tiles, else the direct convolution.
+TEST(WinogradPreferred, PicksTheVariantByChannelsAndTiles) {
+  auto pick = [](int64_t c, int64_t hw, int64_t oc) {
+    const Conv2dShape s = shape(1, c, hw, hw, oc, 3, 1, 1);
+    WinogradVariant v = WinogradVariant::F2x2;
+    if (!winograd_preferred(s, &v)) return std::string("direct");
+    return std::string(to_string(v));
+  };
+  EXPECT_EQ(pick(128, 28, 128), "F(4x4, 3x3)");
+  EXPECT_EQ(pick(96, 28, 96), "F(4x4, 3x3)");
+  EXPECT_EQ(pick(256, 14, 256), "F(2x2, 3x3)");
+  EXPECT_EQ(pick(512, 7, 512), "direct");
+  EXPECT_EQ(pick(64, 56, 64), "direct");
+  EXPECT_EQ(pick(96, 14, 96), "direct");  // too few channels for F(2x2), too few tiles for F(4x4)
 }
 
 INSTANTIATE_TEST_SUITE_P(IsaThreads, Conv2d,
