@@ -4,6 +4,7 @@
 #include <atomic>
 #include <cmath>
 #include <cstring>
+#include <limits>
 
 #include "kernels/optimized/conv2d_direct.h"
 #include "kernels/optimized/threadpool.h"
@@ -102,28 +103,87 @@ inline void axpy_strided(float* dst, const float* row, int64_t off, float wv, in
   }
 }
 
-// Output columns [lo, hi) of a row whose K x K window lies inside the input, bias included:
-// every tap in one pass, the kernel size and stride compile-time constants (the loop over ox
-// vectorizes, the taps unroll). rows[ky] is input row ky of the window.
+// What depthwise_interior applies to its outputs before storing them: + residual[ox] (null:
+// none), then max(v, lo) (Relu: `relu`, NaN gives 0) or min(max(v, lo), hi) (Clamp; +-inf
+// for no activation), as activate() does.
+struct RowEpilogue {
+  const float* residual = nullptr;
+  bool relu = false;
+  float lo = 0.0f, hi = 0.0f;
+};
+
+// 16 floats as one GCC vector: each target_clones clone compiles its operations to its ISA's
+// vectors (one AVX-512 register, two AVX ones, four SSE ones). Helpers pass one by reference,
+// never by value, so that no vector calling convention is involved.
+using Float16 = float __attribute__((vector_size(64)));
+
+// v = p[0], p[S], ..., p[15 S] for S = 1 or 2 (at stride 2: p[0, 16) and p[15, 31) shuffled to
+// their even elements, so nothing past p[30] is read).
+template <int S>
+__attribute__((always_inline)) inline void load16(Float16& v, const float* p) {
+  if constexpr (S == 1) {
+    std::memcpy(&v, p, sizeof(v));
+  } else {
+    using Index16 = int __attribute__((vector_size(64)));
+    constexpr Index16 kEven = {0, 2, 4, 6, 8, 10, 12, 14, 17, 19, 21, 23, 25, 27, 29, 31};
+    Float16 a, b;
+    std::memcpy(&a, p, sizeof(a));
+    std::memcpy(&b, p + 15, sizeof(b));
+    v = __builtin_shuffle(a, b, kEven);
+  }
+}
+
+// Output columns [lo, hi) of a row whose K x K window lies inside the input (undilated), bias
+// and `e` included: every tap in one pass over blocks of 16 outputs held in one vector, the
+// kernel size and stride compile-time constants; a last partial block is the block ending at
+// hi, computed again over outputs it shares with the one before (at least 16 columns), else
+// column by column. rows[ky] is input row ky of the window.
 template <int K, int S>
 __attribute__((always_inline)) inline void depthwise_interior(float* dst, const float* const* rows,
                                                               const float* w, float bias,
                                                               int64_t lo, int64_t hi, int64_t off,
-                                                              int64_t dw) {
-  float wl[K * K];
-  for (int i = 0; i < K * K; ++i) wl[i] = w[i];
-  // Input column of output lo's first tap (>= 0: lo is an inside column).
+                                                              const RowEpilogue& e) {
+  constexpr int64_t kBlock = 16;
   const float* r[K];
-  for (int ky = 0; ky < K; ++ky) r[ky] = rows[ky] + (lo * S + off);
-  float* __restrict d = dst + lo;
-  for (int64_t j = 0; j < hi - lo; ++j) {
-    float acc = bias;
-#pragma GCC unroll 5
+  for (int ky = 0; ky < K; ++ky) r[ky] = rows[ky] + off;
+  const Float16 lo_v = Float16{} + e.lo, hi_v = Float16{} + e.hi, zero = Float16{};
+  auto block = [&](int64_t o0) {  // outputs [o0, o0 + kBlock)
+    Float16 acc = Float16{} + bias;
     for (int ky = 0; ky < K; ++ky) {
-#pragma GCC unroll 5
-      for (int kx = 0; kx < K; ++kx) acc += wl[ky * K + kx] * r[ky][j * S + kx * dw];
+      const float* src = r[ky] + o0 * S;
+      for (int kx = 0; kx < K; ++kx) {
+        Float16 x;
+        load16<S>(x, src + kx);
+        acc += w[ky * K + kx] * x;
+      }
     }
-    d[j] = acc;
+    if (e.residual != nullptr) {
+      Float16 res;
+      load16<1>(res, e.residual + o0);
+      acc += res;
+    }
+    if (e.relu) {
+      acc = acc > zero ? acc : zero;
+    } else {
+      acc = acc < lo_v ? lo_v : acc;  // max(acc, lo): NaN passes
+      acc = hi_v < acc ? hi_v : acc;  // min(acc, hi)
+    }
+    std::memcpy(dst + o0, &acc, sizeof(acc));
+  };
+  int64_t ox = lo;
+  for (; ox + kBlock <= hi; ox += kBlock) block(ox);
+  if (ox == hi) return;
+  if (hi - lo >= kBlock) {
+    block(hi - kBlock);
+    return;
+  }
+  for (; ox < hi; ++ox) {
+    float acc = bias;
+    for (int ky = 0; ky < K; ++ky) {
+      for (int kx = 0; kx < K; ++kx) acc += w[ky * K + kx] * r[ky][ox * S + kx];
+    }
+    if (e.residual != nullptr) acc += e.residual[ox];
+    dst[ox] = e.relu ? (acc > 0.0f ? acc : 0.0f) : std::min(std::max(acc, e.lo), e.hi);
   }
 }
 
@@ -192,9 +252,9 @@ __attribute__((always_inline)) inline void depthwise_flat(const Conv2dShape& s, 
     if (r < g.rows && iy >= 0 && iy < s.h) {
       std::memcpy(row + s.pw, in + iy * s.w, static_cast<size_t>(s.w) * sizeof(float));
     }
-    for (int64_t px = 0; px < st && st > 1; ++px) {
-      float* dst = phases + (py * st + px) * g.phase_rows * g.q + y * g.q;
-      for (int64_t x = 0; x < g.q; ++x) dst[x] = row[x * st + px];
+    for (int64_t px = 0; px < st && st > 1; ++px) {  // st == 2: a constant stride vectorizes
+      float* dst = phases + (py * 2 + px) * g.phase_rows * g.q + y * g.q;
+      for (int64_t x = 0; x < g.q; ++x) dst[x] = row[2 * x + px];
     }
   }
   float wl[K * K];
@@ -249,24 +309,51 @@ __attribute__((target_clones("avx512f", "avx2", "default"))) void depthwise_plan
   const ColumnRange inside = columns_with_all_taps_inside(s.pw, s.sw, s.dw, s.kw, s.w, ow);
   const int64_t in_lo = inside.lo, in_hi = inside.hi;
   // The fused path's kernel (called directly, so that each clone inlines its own copy).
-  const int64_t interior =
-      s.kh == s.kw && (s.kh == 3 || s.kh == 5) && (s.sw == 1 || s.sw == 2) && in_lo < in_hi
-          ? s.kh * 10 + s.sw
-          : 0;
+  const int64_t interior = s.kh == s.kw && (s.kh == 3 || s.kh == 5) && (s.sw == 1 || s.sw == 2) &&
+                                   s.dh == 1 && s.dw == 1 && in_lo < in_hi
+                               ? s.kh * 10 + s.sw
+                               : 0;
+  // The clamp activations (and none) run inside that kernel with the residual; the others after
+  // the row is complete.
+  const bool fused = e.activation == Activation::None || e.activation == Activation::Relu ||
+                     e.activation == Activation::Clamp;
+  RowEpilogue row_epilogue;
+  row_epilogue.relu = e.activation == Activation::Relu;
+  row_epilogue.lo = e.activation == Activation::Clamp ? e.clamp_min
+                    : row_epilogue.relu               ? 0.0f
+                                                      : -std::numeric_limits<float>::infinity();
+  row_epilogue.hi =
+      e.activation == Activation::Clamp ? e.clamp_max : std::numeric_limits<float>::infinity();
   for (int64_t oy = 0; oy < oh; ++oy) {
     float* dst = out + oy * ow;
     const int64_t iy0 = oy * s.sh - s.ph;
     if (interior != 0 && iy0 >= 0 && iy0 + (s.kh - 1) * s.dh < s.h) {
       const float* rows[5] = {};
       for (int64_t ky = 0; ky < s.kh; ++ky) rows[ky] = in + (iy0 + ky * s.dh) * s.w;
+      RowEpilogue re;  // none unless fused
+      re.lo = -std::numeric_limits<float>::infinity();
+      re.hi = std::numeric_limits<float>::infinity();
+      if (fused) {
+        re = row_epilogue;
+        re.residual = residual != nullptr ? residual + oy * ow : nullptr;
+      }
       switch (interior) {
-        case 31: depthwise_interior<3, 1>(dst, rows, w, bias, in_lo, in_hi, -s.pw, s.dw); break;
-        case 32: depthwise_interior<3, 2>(dst, rows, w, bias, in_lo, in_hi, -s.pw, s.dw); break;
-        case 51: depthwise_interior<5, 1>(dst, rows, w, bias, in_lo, in_hi, -s.pw, s.dw); break;
-        default: depthwise_interior<5, 2>(dst, rows, w, bias, in_lo, in_hi, -s.pw, s.dw); break;
+        case 31: depthwise_interior<3, 1>(dst, rows, w, bias, in_lo, in_hi, -s.pw, re); break;
+        case 32: depthwise_interior<3, 2>(dst, rows, w, bias, in_lo, in_hi, -s.pw, re); break;
+        case 51: depthwise_interior<5, 1>(dst, rows, w, bias, in_lo, in_hi, -s.pw, re); break;
+        default: depthwise_interior<5, 2>(dst, rows, w, bias, in_lo, in_hi, -s.pw, re); break;
       }
       for (int64_t ox = 0; ox < in_lo; ++ox) dst[ox] = depthwise_pixel(s, in, w, bias, oy, ox);
       for (int64_t ox = in_hi; ox < ow; ++ox) dst[ox] = depthwise_pixel(s, in, w, bias, oy, ox);
+      if (fused) {  // the edge columns' residual and activation
+        auto edge = [&](int64_t ox) {
+          const float v = re.residual != nullptr ? dst[ox] + re.residual[ox] : dst[ox];
+          dst[ox] = activate(v, e.activation, e.clamp_min, e.clamp_max);
+        };
+        for (int64_t ox = 0; ox < in_lo; ++ox) edge(ox);
+        for (int64_t ox = in_hi; ox < ow; ++ox) edge(ox);
+        continue;
+      }
     } else {
       for (int64_t ox = 0; ox < ow; ++ox) dst[ox] = bias;
       for (int64_t ky = 0; ky < s.kh; ++ky) {

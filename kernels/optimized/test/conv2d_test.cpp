@@ -220,6 +220,48 @@ TEST_P(Conv2d, DepthwisePathsAgree) {
   }
 }
 
+// The depthwise paths apply bias, residual and the clamp activations as activate() does, NaN
+// included (Relu gives 0, Clamp passes it), on rows of whole 16-output blocks, a last block that
+// overlaps the one before, fewer than 16 inside columns, and at stride 2.
+TEST_P(Conv2d, DepthwiseEpilogueTreatsNaNAsActivateDoes) {
+  for (const Conv2dShape& s :
+       {shape(1, 3, 6, 70, 3, 3, 1, 1, 1, 3), shape(1, 2, 7, 43, 2, 3, 1, 1, 1, 2),
+        shape(1, 2, 9, 12, 2, 5, 1, 2, 1, 2), shape(1, 3, 8, 75, 3, 3, 2, 1, 1, 3)}) {
+    auto in = random_vector(s.n * s.c * s.h * s.w, 5);
+    in[static_cast<size_t>(s.h / 2 * s.w + s.w / 2)] = std::numeric_limits<float>::quiet_NaN();
+    const auto w = random_vector(s.oc * s.kh * s.kw, 6);
+    const auto bias = random_vector(s.oc, 7);
+    const int64_t out_numel = s.n * s.oc * s.oh() * s.ow();
+    const auto residual = random_vector(out_numel, 8);
+    const auto ref = reference(s, in, w, bias, residual, false);  // bias + residual, no relu
+    for (Activation act : {Activation::None, Activation::Relu, Activation::Clamp}) {
+      GemmEpilogue e;
+      e.bias = bias.data();
+      e.residual = residual.data();
+      e.activation = act;
+      e.clamp_min = -0.5f;
+      e.clamp_max = 0.5f;
+      for (DepthwisePath path : {DepthwisePath::Rows, DepthwisePath::Flat}) {
+        std::vector<float> out(ref.size(), 99.0f);
+        ASSERT_TRUE(conv2d(s, in.data(), w.data(), nullptr, e, out.data(), nullptr, nullptr, path));
+        int nans = 0;
+        for (size_t i = 0; i < out.size(); ++i) {
+          const float want = activate(static_cast<float>(ref[i]), act, e.clamp_min, e.clamp_max);
+          if (std::isnan(want)) {
+            ++nans;
+            ASSERT_TRUE(std::isnan(out[i]))
+                << describe(s) << " activation " << int(act) << " at " << i;
+          } else {
+            ASSERT_NEAR(out[i], want, 1e-4)
+                << describe(s) << " activation " << int(act) << " at " << i;
+          }
+        }
+        EXPECT_EQ(nans > 0, act != Activation::Relu) << describe(s);
+      }
+    }
+  }
+}
+
 // An input scale (N x C) gives what the convolution of the scaled input gives, for the pointwise,
 // im2col (grouped, strided) and Winograd paths; a depthwise convolution refuses it.
 TEST_P(Conv2d, InputScaleEqualsConvolvingTheScaledInput) {
