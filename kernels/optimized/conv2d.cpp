@@ -133,16 +133,17 @@ __attribute__((always_inline)) inline void load16(Float16& v, const float* p) {
   }
 }
 
-// Output columns [lo, hi) of a row whose K x K window lies inside the input (undilated), bias
-// and `e` included: every tap in one pass over blocks of 16 outputs held in one vector, the
-// kernel size and stride compile-time constants; a last partial block is the block ending at
-// hi, computed again over outputs it shares with the one before (at least 16 columns), else
-// column by column. rows[ky] is input row ky of the window.
+// Output columns [lo, hi) of a row whose K x K window lies inside the input, bias and `e`
+// included: every tap in one pass over blocks of 16 outputs held in one vector, the kernel size
+// and stride compile-time constants; a last partial block is the block ending at hi, computed
+// again over outputs it shares with the one before (at least 16 columns), else column by column.
+// rows[ky] is input row ky of the window (its dilation already applied); taps are dw columns
+// apart.
 template <int K, int S>
 __attribute__((always_inline)) inline void depthwise_interior(float* dst, const float* const* rows,
                                                               const float* w, float bias,
                                                               int64_t lo, int64_t hi, int64_t off,
-                                                              const RowEpilogue& e) {
+                                                              int64_t dw, const RowEpilogue& e) {
   constexpr int64_t kBlock = 16;
   const float* r[K];
   for (int ky = 0; ky < K; ++ky) r[ky] = rows[ky] + off;
@@ -153,7 +154,7 @@ __attribute__((always_inline)) inline void depthwise_interior(float* dst, const 
       const float* src = r[ky] + o0 * S;
       for (int kx = 0; kx < K; ++kx) {
         Float16 x;
-        load16<S>(x, src + kx);
+        load16<S>(x, src + kx * dw);
         acc += w[ky * K + kx] * x;
       }
     }
@@ -180,7 +181,7 @@ __attribute__((always_inline)) inline void depthwise_interior(float* dst, const 
   for (; ox < hi; ++ox) {
     float acc = bias;
     for (int ky = 0; ky < K; ++ky) {
-      for (int kx = 0; kx < K; ++kx) acc += w[ky * K + kx] * r[ky][ox * S + kx];
+      for (int kx = 0; kx < K; ++kx) acc += w[ky * K + kx] * r[ky][ox * S + kx * dw];
     }
     if (e.residual != nullptr) acc += e.residual[ox];
     dst[ox] = e.relu ? (acc > 0.0f ? acc : 0.0f) : std::min(std::max(acc, e.lo), e.hi);
@@ -309,10 +310,10 @@ __attribute__((target_clones("avx512f", "avx2", "default"))) void depthwise_plan
   const ColumnRange inside = columns_with_all_taps_inside(s.pw, s.sw, s.dw, s.kw, s.w, ow);
   const int64_t in_lo = inside.lo, in_hi = inside.hi;
   // The fused path's kernel (called directly, so that each clone inlines its own copy).
-  const int64_t interior = s.kh == s.kw && (s.kh == 3 || s.kh == 5) && (s.sw == 1 || s.sw == 2) &&
-                                   s.dh == 1 && s.dw == 1 && in_lo < in_hi
-                               ? s.kh * 10 + s.sw
-                               : 0;
+  const int64_t interior =
+      s.kh == s.kw && (s.kh == 3 || s.kh == 5) && (s.sw == 1 || s.sw == 2) && in_lo < in_hi
+          ? s.kh * 10 + s.sw
+          : 0;
   // The clamp activations (and none) run inside that kernel with the residual; the others after
   // the row is complete.
   const bool fused = e.activation == Activation::None || e.activation == Activation::Relu ||
@@ -338,10 +339,10 @@ __attribute__((target_clones("avx512f", "avx2", "default"))) void depthwise_plan
         re.residual = residual != nullptr ? residual + oy * ow : nullptr;
       }
       switch (interior) {
-        case 31: depthwise_interior<3, 1>(dst, rows, w, bias, in_lo, in_hi, -s.pw, re); break;
-        case 32: depthwise_interior<3, 2>(dst, rows, w, bias, in_lo, in_hi, -s.pw, re); break;
-        case 51: depthwise_interior<5, 1>(dst, rows, w, bias, in_lo, in_hi, -s.pw, re); break;
-        default: depthwise_interior<5, 2>(dst, rows, w, bias, in_lo, in_hi, -s.pw, re); break;
+        case 31: depthwise_interior<3, 1>(dst, rows, w, bias, in_lo, in_hi, -s.pw, s.dw, re); break;
+        case 32: depthwise_interior<3, 2>(dst, rows, w, bias, in_lo, in_hi, -s.pw, s.dw, re); break;
+        case 51: depthwise_interior<5, 1>(dst, rows, w, bias, in_lo, in_hi, -s.pw, s.dw, re); break;
+        default: depthwise_interior<5, 2>(dst, rows, w, bias, in_lo, in_hi, -s.pw, s.dw, re); break;
       }
       for (int64_t ox = 0; ox < in_lo; ++ox) dst[ox] = depthwise_pixel(s, in, w, bias, oy, ox);
       for (int64_t ox = in_hi; ox < ow; ++ox) dst[ox] = depthwise_pixel(s, in, w, bias, oy, ox);

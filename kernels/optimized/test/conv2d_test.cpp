@@ -195,6 +195,9 @@ TEST_P(Conv2d, DepthwisePathsAgree) {
            Case{shape(2, 8, 9, 7, 8, 3, 1, 1, 1, 8), true},
            Case{shape(2, 4, 12, 9, 4, 5, 1, 2, 1, 4), true},
            Case{shape(1, 4, 15, 15, 4, 3, 1, 2, 2, 4), true},  // dilated
+           // Dilated rows wide enough for whole 16-output blocks, at stride 1 and 2.
+           Case{shape(1, 2, 9, 40, 2, 3, 1, 2, 2, 2), true},
+           Case{shape(1, 2, 9, 75, 2, 5, 2, 4, 2, 2), true},
            Case{shape(1, 4, 10, 10, 8, 3, 2, 1, 1, 4), true},  // stride 2, channel multiplier 2
            // Stride 2: odd and even padded sizes, 5x5, dilation (taps in every phase), a single
            // output row.
