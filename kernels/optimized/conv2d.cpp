@@ -225,7 +225,8 @@ FlatGeometry flat_geometry(const Conv2dShape& s) {
   return g;
 }
 
-// A stride-S (1 or 2) K x K depthwise plane (before residual and activation) as one 1-D stencil:
+// A stride-S (1 or 2) K x K depthwise plane, then `e` (null: before residual and activation) when
+// its outputs are stored, as one 1-D stencil:
 // with the padded input split into phases (FlatGeometry), output (oy, ox) sums
 // w[ky][kx] * phase(ky dh mod S, kx dw mod S)[(oy + ky dh / S) q + ox + kx dw / S], i.e.
 // buffer[i + offset(ky, kx)] with i = oy q + ox, so a single loop over i (the rows' q - ow extra
@@ -234,7 +235,8 @@ FlatGeometry flat_geometry(const Conv2dShape& s) {
 // outputs, whose sums stay in registers.
 template <int K>
 __attribute__((always_inline)) inline void depthwise_flat(const Conv2dShape& s, const float* in,
-                                                          const float* w, float bias, float* out) {
+                                                          const float* w, float bias,
+                                                          const RowEpilogue* e, float* out) {
   alignas(64) float phases[kFlatPlaneFloats + kFlatBlock];
   alignas(64) float sums[kFlatPlaneFloats + kFlatBlock];
   const FlatGeometry g = flat_geometry(s);
@@ -281,8 +283,24 @@ __attribute__((always_inline)) inline void depthwise_flat(const Conv2dShape& s, 
     }
     std::memcpy(sums + i0, acc, sizeof(acc));
   }
+  // Copy the valid columns out, through `e` (+ residual, clamp) unless it is null.
   for (int64_t oy = 0; oy < oh; ++oy) {
-    std::memcpy(out + oy * ow, sums + oy * g.q, static_cast<size_t>(ow) * sizeof(float));
+    const float* src = sums + oy * g.q;
+    float* dst = out + oy * ow;
+    if (e == nullptr) {
+      std::memcpy(dst, src, static_cast<size_t>(ow) * sizeof(float));
+      continue;
+    }
+    const float* res = e->residual != nullptr ? e->residual + oy * ow : nullptr;
+    if (res != nullptr) {
+      for (int64_t x = 0; x < ow; ++x) dst[x] = src[x] + res[x];
+      src = dst;
+    }
+    if (e->relu) {
+      for (int64_t x = 0; x < ow; ++x) dst[x] = src[x] > 0.0f ? src[x] : 0.0f;
+    } else {
+      for (int64_t x = 0; x < ow; ++x) dst[x] = std::min(std::max(src[x], e->lo), e->hi);
+    }
   }
 }
 
@@ -294,12 +312,29 @@ __attribute__((target_clones("avx512f", "avx2", "default"))) void depthwise_plan
     const Conv2dShape& s, const float* in, const float* w, float bias, const float* residual,
     const GemmEpilogue& e, float* out, bool flat) {
   const int64_t oh = s.oh(), ow = s.ow();
+  // The clamp activations (and none) run with the residual where the outputs are stored; the
+  // others after the plane (flat) or the row (rows) is complete.
+  const bool fused = e.activation == Activation::None || e.activation == Activation::Relu ||
+                     e.activation == Activation::Clamp;
+  RowEpilogue none;  // stores the sums as they are
+  none.lo = -std::numeric_limits<float>::infinity();
+  none.hi = std::numeric_limits<float>::infinity();
+  RowEpilogue fused_epilogue = none;
+  fused_epilogue.relu = e.activation == Activation::Relu;
+  if (fused_epilogue.relu) fused_epilogue.lo = 0.0f;
+  if (e.activation == Activation::Clamp) {
+    fused_epilogue.lo = e.clamp_min;
+    fused_epilogue.hi = e.clamp_max;
+  }
   if (flat) {
+    RowEpilogue plane = fused_epilogue;
+    plane.residual = residual;
     if (s.kh == 3) {
-      depthwise_flat<3>(s, in, w, bias, out);
+      depthwise_flat<3>(s, in, w, bias, fused ? &plane : nullptr, out);
     } else {
-      depthwise_flat<5>(s, in, w, bias, out);
+      depthwise_flat<5>(s, in, w, bias, fused ? &plane : nullptr, out);
     }
+    if (fused) return;
     if (residual != nullptr) {
       for (int64_t i = 0; i < oh * ow; ++i) out[i] += residual[i];
     }
@@ -314,30 +349,14 @@ __attribute__((target_clones("avx512f", "avx2", "default"))) void depthwise_plan
       s.kh == s.kw && (s.kh == 3 || s.kh == 5) && (s.sw == 1 || s.sw == 2) && in_lo < in_hi
           ? s.kh * 10 + s.sw
           : 0;
-  // The clamp activations (and none) run inside that kernel with the residual; the others after
-  // the row is complete.
-  const bool fused = e.activation == Activation::None || e.activation == Activation::Relu ||
-                     e.activation == Activation::Clamp;
-  RowEpilogue row_epilogue;
-  row_epilogue.relu = e.activation == Activation::Relu;
-  row_epilogue.lo = e.activation == Activation::Clamp ? e.clamp_min
-                    : row_epilogue.relu               ? 0.0f
-                                                      : -std::numeric_limits<float>::infinity();
-  row_epilogue.hi =
-      e.activation == Activation::Clamp ? e.clamp_max : std::numeric_limits<float>::infinity();
   for (int64_t oy = 0; oy < oh; ++oy) {
     float* dst = out + oy * ow;
     const int64_t iy0 = oy * s.sh - s.ph;
     if (interior != 0 && iy0 >= 0 && iy0 + (s.kh - 1) * s.dh < s.h) {
       const float* rows[5] = {};
       for (int64_t ky = 0; ky < s.kh; ++ky) rows[ky] = in + (iy0 + ky * s.dh) * s.w;
-      RowEpilogue re;  // none unless fused
-      re.lo = -std::numeric_limits<float>::infinity();
-      re.hi = std::numeric_limits<float>::infinity();
-      if (fused) {
-        re = row_epilogue;
-        re.residual = residual != nullptr ? residual + oy * ow : nullptr;
-      }
+      RowEpilogue re = fused ? fused_epilogue : none;
+      if (fused && residual != nullptr) re.residual = residual + oy * ow;
       switch (interior) {
         case 31: depthwise_interior<3, 1>(dst, rows, w, bias, in_lo, in_hi, -s.pw, s.dw, re); break;
         case 32: depthwise_interior<3, 2>(dst, rows, w, bias, in_lo, in_hi, -s.pw, s.dw, re); break;
