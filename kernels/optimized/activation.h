@@ -7,6 +7,7 @@
 #include <bit>
 #include <cmath>
 #include <cstdint>
+#include <limits>
 
 namespace ptec::kernels::optimized {
 
@@ -35,6 +36,30 @@ inline float exp_approx(float v) {
   const auto bits = static_cast<uint32_t>(static_cast<int32_t>(n) + 127) << 23;
   const float result = p * std::bit_cast<float>(bits);
   return v == v ? result : v;
+}
+
+/// The activations that are a clamp (None, Relu, Clamp), which kernels apply where they store
+/// their outputs: v -> min(max(v, lo), hi) with NaN passing through, or, for `relu`,
+/// v > 0 ? v : 0 with NaN giving 0 (as activate()). None is [-inf, +inf].
+struct ClampBounds {
+  bool relu = false;
+  float lo = -std::numeric_limits<float>::infinity();
+  float hi = std::numeric_limits<float>::infinity();
+};
+inline bool is_clamp(Activation a) {
+  return a == Activation::None || a == Activation::Relu || a == Activation::Clamp;
+}
+/// `a` (is_clamp) as bounds; Clamp uses [clamp_min, clamp_max].
+inline ClampBounds clamp_bounds(Activation a, float clamp_min, float clamp_max) {
+  ClampBounds b;
+  if (a == Activation::Relu) {
+    b.relu = true;
+    b.lo = 0.0f;
+  } else if (a == Activation::Clamp) {
+    b.lo = clamp_min;
+    b.hi = clamp_max;
+  }
+  return b;
 }
 
 /// `a` applied to v; Clamp uses [lo, hi]. Gelu is the exact (erf) form.

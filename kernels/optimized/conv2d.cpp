@@ -4,7 +4,6 @@
 #include <atomic>
 #include <cmath>
 #include <cstring>
-#include <limits>
 
 #include "kernels/optimized/conv2d_direct.h"
 #include "kernels/optimized/threadpool.h"
@@ -103,13 +102,11 @@ inline void axpy_strided(float* dst, const float* row, int64_t off, float wv, in
   }
 }
 
-// What depthwise_interior applies to its outputs before storing them: + residual[ox] (null:
-// none), then max(v, lo) (Relu: `relu`, NaN gives 0) or min(max(v, lo), hi) (Clamp; +-inf
-// for no activation), as activate() does.
+// What the depthwise paths apply to their outputs before storing them: + residual[ox] (null:
+// none), then the clamp (ClampBounds, activation.h).
 struct RowEpilogue {
   const float* residual = nullptr;
-  bool relu = false;
-  float lo = 0.0f, hi = 0.0f;
+  ClampBounds clamp;
 };
 
 // 16 floats as one GCC vector: each target_clones clone compiles its operations to its ISA's
@@ -147,7 +144,7 @@ __attribute__((always_inline)) inline void depthwise_interior(float* dst, const 
   constexpr int64_t kBlock = 16;
   const float* r[K];
   for (int ky = 0; ky < K; ++ky) r[ky] = rows[ky] + off;
-  const Float16 lo_v = Float16{} + e.lo, hi_v = Float16{} + e.hi, zero = Float16{};
+  const Float16 lo_v = Float16{} + e.clamp.lo, hi_v = Float16{} + e.clamp.hi, zero = Float16{};
   auto block = [&](int64_t o0) {  // outputs [o0, o0 + kBlock)
     Float16 acc = Float16{} + bias;
     for (int ky = 0; ky < K; ++ky) {
@@ -163,7 +160,7 @@ __attribute__((always_inline)) inline void depthwise_interior(float* dst, const 
       load16<1>(res, e.residual + o0);
       acc += res;
     }
-    if (e.relu) {
+    if (e.clamp.relu) {
       acc = acc > zero ? acc : zero;
     } else {
       acc = acc < lo_v ? lo_v : acc;  // max(acc, lo): NaN passes
@@ -184,7 +181,8 @@ __attribute__((always_inline)) inline void depthwise_interior(float* dst, const 
       for (int kx = 0; kx < K; ++kx) acc += w[ky * K + kx] * r[ky][ox * S + kx * dw];
     }
     if (e.residual != nullptr) acc += e.residual[ox];
-    dst[ox] = e.relu ? (acc > 0.0f ? acc : 0.0f) : std::min(std::max(acc, e.lo), e.hi);
+    dst[ox] =
+        e.clamp.relu ? (acc > 0.0f ? acc : 0.0f) : std::min(std::max(acc, e.clamp.lo), e.clamp.hi);
   }
 }
 
@@ -296,10 +294,11 @@ __attribute__((always_inline)) inline void depthwise_flat(const Conv2dShape& s, 
       for (int64_t x = 0; x < ow; ++x) dst[x] = src[x] + res[x];
       src = dst;
     }
-    if (e->relu) {
+    const ClampBounds& b = e->clamp;
+    if (b.relu) {
       for (int64_t x = 0; x < ow; ++x) dst[x] = src[x] > 0.0f ? src[x] : 0.0f;
     } else {
-      for (int64_t x = 0; x < ow; ++x) dst[x] = std::min(std::max(src[x], e->lo), e->hi);
+      for (int64_t x = 0; x < ow; ++x) dst[x] = std::min(std::max(src[x], b.lo), b.hi);
     }
   }
 }
@@ -314,18 +313,10 @@ __attribute__((target_clones("avx512f", "avx2", "default"))) void depthwise_plan
   const int64_t oh = s.oh(), ow = s.ow();
   // The clamp activations (and none) run with the residual where the outputs are stored; the
   // others after the plane (flat) or the row (rows) is complete.
-  const bool fused = e.activation == Activation::None || e.activation == Activation::Relu ||
-                     e.activation == Activation::Clamp;
-  RowEpilogue none;  // stores the sums as they are
-  none.lo = -std::numeric_limits<float>::infinity();
-  none.hi = std::numeric_limits<float>::infinity();
-  RowEpilogue fused_epilogue = none;
-  fused_epilogue.relu = e.activation == Activation::Relu;
-  if (fused_epilogue.relu) fused_epilogue.lo = 0.0f;
-  if (e.activation == Activation::Clamp) {
-    fused_epilogue.lo = e.clamp_min;
-    fused_epilogue.hi = e.clamp_max;
-  }
+  const bool fused = is_clamp(e.activation);
+  const RowEpilogue none;  // stores the sums as they are
+  RowEpilogue fused_epilogue;
+  if (fused) fused_epilogue.clamp = clamp_bounds(e.activation, e.clamp_min, e.clamp_max);
   if (flat) {
     RowEpilogue plane = fused_epilogue;
     plane.residual = residual;

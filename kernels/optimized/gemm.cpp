@@ -4,7 +4,6 @@
 #include <atomic>
 #include <cmath>
 #include <cstring>
-#include <limits>
 
 #include <unistd.h>
 
@@ -154,10 +153,7 @@ Item item_bounds(const Split& split, int64_t m, int64_t n, int64_t nr, int64_t i
 
 // Whether the microkernels apply `e` themselves (TileEpilogue): bias, residual and the
 // activations that are a clamp. Other activations run over strips of finished rows.
-bool fusable(const GemmEpilogue& e) {
-  return e.activation == Activation::None || e.activation == Activation::Relu ||
-         e.activation == Activation::Clamp;
-}
+bool fusable(const GemmEpilogue& e) { return is_clamp(e.activation); }
 
 // `e` for the tile of C at (i0, j0), as the microkernels apply it.
 detail::TileEpilogue tile_epilogue(const GemmEpilogue& e, int64_t i0, int64_t j0) {
@@ -168,10 +164,10 @@ detail::TileEpilogue tile_epilogue(const GemmEpilogue& e, int64_t i0, int64_t j0
     t.residual = e.residual + i0 * e.ldr + j0;
     t.ldr = e.ldr;
   }
-  t.relu = e.activation == Activation::Relu;
-  const bool clamp = e.activation == Activation::Clamp;
-  t.lo = clamp ? e.clamp_min : t.relu ? 0.0f : -std::numeric_limits<float>::infinity();
-  t.hi = clamp ? e.clamp_max : std::numeric_limits<float>::infinity();
+  const ClampBounds b = clamp_bounds(e.activation, e.clamp_min, e.clamp_max);
+  t.relu = b.relu;
+  t.lo = b.lo;
+  t.hi = b.hi;
   return t;
 }
 
