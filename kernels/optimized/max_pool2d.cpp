@@ -25,20 +25,30 @@ inline void max_strided(float* dst, const float* row, int64_t off, int64_t lo, i
   }
 }
 
-// Output columns [lo, hi) of a row whose K x K window lies inside the input, all taps in one pass.
+// Output columns [lo, hi) of a row whose K x K window (dilation 1) lies inside the input: the
+// largest of the K rows per input column into a small buffer, then the largest of K neighbouring
+// columns at stride S. Both passes are contiguous (or constant-stride) loops that vectorize; a
+// window-at-a-time loop would gather.
 template <int K, int S>
 __attribute__((always_inline)) inline void max_interior(float* dst, const float* const* rows,
-                                                        int64_t lo, int64_t hi, int64_t off,
-                                                        int64_t dw) {
-  const float* r[K];
-  for (int ky = 0; ky < K; ++ky) r[ky] = rows[ky] + (lo * S + off);  // >= 0: lo is inside
-  float* __restrict d = dst + lo;
-  for (int64_t j = 0; j < hi - lo; ++j) {
-    float best = -std::numeric_limits<float>::infinity();
-    for (int ky = 0; ky < K; ++ky) {
-      for (int kx = 0; kx < K; ++kx) best = max_nan(best, r[ky][j * S + kx * dw]);
+                                                        int64_t lo, int64_t hi, int64_t off) {
+  constexpr int64_t kChunk = 256;  // output columns per pass
+  float col_max[kChunk * S + K];
+  for (int64_t j0 = lo; j0 < hi; j0 += kChunk) {
+    const int64_t cols = std::min(kChunk, hi - j0);
+    const int64_t span = (cols - 1) * S + K;
+    const int64_t x0 = j0 * S + off;  // >= 0: lo is inside
+    for (int64_t x = 0; x < span; ++x) {
+      float best = rows[0][x0 + x];
+      for (int ky = 1; ky < K; ++ky) best = max_nan(best, rows[ky][x0 + x]);
+      col_max[x] = best;
     }
-    d[j] = best;
+    float* __restrict d = dst + j0;
+    for (int64_t j = 0; j < cols; ++j) {
+      float best = col_max[j * S];
+      for (int kx = 1; kx < K; ++kx) best = max_nan(best, col_max[j * S + kx]);
+      d[j] = best;
+    }
   }
 }
 
@@ -61,10 +71,10 @@ __attribute__((target_clones("avx512f", "avx2", "default"))) void max_pool_plane
   // Columns where every tap is inside.
   const ColumnRange inside = columns_with_all_taps_inside(s.pw, s.sw, s.dw, s.kw, s.w, s.ow);
   const int64_t in_lo = inside.lo, in_hi = inside.hi;
-  const int64_t fused =
-      s.kh == s.kw && (s.kh == 2 || s.kh == 3) && (s.sw == 1 || s.sw == 2) && in_lo < in_hi
-          ? s.kh * 10 + s.sw
-          : 0;
+  const int64_t fused = s.kh == s.kw && (s.kh == 2 || s.kh == 3) && (s.sw == 1 || s.sw == 2) &&
+                                s.dw == 1 && in_lo < in_hi
+                            ? s.kh * 10 + s.sw
+                            : 0;
   for (int64_t oy = 0; oy < s.oh; ++oy) {
     float* dst = out + oy * s.ow;
     const int64_t iy0 = oy * s.sh - s.ph;
@@ -72,10 +82,10 @@ __attribute__((target_clones("avx512f", "avx2", "default"))) void max_pool_plane
       const float* rows[3] = {};
       for (int64_t ky = 0; ky < s.kh; ++ky) rows[ky] = in + (iy0 + ky * s.dh) * s.w;
       switch (fused) {
-        case 21: max_interior<2, 1>(dst, rows, in_lo, in_hi, -s.pw, s.dw); break;
-        case 22: max_interior<2, 2>(dst, rows, in_lo, in_hi, -s.pw, s.dw); break;
-        case 31: max_interior<3, 1>(dst, rows, in_lo, in_hi, -s.pw, s.dw); break;
-        default: max_interior<3, 2>(dst, rows, in_lo, in_hi, -s.pw, s.dw); break;
+        case 21: max_interior<2, 1>(dst, rows, in_lo, in_hi, -s.pw); break;
+        case 22: max_interior<2, 2>(dst, rows, in_lo, in_hi, -s.pw); break;
+        case 31: max_interior<3, 1>(dst, rows, in_lo, in_hi, -s.pw); break;
+        default: max_interior<3, 2>(dst, rows, in_lo, in_hi, -s.pw); break;
       }
       for (int64_t ox = 0; ox < in_lo; ++ox) dst[ox] = max_pixel(s, in, oy, ox);
       for (int64_t ox = in_hi; ox < s.ow; ++ox) dst[ox] = max_pixel(s, in, oy, ox);

@@ -74,6 +74,8 @@ TEST_P(MaxPool2d, MatchesWindowByWindowReference) {
       pool(1, 20, 21, 5, 3, 2),             // a kernel without the fused path
       pool(1, 1, 1, 1, 1, 0),               // 1x1
       pool(1, 5, 37, 3, 2, 1, 1, true),     // one row of fused windows between edges
+      pool(1, 6, 1101, 3, 2, 1),            // rows wider than one fused pass (256 outputs)
+      pool(1, 3, 700, 2, 1, 0),             // the same at stride 1
   };
   std::mt19937 rng(3);
   std::uniform_real_distribution<float> dist(-5.0f, 5.0f);
