@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstring>
 
+#include "kernels/optimized/activation.h"
 #include "kernels/optimized/threadpool.h"
 
 namespace ptec::kernels::optimized {
@@ -80,6 +81,45 @@ void fill_phases(const Conv2dShape& s, const Geometry& g, const float* src, floa
   }
 }
 
+// dst[x] = clamp(src[x] + bias (+ res[x])) for x in [0, n), the clamp as activate() applies it.
+template <bool kResidual>
+__attribute__((always_inline)) inline void store_clamped(float* dst, const float* src,
+                                                         const float* res, float bias,
+                                                         const ClampBounds& b, int64_t n) {
+  if (b.relu) {
+    for (int64_t x = 0; x < n; ++x) {
+      const float v = kResidual ? src[x] + bias + res[x] : src[x] + bias;
+      dst[x] = v > 0.0f ? v : 0.0f;
+    }
+  } else {
+    for (int64_t x = 0; x < n; ++x) {
+      const float v = kResidual ? src[x] + bias + res[x] : src[x] + bias;
+      dst[x] = std::min(std::max(v, b.lo), b.hi);
+    }
+  }
+}
+
+// One output channel's valid columns out of the flat result (pitch q) into its oh x ow plane,
+// with bias, residual (null: none) and activation in one pass per row: the clamps as the values
+// are stored, other activations over the row just written.
+__attribute__((target_clones("avx512f", "avx2", "default"))) void store_plane(
+    const float* flat, int64_t q, int64_t oh, int64_t ow, float bias, const float* residual,
+    const GemmEpilogue& e, float* out) {
+  const bool clamp = is_clamp(e.activation);
+  const ClampBounds b = clamp ? clamp_bounds(e.activation, e.clamp_min, e.clamp_max)
+                              : ClampBounds{};  // None: the sums as they are
+  for (int64_t oy = 0; oy < oh; ++oy) {
+    const float* src = flat + oy * q;
+    float* dst = out + oy * ow;
+    if (residual != nullptr) {
+      store_clamped<true>(dst, src, residual + oy * ow, bias, b, ow);
+    } else {
+      store_clamped<false>(dst, src, nullptr, bias, b, ow);
+    }
+    if (!clamp) activate_in_place(dst, ow, e.activation, e.clamp_min, e.clamp_max);
+  }
+}
+
 }  // namespace
 
 bool conv2d_direct_applies(const Conv2dShape& s) {
@@ -135,20 +175,9 @@ bool conv2d_direct(const Conv2dShape& s, const float* input, const float* packed
       const float* residual =
           epilogue.residual != nullptr ? epilogue.residual + (b * s.oc + grp * ocg) * ohw : nullptr;
       parallel_for(ocg, [&](int64_t o) {
-        const float bias = epilogue.bias != nullptr ? epilogue.bias[grp * ocg + o] : 0.0f;
-        float* dst = out + o * ohw;
-        const float* res = residual != nullptr ? residual + o * ohw : nullptr;
-        for (int64_t oy = 0; oy < oh; ++oy) {
-          const float* src = flat + o * g.flat + oy * g.q;
-          float* d = dst + oy * ow;
-          if (res != nullptr) {
-            const float* r = res + oy * ow;
-            for (int64_t x = 0; x < ow; ++x) d[x] = src[x] + bias + r[x];
-          } else {
-            for (int64_t x = 0; x < ow; ++x) d[x] = src[x] + bias;
-          }
-        }
-        activate_in_place(dst, ohw, epilogue.activation, epilogue.clamp_min, epilogue.clamp_max);
+        store_plane(flat + o * g.flat, g.q, oh, ow,
+                    epilogue.bias != nullptr ? epilogue.bias[grp * ocg + o] : 0.0f,
+                    residual != nullptr ? residual + o * ohw : nullptr, epilogue, out + o * ohw);
       });
     }
   }

@@ -265,6 +265,52 @@ TEST_P(Conv2d, DepthwiseEpilogueTreatsNaNAsActivateDoes) {
   }
 }
 
+// The direct path (dense convolutions other than unpadded stride-1 pointwise ones) applies bias,
+// residual (or none) and every activation as activate() does, NaN included, as it copies the
+// valid columns out of its flat result.
+TEST_P(Conv2d, DirectEpilogueAppliesEveryActivationAsActivateDoes) {
+  for (const Conv2dShape& s : {shape(1, 5, 9, 11, 6, 3, 1, 1), shape(2, 4, 10, 13, 9, 3, 2, 1),
+                               shape(1, 3, 8, 8, 5, 1, 2, 0)}) {
+    auto in = random_vector(s.n * s.c * s.h * s.w, 9);
+    in[static_cast<size_t>(s.h / 2 * s.w + s.w / 2)] = std::numeric_limits<float>::quiet_NaN();
+    const auto w = random_vector(s.oc * s.c_per_group() * s.kh * s.kw, 10);
+    const auto bias = random_vector(s.oc, 11);
+    const int64_t out_numel = s.n * s.oc * s.oh() * s.ow();
+    const auto residual = random_vector(out_numel, 12);
+    Aligned packed(conv2d_packed_weights_bytes(s));
+    conv2d_pack_weights(s, w.data(), packed.ptr);
+    Aligned scratch(conv2d_scratch_bytes(s, true));
+    for (bool with_residual : {false, true}) {
+      const auto ref =
+          reference(s, in, w, bias, with_residual ? residual : std::vector<float>{}, false);
+      for (Activation act :
+           {Activation::None, Activation::Relu, Activation::Clamp, Activation::Sigmoid,
+            Activation::Tanh, Activation::HardSwish, Activation::Gelu, Activation::Silu}) {
+        GemmEpilogue e;
+        e.bias = bias.data();
+        e.residual = with_residual ? residual.data() : nullptr;
+        e.activation = act;
+        e.clamp_min = -0.5f;
+        e.clamp_max = 0.5f;
+        std::vector<float> out(ref.size(), 99.0f);
+        ASSERT_TRUE(conv2d(s, in.data(), w.data(), packed.ptr, e, out.data(), scratch.ptr));
+        int nans = 0;
+        for (size_t i = 0; i < out.size(); ++i) {
+          const float want = activate(static_cast<float>(ref[i]), act, e.clamp_min, e.clamp_max);
+          if (std::isnan(want)) {
+            ++nans;
+            ASSERT_TRUE(std::isnan(out[i])) << describe(s) << " activation " << int(act);
+          } else {
+            ASSERT_NEAR(out[i], want, 1e-4) << describe(s) << " activation " << int(act)
+                                            << (with_residual ? " residual" : "") << " at " << i;
+          }
+        }
+        EXPECT_EQ(nans > 0, act != Activation::Relu) << describe(s) << " activation " << int(act);
+      }
+    }
+  }
+}
+
 // An input scale (N x C) gives what the convolution of the scaled input gives, for the pointwise,
 // im2col (grouped, strided) and Winograd paths; a depthwise convolution refuses it.
 TEST_P(Conv2d, InputScaleEqualsConvolvingTheScaledInput) {
