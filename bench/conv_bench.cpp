@@ -126,6 +126,9 @@ void Shapes(benchmark::internal::Benchmark* b) {
       {144, 56, 144, 3, 1, 144},  // MobileNet-V2 depthwise
       {240, 28, 240, 5, 1, 240},  // EfficientNet-B0 depthwise 5x5
       {240, 56, 240, 5, 2, 240},  // EfficientNet-B0 depthwise 5x5, stride 2
+      {16, 55, 64, 3, 1, 1},      // SqueezeNet-1.1 fire expand 3x3 (K = 144)
+      {32, 27, 128, 3, 1, 1},     // SqueezeNet-1.1 fire expand 3x3 (K = 288)
+      {512, 13, 1000, 1, 1, 1},   // SqueezeNet-1.1 classifier
   };
   for (const auto& s : shapes) {
     for (int64_t threads : {1, 2}) b->Args({s[0], s[1], s[2], s[3], s[4], s[5], threads});
