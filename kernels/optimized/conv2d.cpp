@@ -230,42 +230,79 @@ FlatGeometry flat_geometry(const Conv2dShape& s) {
 // buffer[i + offset(ky, kx)] with i = oy q + ox, so a single loop over i (the rows' q - ow extra
 // columns computed and dropped) runs every tap vectorized, however narrow the plane (7x7 and
 // 14x14 rows are shorter than a vector). The taps run outermost within a block of kFlatBlock
-// outputs, whose sums stay in registers.
-template <int K>
+// outputs, whose sums stay in registers. The phases are built and the outputs stored in blocks
+// of 16 too: on planes this small, per-row library calls and scalar loops would cost more than
+// the stencil.
+template <int K, int S>
 __attribute__((always_inline)) inline void depthwise_flat(const Conv2dShape& s, const float* in,
                                                           const float* w, float bias,
                                                           const RowEpilogue* e, float* out) {
+  constexpr int64_t kBlock = 16;  // one Float16
   alignas(64) float phases[kFlatPlaneFloats + kFlatBlock];
   alignas(64) float sums[kFlatPlaneFloats + kFlatBlock];
   const FlatGeometry g = flat_geometry(s);
-  const int64_t st = g.stride;
-  // Phase (py, px) row y, column x is padded row y S + py, column x S + px; the block's reads
-  // past the last phase find zeros.
-  std::fill(phases + g.floats(), phases + g.floats() + kFlatBlock, 0.0f);
-  // Stride 2: S^2 * phase_rows * q <= 4096 with phase_rows >= 2 (a window needs 3 rows), so
-  // S q <= 1024.
-  alignas(64) float padded_row[kFlatPlaneFloats / 4];
-  for (int64_t r = 0; r < g.phase_rows * st; ++r) {
-    const int64_t py = r % st, y = r / st, iy = r - s.ph;
-    // Padded row r: S q floats (the last ones past the pitch are zero).
-    float* row = st == 1 ? phases + y * g.q : padded_row;
-    std::fill(row, row + st * g.q, 0.0f);
-    if (r < g.rows && iy >= 0 && iy < s.h) {
-      std::memcpy(row + s.pw, in + iy * s.w, static_cast<size_t>(s.w) * sizeof(float));
+  const int64_t hw = s.h * s.w;
+  const Float16 zeros = {};
+  // Padded row r (S q floats, zero past the padded width) into dst in blocks of 16, the last of
+  // each part running up to 15 floats past it (into what is written next, or slack). Reads of
+  // the input run past its row but never past the plane.
+  auto padded_row = [&](float* dst, int64_t r) {
+    const int64_t width = S * g.q;
+    const int64_t iy = r - s.ph;
+    if (iy < 0 || iy >= s.h) {
+      for (int64_t x = 0; x < width; x += kBlock) std::memcpy(dst + x, &zeros, sizeof(zeros));
+      return;
     }
-    for (int64_t px = 0; px < st && st > 1; ++px) {  // st == 2: a constant stride vectorizes
-      float* dst = phases + (py * 2 + px) * g.phase_rows * g.q + y * g.q;
-      for (int64_t x = 0; x < g.q; ++x) dst[x] = row[2 * x + px];
+    for (int64_t x = 0; x < s.pw; x += kBlock) std::memcpy(dst + x, &zeros, sizeof(zeros));
+    const float* src = in + iy * s.w;
+    int64_t x = 0;
+    for (; x < s.w && iy * s.w + x + kBlock <= hw; x += kBlock) {
+      Float16 v;
+      load16<1>(v, src + x);
+      std::memcpy(dst + s.pw + x, &v, sizeof(v));
+    }
+    for (; x < s.w; ++x) dst[s.pw + x] = src[x];
+    for (x = s.pw + s.w; x < width; x += kBlock) std::memcpy(dst + x, &zeros, sizeof(zeros));
+  };
+  // Phase (py, px) row y, column x is padded row y S + py, column x S + px. Stride 1: the padded
+  // plane itself, row after row. Stride 2: the whole padded plane (S q floats per row) first,
+  // then its rows split into even and odd columns; splitting each row right after writing it
+  // would read what the stores have not yet written to the cache (a store-forwarding stall per
+  // block).
+  if constexpr (S == 1) {
+    for (int64_t r = 0; r < g.phase_rows; ++r) padded_row(phases + r * g.q, r);
+  } else {
+    alignas(64) float padded[kFlatPlaneFloats + 2 * kBlock];
+    const int64_t pitch = S * g.q;
+    for (int64_t r = 0; r < g.phase_rows * S; ++r) padded_row(padded + r * pitch, r);
+    // The last row's odd-column blocks read up to 29 floats past it.
+    std::fill(padded + g.floats(), padded + g.floats() + 2 * kBlock, 0.0f);
+    // Phase by phase, so that each block's overrun lands in what is written after it.
+    for (int64_t py = 0; py < S; ++py) {
+      for (int64_t px = 0; px < S; ++px) {
+        float* phase = phases + (py * S + px) * g.phase_rows * g.q;
+        for (int64_t y = 0; y < g.phase_rows; ++y) {
+          const float* src = padded + (y * S + py) * pitch + px;
+          for (int64_t x = 0; x < g.q; x += kBlock) {  // reads src[2 x, 2 x + 31)
+            Float16 v;
+            load16<2>(v, src + 2 * x);
+            std::memcpy(phase + y * g.q + x, &v, sizeof(v));
+          }
+        }
+      }
     }
   }
+  // The stencil's reads past the last phase find zeros.
+  std::fill(phases + g.floats(), phases + g.floats() + kFlatBlock, 0.0f);
+
   float wl[K * K];
   int64_t off[K * K];
   for (int ky = 0; ky < K; ++ky) {
     for (int kx = 0; kx < K; ++kx) {
       const int64_t ry = ky * s.dh, rx = kx * s.dw;
-      const int64_t phase = (ry % st) * st + rx % st;
+      const int64_t phase = (ry % S) * S + rx % S;
       wl[ky * K + kx] = w[ky * K + kx];
-      off[ky * K + kx] = phase * g.phase_rows * g.q + ry / st * g.q + rx / st;
+      off[ky * K + kx] = phase * g.phase_rows * g.q + ry / S * g.q + rx / S;
     }
   }
   const int64_t oh = s.oh(), ow = s.ow();
@@ -281,24 +318,45 @@ __attribute__((always_inline)) inline void depthwise_flat(const Conv2dShape& s, 
     }
     std::memcpy(sums + i0, acc, sizeof(acc));
   }
-  // Copy the valid columns out, through `e` (+ residual, clamp) unless it is null.
+  // The last row's blocks below read up to 15 sums past n.
+  std::fill(sums + n, sums + n + kBlock, 0.0f);
+
+  // Copy the valid columns out, through `e` (+ residual, clamp) unless it is null, in blocks that
+  // may run past a row into the next one (stored after it) but never past the plane.
+  const Float16 lo = Float16{} + (e != nullptr ? e->clamp.lo : 0.0f);
+  const Float16 hi = Float16{} + (e != nullptr ? e->clamp.hi : 0.0f);
+  const Float16 zero = {};
+  const int64_t ohw = oh * ow;
+  auto finish = [&](Float16& v, int64_t i) {  // output i of the plane
+    if (e == nullptr) return;
+    if (e->residual != nullptr) {
+      Float16 r;
+      load16<1>(r, e->residual + i);
+      v += r;
+    }
+    if (e->clamp.relu) {
+      v = v > zero ? v : zero;
+    } else {
+      v = v < lo ? lo : v;  // max(v, lo): NaN passes
+      v = hi < v ? hi : v;  // min(v, hi)
+    }
+  };
   for (int64_t oy = 0; oy < oh; ++oy) {
     const float* src = sums + oy * g.q;
-    float* dst = out + oy * ow;
-    if (e == nullptr) {
-      std::memcpy(dst, src, static_cast<size_t>(ow) * sizeof(float));
-      continue;
+    int64_t x = 0;
+    for (; x < ow && oy * ow + x + kBlock <= ohw; x += kBlock) {
+      Float16 v;
+      load16<1>(v, src + x);
+      finish(v, oy * ow + x);
+      std::memcpy(out + oy * ow + x, &v, sizeof(v));
     }
-    const float* res = e->residual != nullptr ? e->residual + oy * ow : nullptr;
-    if (res != nullptr) {
-      for (int64_t x = 0; x < ow; ++x) dst[x] = src[x] + res[x];
-      src = dst;
-    }
-    const ClampBounds& b = e->clamp;
-    if (b.relu) {
-      for (int64_t x = 0; x < ow; ++x) dst[x] = src[x] > 0.0f ? src[x] : 0.0f;
-    } else {
-      for (int64_t x = 0; x < ow; ++x) dst[x] = std::min(std::max(src[x], b.lo), b.hi);
+    for (; x < ow; ++x) {
+      float v = src[x];
+      if (e != nullptr) {
+        if (e->residual != nullptr) v += e->residual[oy * ow + x];
+        v = e->clamp.relu ? (v > 0.0f ? v : 0.0f) : std::min(std::max(v, e->clamp.lo), e->clamp.hi);
+      }
+      out[oy * ow + x] = v;
     }
   }
 }
@@ -320,10 +378,12 @@ __attribute__((target_clones("avx512f", "avx2", "default"))) void depthwise_plan
   if (flat) {
     RowEpilogue plane = fused_epilogue;
     plane.residual = residual;
-    if (s.kh == 3) {
-      depthwise_flat<3>(s, in, w, bias, fused ? &plane : nullptr, out);
-    } else {
-      depthwise_flat<5>(s, in, w, bias, fused ? &plane : nullptr, out);
+    const RowEpilogue* pe = fused ? &plane : nullptr;
+    switch (s.kh * 10 + s.sh) {
+      case 31: depthwise_flat<3, 1>(s, in, w, bias, pe, out); break;
+      case 32: depthwise_flat<3, 2>(s, in, w, bias, pe, out); break;
+      case 51: depthwise_flat<5, 1>(s, in, w, bias, pe, out); break;
+      default: depthwise_flat<5, 2>(s, in, w, bias, pe, out); break;
     }
     if (fused) return;
     if (residual != nullptr) {

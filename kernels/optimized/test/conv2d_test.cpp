@@ -205,6 +205,12 @@ TEST_P(Conv2d, DepthwisePathsAgree) {
            Case{shape(1, 2, 14, 9, 2, 3, 2, 0, 1, 2), true},
            Case{shape(1, 2, 13, 12, 2, 3, 2, 2, 2, 2), true},
            Case{shape(1, 2, 3, 40, 2, 5, 2, 1, 1, 2), true},
+           // Padding wider than a 16-float block, at stride 1 and 2; planes narrower than a block
+           // (the last rows are copied element by element: nothing past the input is read).
+           Case{shape(1, 2, 6, 5, 2, 3, 1, 20, 1, 2), true},
+           Case{shape(2, 3, 7, 9, 3, 5, 2, 17, 1, 3), true},
+           Case{shape(2, 3, 5, 3, 3, 3, 1, 1, 1, 3), true},
+           Case{shape(1, 5, 4, 7, 5, 3, 2, 1, 1, 5), true},
            // Too large for the flat buffer: stride 1 and stride 2.
            Case{shape(1, 2, 70, 66, 2, 3, 1, 1, 1, 2), false},
            Case{shape(1, 2, 70, 66, 2, 5, 2, 2, 1, 2), false},
