@@ -202,24 +202,32 @@ inline float depthwise_pixel(const Conv2dShape& s, const float* in, const float*
   return acc;
 }
 
-// Padded planes of at most this many floats take the flat path (two such buffers live on the
-// stack: 33 KiB with their slack).
+// The flat path's phases hold at most this many floats (a band of output rows at a time); its
+// buffers live on the stack.
 constexpr int64_t kFlatPlaneFloats = 4096;
 // Outputs the flat stencil computes per step (kept in registers across the taps).
 constexpr int64_t kFlatBlock = 64;
 
 // Geometry of the flat path: the zero-padded input split into S x S phases (S = stride), phase
-// (py, px) holding padded rows py, py + S, ... and columns px, px + S, ... with row pitch q.
+// (py, px) holding padded rows py, py + S, ... and columns px, px + S, ... with row pitch q. A
+// plane runs in bands of `band` output rows, each reading phase_rows rows of every phase.
 struct FlatGeometry {
-  int64_t stride, pitch, rows;  // of the padded input
-  int64_t q, phase_rows;        // of one phase
+  int64_t stride, pitch;  // of the padded input
+  int64_t q, phase_rows;  // of one phase, for one band
+  int64_t band;           // output rows per band; 0: not even one row fits
   int64_t floats() const { return stride * stride * phase_rows * q; }
 };
 
 FlatGeometry flat_geometry(const Conv2dShape& s) {
-  FlatGeometry g{s.sh, s.w + 2 * s.pw, s.h + 2 * s.ph, 0, 0};
+  FlatGeometry g{s.sh, s.w + 2 * s.pw, 0, 0, 0};
   g.q = (g.pitch + g.stride - 1) / g.stride;
-  g.phase_rows = (g.rows + g.stride - 1) / g.stride;
+  // b output rows read (b - 1) S + span padded rows, ceil(that / S) rows of each phase.
+  const int64_t span = (s.kh - 1) * s.dh + 1;
+  const int64_t most_rows = kFlatPlaneFloats / (g.stride * g.stride * g.q);
+  const int64_t band = (most_rows * g.stride - span) / g.stride + 1;
+  if (most_rows * g.stride < span || band < 1) return g;
+  g.band = std::min(s.oh(), band);
+  g.phase_rows = ((g.band - 1) * g.stride + span + g.stride - 1) / g.stride;
   return g;
 }
 
@@ -234,14 +242,16 @@ FlatGeometry flat_geometry(const Conv2dShape& s) {
 // of 16 too: on planes this small, per-row library calls and scalar loops would cost more than
 // the stencil.
 template <int K, int S>
-__attribute__((always_inline)) inline void depthwise_flat(const Conv2dShape& s, const float* in,
+__attribute__((always_inline)) inline void depthwise_flat(const Conv2dShape& s,
+                                                          const FlatGeometry& g, int64_t oy0,
+                                                          int64_t oy1, const float* in,
                                                           const float* w, float bias,
                                                           const RowEpilogue* e, float* out) {
   constexpr int64_t kBlock = 16;  // one Float16
   alignas(64) float phases[kFlatPlaneFloats + kFlatBlock];
   alignas(64) float sums[kFlatPlaneFloats + kFlatBlock];
-  const FlatGeometry g = flat_geometry(s);
   const int64_t hw = s.h * s.w;
+  const int64_t r0 = oy0 * S;  // the band's first padded row
   const Float16 zeros = {};
   // Padded row r (S q floats, zero past the padded width) into dst in blocks of 16, the last of
   // each part running up to 15 floats past it (into what is written next, or slack). Reads of
@@ -270,11 +280,11 @@ __attribute__((always_inline)) inline void depthwise_flat(const Conv2dShape& s, 
   // would read what the stores have not yet written to the cache (a store-forwarding stall per
   // block).
   if constexpr (S == 1) {
-    for (int64_t r = 0; r < g.phase_rows; ++r) padded_row(phases + r * g.q, r);
+    for (int64_t r = 0; r < g.phase_rows; ++r) padded_row(phases + r * g.q, r0 + r);
   } else {
     alignas(64) float padded[kFlatPlaneFloats + 2 * kBlock];
     const int64_t pitch = S * g.q;
-    for (int64_t r = 0; r < g.phase_rows * S; ++r) padded_row(padded + r * pitch, r);
+    for (int64_t r = 0; r < g.phase_rows * S; ++r) padded_row(padded + r * pitch, r0 + r);
     // The last row's odd-column blocks read up to 29 floats past it.
     std::fill(padded + g.floats(), padded + g.floats() + 2 * kBlock, 0.0f);
     // Phase by phase, so that each block's overrun lands in what is written after it.
@@ -305,8 +315,8 @@ __attribute__((always_inline)) inline void depthwise_flat(const Conv2dShape& s, 
       off[ky * K + kx] = phase * g.phase_rows * g.q + ry / S * g.q + rx / S;
     }
   }
-  const int64_t oh = s.oh(), ow = s.ow();
-  const int64_t n = (oh - 1) * g.q + ow;
+  const int64_t ow = s.ow();
+  const int64_t n = (oy1 - oy0 - 1) * g.q + ow;
   for (int64_t i0 = 0; i0 < n; i0 += kFlatBlock) {
     float acc[kFlatBlock];
     for (int64_t j = 0; j < kFlatBlock; ++j) acc[j] = bias;
@@ -326,7 +336,7 @@ __attribute__((always_inline)) inline void depthwise_flat(const Conv2dShape& s, 
   const Float16 lo = Float16{} + (e != nullptr ? e->clamp.lo : 0.0f);
   const Float16 hi = Float16{} + (e != nullptr ? e->clamp.hi : 0.0f);
   const Float16 zero = {};
-  const int64_t ohw = oh * ow;
+  const int64_t ohw = s.oh() * ow;
   auto finish = [&](Float16& v, int64_t i) {  // output i of the plane
     if (e == nullptr) return;
     if (e->residual != nullptr) {
@@ -341,8 +351,8 @@ __attribute__((always_inline)) inline void depthwise_flat(const Conv2dShape& s, 
       v = hi < v ? hi : v;  // min(v, hi)
     }
   };
-  for (int64_t oy = 0; oy < oh; ++oy) {
-    const float* src = sums + oy * g.q;
+  for (int64_t oy = oy0; oy < oy1; ++oy) {
+    const float* src = sums + (oy - oy0) * g.q;
     int64_t x = 0;
     for (; x < ow && oy * ow + x + kBlock <= ohw; x += kBlock) {
       Float16 v;
@@ -379,17 +389,25 @@ __attribute__((target_clones("avx512f", "avx2", "default"))) void depthwise_plan
     RowEpilogue plane = fused_epilogue;
     plane.residual = residual;
     const RowEpilogue* pe = fused ? &plane : nullptr;
-    switch (s.kh * 10 + s.sh) {
-      case 31: depthwise_flat<3, 1>(s, in, w, bias, pe, out); break;
-      case 32: depthwise_flat<3, 2>(s, in, w, bias, pe, out); break;
-      case 51: depthwise_flat<5, 1>(s, in, w, bias, pe, out); break;
-      default: depthwise_flat<5, 2>(s, in, w, bias, pe, out); break;
+    const FlatGeometry g = flat_geometry(s);
+    for (int64_t oy0 = 0; oy0 < oh; oy0 += g.band) {
+      const int64_t oy1 = std::min(oh, oy0 + g.band);
+      switch (s.kh * 10 + s.sh) {
+        case 31: depthwise_flat<3, 1>(s, g, oy0, oy1, in, w, bias, pe, out); break;
+        case 32: depthwise_flat<3, 2>(s, g, oy0, oy1, in, w, bias, pe, out); break;
+        case 51: depthwise_flat<5, 1>(s, g, oy0, oy1, in, w, bias, pe, out); break;
+        default: depthwise_flat<5, 2>(s, g, oy0, oy1, in, w, bias, pe, out); break;
+      }
+      if (fused) continue;
+      // The band's rows while they are in L1.
+      float* rows = out + oy0 * ow;
+      const int64_t count = (oy1 - oy0) * ow;
+      if (residual != nullptr) {
+        const float* res = residual + oy0 * ow;
+        for (int64_t i = 0; i < count; ++i) rows[i] += res[i];
+      }
+      activate_in_place(rows, count, e.activation, e.clamp_min, e.clamp_max);
     }
-    if (fused) return;
-    if (residual != nullptr) {
-      for (int64_t i = 0; i < oh * ow; ++i) out[i] += residual[i];
-    }
-    activate_in_place(out, oh * ow, e.activation, e.clamp_min, e.clamp_max);
     return;
   }
   // Columns where every tap is inside.
@@ -450,8 +468,11 @@ __attribute__((target_clones("avx512f", "avx2", "default"))) void depthwise_plan
 
 bool depthwise_flat_applies(const Conv2dShape& s) {
   return s.sh == s.sw && (s.sh == 1 || s.sh == 2) && s.kh == s.kw && (s.kh == 3 || s.kh == 5) &&
-         flat_geometry(s).floats() <= kFlatPlaneFloats &&
-         flat_geometry(s).stride * flat_geometry(s).q <= kFlatPlaneFloats / 4;
+         flat_geometry(s).band > 0;
+}
+
+bool depthwise_flat_preferred(const Conv2dShape& s) {
+  return depthwise_flat_applies(s) && (s.kh == 5 || s.ow() * s.sw < 64);
 }
 
 bool Conv2dShape::valid() const {
@@ -522,7 +543,9 @@ bool conv2d(const Conv2dShape& s, const float* input, const float* weights,
   if (s.depthwise()) {
     const int64_t mult = s.oc / s.c;
     const int64_t taps = s.kh * s.kw;
-    const bool flat = depthwise_path != DepthwisePath::Rows && depthwise_flat_applies(s);
+    const bool flat = depthwise_path == DepthwisePath::Flat   ? depthwise_flat_applies(s)
+                      : depthwise_path == DepthwisePath::Auto ? depthwise_flat_preferred(s)
+                                                              : false;
     parallel_for(s.n * s.oc, [&](int64_t item) {
       const int64_t b = item / s.oc, o = item % s.oc;
       const float* res =

@@ -39,12 +39,18 @@ struct Conv2dShape {
 };
 
 /// How a depthwise convolution runs its planes. Rows: one output row at a time (3x3 and 5x5 rows
-/// inside the input in one fused pass). Flat: a stride-1 or stride-2 3x3 or 5x5 plane whose
-/// zero-padded copy fits 16 KiB as one stencil over that copy (split into stride x stride phases
-/// at stride 2; vectorized however narrow the plane). Auto: Flat where it applies, else Rows.
+/// inside the input in one fused pass). Flat: a stride-1 or stride-2 3x3 or 5x5 plane as one
+/// stencil over a zero-padded copy of the input, a band of output rows at a time whose copy fits
+/// 16 KiB (split into stride x stride phases at stride 2; vectorized however narrow the plane).
+/// Auto: Flat where it applies and is preferred, else Rows.
 enum class DepthwisePath : uint8_t { Auto, Rows, Flat };
-/// True when the Flat path applies to the (depthwise) shape.
+/// True when the Flat path applies to the (depthwise) shape: a row of the padded input is narrow
+/// enough for a band of at least one output row.
 bool depthwise_flat_applies(const Conv2dShape& s);
+/// True where Auto takes the Flat path (measured, 1 thread): 5x5 kernels, and 3x3 ones whose
+/// input rows are narrower than 64 columns; wider 3x3 rows are as fast or faster on Rows, which
+/// reads the input in place.
+bool depthwise_flat_preferred(const Conv2dShape& s);
 
 /// Weights packed for the active GEMM microkernel, one PackedMatrix per group (depthwise
 /// convolutions keep the plain [OC, 1, KH, KW] layout and need no packing).

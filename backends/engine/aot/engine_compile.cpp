@@ -175,10 +175,12 @@ std::vector<NodeSetting> candidate_algorithms(const fb::Graph* g, const fb::Node
   namespace opt = kernels::optimized;
   if (n->kind() != fb::NodeKind::Conv2d) return {NodeSetting{}};
   const opt::Conv2dShape s = conv_shape(g, n);
-  if (s.depthwise()) {  // its own paths: flat (the default where it applies) or rows
+  if (s.depthwise()) {  // its own paths, the runtime's default (Auto) first
     const NodeSetting rows{0, fb::ConvAlgorithm::DepthwiseRows, 0};
     if (!opt::depthwise_flat_applies(s)) return {rows};
-    return {NodeSetting{0, fb::ConvAlgorithm::DepthwiseFlat, 0}, rows};
+    const NodeSetting flat{0, fb::ConvAlgorithm::DepthwiseFlat, 0};
+    if (opt::depthwise_flat_preferred(s)) return {flat, rows};
+    return {rows, flat};
   }
   const NodeSetting gemm{0, fb::ConvAlgorithm::Gemm, 0};
   if (!opt::winograd_applies(s)) return {gemm};

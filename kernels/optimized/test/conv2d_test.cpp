@@ -211,9 +211,13 @@ TEST_P(Conv2d, DepthwisePathsAgree) {
            Case{shape(2, 3, 7, 9, 3, 5, 2, 17, 1, 3), true},
            Case{shape(2, 3, 5, 3, 3, 3, 1, 1, 1, 3), true},
            Case{shape(1, 5, 4, 7, 5, 3, 2, 1, 1, 5), true},
-           // Too large for the flat buffer: stride 1 and stride 2.
-           Case{shape(1, 2, 70, 66, 2, 3, 1, 1, 1, 2), false},
-           Case{shape(1, 2, 70, 66, 2, 5, 2, 2, 1, 2), false},
+           // Planes larger than one band of the flat path: stride 1 and stride 2, 3x3 and 5x5.
+           Case{shape(1, 2, 70, 66, 2, 3, 1, 1, 1, 2), true},
+           Case{shape(1, 2, 70, 66, 2, 5, 2, 2, 1, 2), true},
+           Case{shape(2, 2, 131, 37, 2, 5, 1, 2, 1, 2), true},
+           // Rows too wide for a band of one output row: stride 1 and stride 2.
+           Case{shape(1, 2, 4, 2100, 2, 3, 1, 1, 1, 2), false},
+           Case{shape(1, 2, 5, 1100, 2, 3, 2, 1, 1, 2), false},
            Case{shape(1, 2, 10, 10, 2, 3, 3, 1, 1, 2), false},  // stride 3
        }) {
     const Conv2dShape& s = c.s;
@@ -229,13 +233,15 @@ TEST_P(Conv2d, DepthwisePathsAgree) {
   }
 }
 
-// The depthwise paths apply bias, residual and the clamp activations as activate() does, NaN
-// included (Relu gives 0, Clamp passes it), on rows of whole 16-output blocks, a last block that
-// overlaps the one before, fewer than 16 inside columns, and at stride 2.
+// The depthwise paths apply bias, residual and activations as activate() does, NaN included
+// (Relu gives 0, Clamp passes it): the clamps as they store, others after a row or a band, on
+// rows of whole 16-output blocks, a last block that overlaps the one before, fewer than 16
+// inside columns, at stride 2 and over several flat bands.
 TEST_P(Conv2d, DepthwiseEpilogueTreatsNaNAsActivateDoes) {
   for (const Conv2dShape& s :
        {shape(1, 3, 6, 70, 3, 3, 1, 1, 1, 3), shape(1, 2, 7, 43, 2, 3, 1, 1, 1, 2),
-        shape(1, 2, 9, 12, 2, 5, 1, 2, 1, 2), shape(1, 3, 8, 75, 3, 3, 2, 1, 1, 3)}) {
+        shape(1, 2, 9, 12, 2, 5, 1, 2, 1, 2), shape(1, 3, 8, 75, 3, 3, 2, 1, 1, 3),
+        shape(1, 2, 90, 50, 2, 3, 1, 1, 1, 2)}) {  // the last in several flat bands
     auto in = random_vector(s.n * s.c * s.h * s.w, 5);
     in[static_cast<size_t>(s.h / 2 * s.w + s.w / 2)] = std::numeric_limits<float>::quiet_NaN();
     const auto w = random_vector(s.oc * s.kh * s.kw, 6);
@@ -243,7 +249,8 @@ TEST_P(Conv2d, DepthwiseEpilogueTreatsNaNAsActivateDoes) {
     const int64_t out_numel = s.n * s.oc * s.oh() * s.ow();
     const auto residual = random_vector(out_numel, 8);
     const auto ref = reference(s, in, w, bias, residual, false);  // bias + residual, no relu
-    for (Activation act : {Activation::None, Activation::Relu, Activation::Clamp}) {
+    for (Activation act : {Activation::None, Activation::Relu, Activation::Clamp, Activation::Silu,
+                           Activation::HardSwish}) {
       GemmEpilogue e;
       e.bias = bias.data();
       e.residual = residual.data();
