@@ -22,6 +22,9 @@ constexpr int64_t kDeepSlice = 256;
 // either depth at every microkernel's nr.
 constexpr int64_t kEdgeFloats = kDeepSlice * 32;
 constexpr int64_t kMcPanels = 40;
+// Column groups of at most this many B panels run A-panel-major in gemm_indirect (their slices,
+// at most 4 x 32 KiB, stay in L2 while A streams past).
+constexpr int64_t kFewPanels = 4;
 constexpr int64_t kEpilogueColumns = 256;
 constexpr size_t kAlign = 64;
 
@@ -550,9 +553,21 @@ bool gemm_indirect(int64_t m, int64_t n, int64_t k, const PackedMatrix& a,
       }
       return;
     }
+    // A few B panels (a deep layer's few pixels): each A panel meets all of them in turn, so
+    // weights that arrive from memory are used that many times as they arrive, instead of once
+    // per pass over the row block (the passes after the first find them in L2, but the first
+    // waits on memory with little to compute).
+    const bool a_major = item.jc_end - item.jc <= kFewPanels * nr;
     for (int64_t pc = 0; pc < k; pc += kKc) {
       const int64_t kc = std::min(kKc, k - pc);
       EpilogueStrips strips{epilogue, c, ldc, item, item.jc};
+      if (a_major) {
+        for (int64_t i0 = item.ic; i0 < item.ic_end; i0 += mr) {
+          for (int64_t j0 = item.jc; j0 < item.jc_end; j0 += nr) panel(i0, j0, pc, kc);
+        }
+        if (pc + kc == k && strips_due) strips.finished(item.jc_end);
+        continue;
+      }
       for (int64_t j0 = item.jc; j0 < item.jc_end; j0 += nr) {
         for (int64_t i0 = item.ic; i0 < item.ic_end; i0 += mr) {
           panel(i0, j0, pc, kc);

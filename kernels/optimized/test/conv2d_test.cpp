@@ -282,8 +282,9 @@ TEST_P(Conv2d, DepthwiseEpilogueTreatsNaNAsActivateDoes) {
 // residual (or none) and every activation as activate() does, NaN included, as it copies the
 // valid columns out of its flat result.
 TEST_P(Conv2d, DirectEpilogueAppliesEveryActivationAsActivateDoes) {
+  // The last: K = 576 in several slices over two B panels (the GEMM's A-panel-major order).
   for (const Conv2dShape& s : {shape(1, 5, 9, 11, 6, 3, 1, 1), shape(2, 4, 10, 13, 9, 3, 2, 1),
-                               shape(1, 3, 8, 8, 5, 1, 2, 0)}) {
+                               shape(1, 3, 8, 8, 5, 1, 2, 0), shape(1, 64, 7, 7, 20, 3, 1, 1)}) {
     auto in = random_vector(s.n * s.c * s.h * s.w, 9);
     in[static_cast<size_t>(s.h / 2 * s.w + s.w / 2)] = std::numeric_limits<float>::quiet_NaN();
     const auto w = random_vector(s.oc * s.c_per_group() * s.kh * s.kw, 10);

@@ -302,6 +302,10 @@ void check_epilogues(int64_t m, int64_t n, int64_t k) {
   const auto residual = random_matrix(m * n, 9);
   const auto ref = reference(m, n, k, a, k, false, b, n, false);
   Aligned scratch(gemm_scratch_bytes(m, n, k, false, false));
+  Aligned pa(packed_a_bytes(m, k));
+  const PackedMatrix packed_a = pack_a(m, k, a.data(), k, false, pa.ptr);
+  std::vector<const float*> rows(static_cast<size_t>(k));
+  for (int64_t p = 0; p < k; ++p) rows[p] = b.data() + p * n;
   struct Case {
     Activation act;
     bool per_row;
@@ -323,8 +327,12 @@ void check_epilogues(int64_t m, int64_t n, int64_t k) {
     std::vector<float> c(static_cast<size_t>(m * n));
     ASSERT_TRUE(gemm(m, n, k, GemmOperand::matrix(a.data(), k), GemmOperand::matrix(b.data(), n),
                      c.data(), n, e, scratch.ptr));
+    std::vector<float> c_indirect(static_cast<size_t>(m * n));
+    ASSERT_TRUE(gemm_indirect(m, n, k, packed_a, rows.data(), c_indirect.data(), n, e));
     for (int64_t i = 0; i < m; ++i) {
       for (int64_t j = 0; j < n; ++j) {
+        ASSERT_NEAR(c_indirect[i * n + j], c[i * n + j], 1e-4)
+            << "indirect, activation " << int(cs.act) << " at " << i << "," << j;
         double v = ref[i * n + j] + (cs.per_row ? row_bias[i] : col_bias[j]);
         if (cs.with_residual) v += residual[i * n + j];
         switch (cs.act) {
@@ -345,12 +353,14 @@ void check_epilogues(int64_t m, int64_t n, int64_t k) {
 }
 
 // Small (one tile edge), and large enough for several row blocks, k slices and epilogue strips,
-// on one and two threads.
+// on one and two threads, through gemm() and gemm_indirect(); the last with few enough columns
+// that gemm_indirect runs each A panel over all of them in turn.
 TEST_P(Gemm, EpilogueAddsBiasResidualAndActivation) {
   struct Size {
     int64_t m, n, k, threads;
   };
-  for (const Size& size : {Size{7, 19, 11, 1}, Size{329, 300, 260, 1}, Size{329, 300, 260, 2}}) {
+  for (const Size& size :
+       {Size{7, 19, 11, 1}, Size{329, 300, 260, 1}, Size{329, 300, 260, 2}, Size{41, 70, 300, 1}}) {
     SCOPED_TRACE(testing::Message()
                  << size.m << "x" << size.n << "x" << size.k << ", " << size.threads << " threads");
     ptec::set_num_threads(size.threads);
