@@ -10,6 +10,7 @@
 
 #include "backends/cpu/cpu_delegate_generated.h"
 #include "backends/cpu/runtime/arena_plan.h"
+#include "backends/cpu/runtime/huge_pages.h"
 #include "core/log.h"
 #include "kernels/optimized/activation.h"
 #include "kernels/optimized/conv2d.h"
@@ -163,6 +164,14 @@ T* allocate_array(MemoryAllocator& alloc, size_t n) {
   return static_cast<T*>(alloc.allocate(std::max<size_t>(n, 1) * sizeof(T), alignof(T)));
 }
 
+// Memory for `bytes` of packed weights, on transparent huge pages where whole ones fit inside
+// (huge_pages.h): the GEMMs stream large weights from memory on every run.
+void* allocate_packed(MemoryAllocator& alloc, size_t bytes) {
+  void* p = alloc.allocate(bytes, kAlign);
+  if (p != nullptr) advise_huge_pages(p, bytes);
+  return p;
+}
+
 // The per-output-channel requantization of a QConv2d / QLinear with `channels` outputs.
 Error prepare_requant(const fb::Node* n, int64_t channels, MemoryAllocator& alloc, NodeState& st) {
   const fb::QParam& qx = *n->qin()->Get(0);
@@ -274,7 +283,7 @@ Error prepare_quantized(Handle& h, NodeState& st, MemoryAllocator& alloc, size_t
       if (e != Error::Ok) return e;
       const size_t bytes = opt::qconv2d_packed_weights_bytes(s);
       if (bytes > 0) {
-        void* packed = alloc.allocate(bytes, kAlign);
+        void* packed = allocate_packed(alloc, bytes);
         CPU_CHECK(packed != nullptr, Error::MemoryAllocationFailed,
                   "PtecCpuBackend: no memory for %zu bytes of packed weights", bytes);
         opt::qconv2d_pack_weights(s, reinterpret_cast<const int8_t*>(w.data), packed);
@@ -304,7 +313,7 @@ Error prepare_quantized(Handle& h, NodeState& st, MemoryAllocator& alloc, size_t
       const Error e = prepare_requant(n, st.n, alloc, st);
       if (e != Error::Ok) return e;
       const size_t bytes = opt::qpacked_a_bytes(st.n, st.k);
-      void* packed = alloc.allocate(bytes, kAlign);
+      void* packed = allocate_packed(alloc, bytes);
       CPU_CHECK(packed != nullptr, Error::MemoryAllocationFailed,
                 "PtecCpuBackend: no memory for %zu bytes of packed weights", bytes);
       st.qpacked_a = opt::qpack_a(st.n, st.k, reinterpret_cast<const int8_t*>(w.data),
@@ -444,7 +453,7 @@ Error prepare_node(Handle& h, NodeState& st, MemoryAllocator& alloc, size_t* scr
       const size_t bytes = st.winograd ? opt::winograd_packed_weights_bytes(s, st.variant)
                                        : opt::conv2d_packed_weights_bytes(s);
       if (bytes > 0) {
-        auto* packed = static_cast<float*>(alloc.allocate(bytes, kAlign));
+        auto* packed = static_cast<float*>(allocate_packed(alloc, bytes));
         CPU_CHECK(packed != nullptr, Error::MemoryAllocationFailed,
                   "PtecCpuBackend: no memory for %zu bytes of packed weights", bytes);
         if (st.winograd) {
@@ -478,7 +487,7 @@ Error prepare_node(Handle& h, NodeState& st, MemoryAllocator& alloc, size_t* scr
                     (residual == nullptr || residual->numel == out.numel),
                 Error::InvalidProgram, "PtecCpuBackend: Linear bias or residual size");
       const size_t bytes = opt::packed_b_bytes(st.k, st.n);
-      auto* packed = static_cast<float*>(alloc.allocate(bytes, kAlign));
+      auto* packed = static_cast<float*>(allocate_packed(alloc, bytes));
       CPU_CHECK(packed != nullptr, Error::MemoryAllocationFailed,
                 "PtecCpuBackend: no memory for %zu bytes of packed weights", bytes);
       st.packed_b = opt::pack_b(st.k, st.n, w->data, transposed ? st.k : st.n, transposed, packed);
