@@ -50,9 +50,10 @@ int64_t slot(const Geometry& g, int64_t py, int64_t px) {
   return g.row_rank[py] * g.kept_cols + g.col_rank[px];
 }
 
-// Fills channel `src`'s kept phases (times `scale`) into `plane`.
-void fill_phases(const Conv2dShape& s, const Geometry& g, const float* src, float scale,
-                 float* plane) {
+// Fills channel `src`'s kept phases (times `scale`) into `plane`. The strides of 1 and 2 are
+// compile-time constants in their copy loops (a run-time stride would gather element by element).
+__attribute__((target_clones("avx512f", "avx2", "default"))) void fill_phases(
+    const Conv2dShape& s, const Geometry& g, const float* src, float scale, float* plane) {
   for (int64_t py = 0; py < s.sh; ++py) {
     for (int64_t px = 0; px < s.sw; ++px) {
       if (slot(g, py, px) < 0) continue;
@@ -70,10 +71,16 @@ void fill_phases(const Conv2dShape& s, const Geometry& g, const float* src, floa
         const int64_t end = std::max(first, std::min(g.q, (s.w + s.pw - px + s.sw - 1) / s.sw));
         std::fill(dst, dst + first, 0.0f);
         const float* in = row + (first * s.sw + px - s.pw);
+        float* out = dst + first;
+        const int64_t count = end - first;
         if (s.sw == 1 && scale == 1.0f) {
-          std::memcpy(dst + first, in, static_cast<size_t>(end - first) * sizeof(float));
+          std::memcpy(out, in, static_cast<size_t>(count) * sizeof(float));
+        } else if (s.sw == 1) {
+          for (int64_t x = 0; x < count; ++x) out[x] = in[x] * scale;
+        } else if (s.sw == 2) {
+          for (int64_t x = 0; x < count; ++x) out[x] = in[2 * x] * scale;
         } else {
-          for (int64_t x = first; x < end; ++x) dst[x] = in[(x - first) * s.sw] * scale;
+          for (int64_t x = 0; x < count; ++x) out[x] = in[x * s.sw] * scale;
         }
         std::fill(dst + end, dst + g.q, 0.0f);
       }
