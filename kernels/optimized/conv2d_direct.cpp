@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cstring>
 
+#include <unistd.h>
+
 #include "kernels/optimized/activation.h"
 #include "kernels/optimized/threadpool.h"
 
@@ -48,6 +50,15 @@ Geometry geometry(const Conv2dShape& s) {
 int64_t slot(const Geometry& g, int64_t py, int64_t px) {
   if (g.row_rank[py] < 0 || g.col_rank[px] < 0) return -1;
   return g.row_rank[py] * g.kept_cols + g.col_rank[px];
+}
+
+// Half of this core's L2 cache (1 MiB where the system does not say).
+int64_t half_l2_bytes() {
+  static const int64_t bytes = [] {
+    const long l2 = sysconf(_SC_LEVEL2_CACHE_SIZE);
+    return l2 > 0 ? static_cast<int64_t>(l2) / 2 : int64_t{1} << 20;
+  }();
+  return bytes;
 }
 
 // Fills channel `src`'s kept phases (times `scale`) into `plane`. The strides of 1 and 2 are
@@ -176,11 +187,25 @@ bool conv2d_direct(const Conv2dShape& s, const float* input, const float* packed
                     padded + c * g.plane);
       });
       const PackedMatrix a = conv2d_group_weights(s, packed_weights, grp);
-      if (!gemm_indirect(ocg, g.flat, k, a, rows, flat, g.flat)) return false;
-      // Copy the valid columns out with bias, residual and activation.
       float* out = output + (b * s.oc + grp * ocg) * ohw;
       const float* residual =
           epilogue.residual != nullptr ? epilogue.residual + (b * s.oc + grp * ocg) * ohw : nullptr;
+      if (k <= a.depth && ocg * g.flat * static_cast<int64_t>(sizeof(float)) > half_l2_bytes()) {
+        // One slice of K (a stem's few channels) and a flat result larger than half of L2: the
+        // GEMM stores each tile's valid columns into the output with the epilogue, instead of
+        // the whole flat result going out to memory and back (measured: stems 6-10% faster; a
+        // result that stays in L2 is faster to copy out after, by whole rows).
+        GemmEpilogue e = epilogue;
+        e.bias = epilogue.bias != nullptr ? epilogue.bias + grp * ocg : nullptr;
+        e.bias_per_row = true;
+        e.residual = residual;
+        e.ldr = ohw;
+        const GemmColumnRows map{g.q, ow};
+        if (!gemm_indirect(ocg, g.flat, k, a, rows, out, ohw, e, &map)) return false;
+        continue;
+      }
+      if (!gemm_indirect(ocg, g.flat, k, a, rows, flat, g.flat)) return false;
+      // Copy the valid columns out with bias, residual and activation.
       parallel_for(ocg, [&](int64_t o) {
         store_plane(flat + o * g.flat, g.q, oh, ow,
                     epilogue.bias != nullptr ? epilogue.bias[grp * ocg + o] : 0.0f,

@@ -226,6 +226,36 @@ struct EpilogueStrips {
   }
 };
 
+// Rows [i0, i0 + rows) and columns [j0, j0 + cols) of a product, held in `tile` (leading
+// dimension ldt, bias added), into C through the column map: column j is position
+// (j / pitch, j % pitch) of a flat image, kept when j % pitch < width and stored at
+// (j / pitch) * width + j % pitch of its row of C, with the residual (in C's layout) and the
+// activation applied to each run as it is stored.
+__attribute__((target_clones("avx512f", "avx2", "default"))) void store_column_rows(
+    const GemmEpilogue& e, const GemmColumnRows& map, const float* tile, int64_t ldt, float* c,
+    int64_t ldc, int64_t i0, int64_t rows, int64_t j0, int64_t cols) {
+  const bool clamp = is_clamp(e.activation);
+  const ClampBounds b =
+      clamp_bounds(clamp ? e.activation : Activation::None, e.clamp_min, e.clamp_max);
+  for (int64_t j = j0; j < j0 + cols;) {
+    const int64_t y = j / map.pitch, x = j - y * map.pitch;
+    const int64_t run_end = std::min(j0 + cols, j + (map.pitch - x));  // this image row's part
+    const int64_t kept = std::min(run_end - j, map.width - x);
+    for (int64_t r = 0; r < rows && kept > 0; ++r) {
+      const float* src = tile + r * ldt + (j - j0);
+      const int64_t at = y * map.width + x;
+      float* dst = c + (i0 + r) * ldc + at;
+      const float* res = e.residual != nullptr ? e.residual + (i0 + r) * e.ldr + at : nullptr;
+      for (int64_t t = 0; t < kept; ++t) {
+        const float v = res != nullptr ? src[t] + res[t] : src[t];
+        dst[t] = b.relu ? (v > 0.0f ? v : 0.0f) : std::min(std::max(v, b.lo), b.hi);
+      }
+      if (!clamp) activate_in_place(dst, kept, e.activation, e.clamp_min, e.clamp_max);
+    }
+    j = run_end;
+  }
+}
+
 // Packs the row panels [panel_begin, panel_end) of A (M x K) into `out` (the whole packed A).
 void pack_a_panels(int64_t m, int64_t k, const float* a, int64_t lda, bool trans, int64_t mr,
                    int64_t depth, int64_t panel_begin, int64_t panel_end, float* out) {
@@ -489,8 +519,8 @@ bool gemm(int64_t m, int64_t n, int64_t k, const GemmOperand& a, const GemmOpera
 }
 
 bool gemm_indirect(int64_t m, int64_t n, int64_t k, const PackedMatrix& a,
-                   const float* const* b_rows, float* c, int64_t ldc,
-                   const GemmEpilogue& epilogue) {
+                   const float* const* b_rows, float* c, int64_t ldc, const GemmEpilogue& epilogue,
+                   const GemmColumnRows* column_rows) {
   const KernelInfo info = kernel_info(active_gemm_isa());
   const int64_t mr = info.mr;
   const int64_t nr = info.nr;
@@ -499,6 +529,11 @@ bool gemm_indirect(int64_t m, int64_t n, int64_t k, const PackedMatrix& a,
     return false;
   }
   if (epilogue.beta_one) return false;
+  if (column_rows != nullptr &&
+      (k > a.depth || column_rows->width <= 0 || column_rows->width > column_rows->pitch ||
+       (epilogue.bias != nullptr && !epilogue.bias_per_row))) {
+    return false;
+  }
   if (m == 0 || n == 0) return true;
   // As gemm(): slices of kc rows of B (kc x nr floats, now scattered over the rows but reused
   // by every A panel of the row block), row blocks of mc, column groups spread over the threads.
@@ -515,16 +550,19 @@ bool gemm_indirect(int64_t m, int64_t n, int64_t k, const PackedMatrix& a,
     alignas(64) float edge[kEdgeFloats];
     int64_t edge_pc = -1;  // the slice `edge` holds (of the one partial panel), -1: none
     // Panel j0's slice at pc against A panel i0 into C.
+    // The partial panel at j0's slice at pc into `edge` (once per slice).
+    auto load_edge = [&](int64_t j0, int64_t pc, int64_t kc) {
+      if (edge_pc == pc) return;
+      edge_pc = pc;
+      const int64_t cols = n - j0;
+      for (int64_t p = 0; p < kc; ++p) {
+        std::memcpy(edge + p * nr, b_rows[pc + p] + j0, static_cast<size_t>(cols) * sizeof(float));
+        std::fill(edge + p * nr + cols, edge + (p + 1) * nr, 0.0f);
+      }
+    };
     auto panel = [&](int64_t i0, int64_t j0, int64_t pc, int64_t kc) {
       const int64_t cols = std::min(nr, n - j0);
-      if (cols < nr && edge_pc != pc) {
-        edge_pc = pc;
-        for (int64_t p = 0; p < kc; ++p) {
-          std::memcpy(edge + p * nr, b_rows[pc + p] + j0,
-                      static_cast<size_t>(cols) * sizeof(float));
-          std::fill(edge + p * nr + cols, edge + (p + 1) * nr, 0.0f);
-        }
-      }
+      if (cols < nr) load_edge(j0, pc, kc);
       const float* a_slice = a.data + slice_offset(m, mr, i0, pc, kc);
       const bool accumulate = pc > 0;
       multiply_tile(i0, j0, std::min(mr, m - i0), cols, mr, nr, accumulate, c, ldc, tile,
@@ -537,6 +575,30 @@ bool gemm_indirect(int64_t m, int64_t n, int64_t k, const PackedMatrix& a,
                       }
                     });
     };
+    if (column_rows != nullptr) {
+      // One k slice, each tile into `tile` with the bias, then its columns' kept runs into C
+      // with the rest of the epilogue.
+      for (int64_t i0 = item.ic; i0 < item.ic_end; i0 += mr) {
+        for (int64_t j0 = item.jc; j0 < item.jc_end; j0 += nr) {
+          const int64_t cols = std::min(nr, n - j0);
+          if (cols < nr) load_edge(j0, 0, k);
+          detail::TileEpilogue te;  // the bias; the rest as the runs are stored
+          const ClampBounds none = clamp_bounds(Activation::None, 0.0f, 0.0f);
+          te.row_bias = epilogue.bias != nullptr ? epilogue.bias + i0 : nullptr;
+          te.lo = none.lo;
+          te.hi = none.hi;
+          const float* a_slice = a.data + slice_offset(m, mr, i0, 0, k);
+          if (cols < nr) {
+            info.fn(k, a_slice, edge, tile, nr, false, &te);
+          } else {
+            info.indirect(k, a_slice, b_rows, j0, tile, nr, false, &te);
+          }
+          store_column_rows(epilogue, *column_rows, tile, nr, c, ldc, i0, std::min(mr, m - i0), j0,
+                            cols);
+        }
+      }
+      return;
+    }
     if (k <= kKc) {
       // One k slice (a pointwise convolution's few input channels): each A panel sweeps all its
       // columns, so C is written row after row instead of in mr-row tiles hopping across all

@@ -127,14 +127,25 @@ size_t gemm_scratch_bytes(int64_t m, int64_t n, int64_t k, bool a_packed, bool b
 bool gemm(int64_t m, int64_t n, int64_t k, const GemmOperand& a, const GemmOperand& b, float* c,
           int64_t ldc, const GemmEpilogue& epilogue, void* scratch);
 
+/// Where gemm_indirect stores C's columns: column j is position (j / pitch, j % pitch) of a flat
+/// image whose rows are `pitch` columns apart (a direct convolution's outputs, computed with
+/// pitch - width padding columns per row); the first `width` of each row are kept, at
+/// (j / pitch) * width + j % pitch of C's row, and the others dropped.
+struct GemmColumnRows {
+  int64_t pitch = 0;
+  int64_t width = 0;
+};
+
 /// C (M x N, leading dimension ldc) = A * B with `epilogue` (not beta_one), A prepacked, B given
 /// by its rows: row p is b_rows[p][0, N), of which nothing past N is read. The implicit im2col
 /// of a direct convolution (B's rows are shifted views of the padded input) and the plain
-/// channel planes of a pointwise one, never copied. Returns false when A does not match the
-/// shapes or the active microkernel, one slice of A's depth holds more than 32 KiB of B, K is 0
-/// or the epilogue asks for beta_one.
+/// channel planes of a pointwise one, never copied. With `column_rows`, C's columns are stored
+/// through that map (the residual, when given, is in C's stored layout); it needs K within one
+/// slice of A's depth and a bias per row, if any. Returns false when A does not match the
+/// shapes or the active microkernel, one slice of A's depth holds more than 32 KiB of B, K is 0,
+/// the epilogue asks for beta_one, or `column_rows` is given where it does not apply.
 bool gemm_indirect(int64_t m, int64_t n, int64_t k, const PackedMatrix& a,
                    const float* const* b_rows, float* c, int64_t ldc,
-                   const GemmEpilogue& epilogue = {});
+                   const GemmEpilogue& epilogue = {}, const GemmColumnRows* column_rows = nullptr);
 
 }  // namespace ptec::kernels::optimized

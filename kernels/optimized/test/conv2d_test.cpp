@@ -282,9 +282,13 @@ TEST_P(Conv2d, DepthwiseEpilogueTreatsNaNAsActivateDoes) {
 // residual (or none) and every activation as activate() does, NaN included, as it copies the
 // valid columns out of its flat result.
 TEST_P(Conv2d, DirectEpilogueAppliesEveryActivationAsActivateDoes) {
-  // The last: K = 576 in several slices over two B panels (the GEMM's A-panel-major order).
-  for (const Conv2dShape& s : {shape(1, 5, 9, 11, 6, 3, 1, 1), shape(2, 4, 10, 13, 9, 3, 2, 1),
-                               shape(1, 3, 8, 8, 5, 1, 2, 0), shape(1, 64, 7, 7, 20, 3, 1, 1)}) {
+  // Small shapes (stride 1 and 2, a 1x1 at stride 2), K = 576 in several slices over two B
+  // panels (the GEMM's A-panel-major order), and stems whose flat result (over 2 MB) is larger
+  // than half of L2, stored tile by tile through the GEMM's column map.
+  for (const Conv2dShape& s :
+       {shape(1, 5, 9, 11, 6, 3, 1, 1), shape(2, 4, 10, 13, 9, 3, 2, 1),
+        shape(1, 3, 8, 8, 5, 1, 2, 0), shape(1, 64, 7, 7, 20, 3, 1, 1),
+        shape(1, 3, 120, 120, 40, 3, 1, 1), shape(1, 3, 230, 230, 40, 3, 2, 1)}) {
     auto in = random_vector(s.n * s.c * s.h * s.w, 9);
     in[static_cast<size_t>(s.h / 2 * s.w + s.w / 2)] = std::numeric_limits<float>::quiet_NaN();
     const auto w = random_vector(s.oc * s.c_per_group() * s.kh * s.kw, 10);
@@ -294,9 +298,8 @@ TEST_P(Conv2d, DirectEpilogueAppliesEveryActivationAsActivateDoes) {
     Aligned packed(conv2d_packed_weights_bytes(s));
     conv2d_pack_weights(s, w.data(), packed.ptr);
     Aligned scratch(conv2d_scratch_bytes(s, true));
+    const auto sums = reference(s, in, w, bias, {}, false);
     for (bool with_residual : {false, true}) {
-      const auto ref =
-          reference(s, in, w, bias, with_residual ? residual : std::vector<float>{}, false);
       for (Activation act :
            {Activation::None, Activation::Relu, Activation::Clamp, Activation::Sigmoid,
             Activation::Tanh, Activation::HardSwish, Activation::Gelu, Activation::Silu}) {
@@ -306,11 +309,12 @@ TEST_P(Conv2d, DirectEpilogueAppliesEveryActivationAsActivateDoes) {
         e.activation = act;
         e.clamp_min = -0.5f;
         e.clamp_max = 0.5f;
-        std::vector<float> out(ref.size(), 99.0f);
+        std::vector<float> out(sums.size(), 99.0f);
         ASSERT_TRUE(conv2d(s, in.data(), w.data(), packed.ptr, e, out.data(), scratch.ptr));
         int nans = 0;
         for (size_t i = 0; i < out.size(); ++i) {
-          const float want = activate(static_cast<float>(ref[i]), act, e.clamp_min, e.clamp_max);
+          const double v = with_residual ? sums[i] + residual[i] : sums[i];
+          const float want = activate(static_cast<float>(v), act, e.clamp_min, e.clamp_max);
           if (std::isnan(want)) {
             ++nans;
             ASSERT_TRUE(std::isnan(out[i])) << describe(s) << " activation " << int(act);

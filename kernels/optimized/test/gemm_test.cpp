@@ -154,6 +154,65 @@ TEST_P(Gemm, IndirectRowsMatchTheReference) {
   EXPECT_FALSE(gemm_indirect(8, 4, 8, packed, rows.data(), c.data(), 8, accumulate));
 }
 
+// With a column map, gemm_indirect stores column j at (j / pitch) * width + j % pitch of C's row
+// when j % pitch < width and drops it otherwise, applying bias, residual (C's layout) and every
+// activation as the plain product would have them; nothing outside the kept positions is written.
+// Edge tiles in M and N, one and two threads. Where it does not apply, it is refused.
+TEST_P(Gemm, IndirectColumnMapStoresTheKeptColumns) {
+  const int64_t m = 13, k = 20, pitch = 37, width = 30, image_rows = 5;
+  const int64_t n = (image_rows - 1) * pitch + width;  // the last row's padding is not computed
+  const int64_t kept = image_rows * width, ldc = kept + 5;
+  const auto b = random_matrix(k * n, 30);
+  std::vector<const float*> rows(static_cast<size_t>(k));
+  for (int64_t p = 0; p < k; ++p) rows[p] = b.data() + p * n;
+  const auto a = random_matrix(m * k, 31);
+  Aligned pa(packed_a_bytes(m, k));
+  const PackedMatrix packed = pack_a(m, k, a.data(), k, false, pa.ptr);
+  const auto ref = reference(m, n, k, a, k, false, b, n, false);
+  const auto bias = random_matrix(m, 32);
+  const auto residual = random_matrix(m * ldc, 33);
+  const GemmColumnRows map{pitch, width};
+  for (int threads : {1, 2}) {
+    ptec::set_num_threads(threads);
+    for (Activation act : {Activation::None, Activation::Relu, Activation::Clamp, Activation::Silu,
+                           Activation::Gelu}) {
+      for (bool with_residual : {false, true}) {
+        GemmEpilogue e;
+        e.bias = bias.data();
+        e.bias_per_row = true;
+        e.residual = with_residual ? residual.data() : nullptr;
+        e.ldr = ldc;
+        e.activation = act;
+        e.clamp_min = -0.3f;
+        e.clamp_max = 0.4f;
+        std::vector<float> c(static_cast<size_t>(m * ldc), 42.0f);
+        ASSERT_TRUE(gemm_indirect(m, n, k, packed, rows.data(), c.data(), ldc, e, &map));
+        for (int64_t i = 0; i < m; ++i) {
+          for (int64_t at = 0; at < kept; ++at) {
+            const int64_t j = at / width * pitch + at % width;
+            float v = static_cast<float>(ref[i * n + j]) + bias[i];
+            if (with_residual) v += residual[i * ldc + at];
+            ASSERT_NEAR(c[i * ldc + at], activate(v, act, e.clamp_min, e.clamp_max), 1e-4)
+                << "activation " << int(act) << (with_residual ? " residual" : "") << " at " << i
+                << ", " << at << ", " << threads << " threads";
+          }
+          for (int64_t at = kept; at < ldc; ++at) ASSERT_EQ(c[i * ldc + at], 42.0f);
+        }
+      }
+    }
+  }
+  ptec::set_num_threads(0);
+  std::vector<float> c(static_cast<size_t>(m * ldc));
+  const GemmColumnRows too_wide{pitch, pitch + 1};
+  EXPECT_FALSE(gemm_indirect(m, n, k, packed, rows.data(), c.data(), ldc, {}, &too_wide));
+  GemmEpilogue column_bias;
+  column_bias.bias = bias.data();
+  EXPECT_FALSE(gemm_indirect(m, n, k, packed, rows.data(), c.data(), ldc, column_bias, &map));
+  Aligned pa_shallow(packed_a_bytes(m, k));  // K in two slices
+  const PackedMatrix shallow = pack_a(m, k, a.data(), k, false, pa_shallow.ptr, 8);
+  EXPECT_FALSE(gemm_indirect(m, n, k, shallow, rows.data(), c.data(), ldc, {}, &map));
+}
+
 // packed_a_offset finds every element where pack_a put it, across several k slices and a partial
 // last panel (whose extra rows are zero).
 TEST_P(Gemm, PackedAOffsetLocatesEveryElement) {
