@@ -4,6 +4,7 @@
 #include <atomic>
 #include <cmath>
 #include <cstring>
+#include <limits>
 
 #include "kernels/optimized/conv2d_direct.h"
 #include "kernels/optimized/threadpool.h"
@@ -131,28 +132,31 @@ __attribute__((always_inline)) inline void load16(Float16& v, const float* p) {
 }
 
 // Output columns [lo, hi) of a row whose K x K window lies inside the input, bias and `e`
-// included: every tap in one pass over blocks of 16 outputs held in one vector, the kernel size
-// and stride compile-time constants; a last partial block is the block ending at hi, computed
-// again over outputs it shares with the one before (at least 16 columns), else column by column.
-// rows[ky] is input row ky of the window (its dilation already applied); taps are dw columns
-// apart.
-template <int K, int S>
-__attribute__((always_inline)) inline void depthwise_interior(float* dst, const float* const* rows,
+// included: every tap in one pass over blocks of 16 outputs held in one vector, the kernel size,
+// stride and (D > 0) dilation compile-time constants; a last partial block is the block ending
+// at hi, computed again over outputs it shares with the one before (at least 16 columns), else
+// column by column. r[ky] is input row ky of the window (its dilation already applied), read from
+// column ox * S on for output ox; taps are D (D = 0: dw) columns apart. With a constant dilation
+// each row's taps are one base register and constant offsets, and 3x3 weights stay in registers
+// across the row.
+template <int K, int S, int D>
+__attribute__((always_inline)) inline void depthwise_interior(float* dst, const float* const* r,
                                                               const float* w, float bias,
-                                                              int64_t lo, int64_t hi, int64_t off,
-                                                              int64_t dw, const RowEpilogue& e) {
+                                                              int64_t lo, int64_t hi, int64_t dw,
+                                                              const RowEpilogue& e) {
   constexpr int64_t kBlock = 16;
-  const float* r[K];
-  for (int ky = 0; ky < K; ++ky) r[ky] = rows[ky] + off;
+  const int64_t step = D > 0 ? D : dw;
   const Float16 lo_v = Float16{} + e.clamp.lo, hi_v = Float16{} + e.clamp.hi, zero = Float16{};
+  Float16 wv[K * K];
+  for (int t = 0; t < K * K; ++t) wv[t] = Float16{} + w[t];
   auto block = [&](int64_t o0) {  // outputs [o0, o0 + kBlock)
     Float16 acc = Float16{} + bias;
     for (int ky = 0; ky < K; ++ky) {
       const float* src = r[ky] + o0 * S;
       for (int kx = 0; kx < K; ++kx) {
         Float16 x;
-        load16<S>(x, src + kx * dw);
-        acc += w[ky * K + kx] * x;
+        load16<S>(x, src + kx * step);
+        acc += wv[ky * K + kx] * x;
       }
     }
     if (e.residual != nullptr) {
@@ -178,7 +182,7 @@ __attribute__((always_inline)) inline void depthwise_interior(float* dst, const 
   for (; ox < hi; ++ox) {
     float acc = bias;
     for (int ky = 0; ky < K; ++ky) {
-      for (int kx = 0; kx < K; ++kx) acc += w[ky * K + kx] * r[ky][ox * S + kx * dw];
+      for (int kx = 0; kx < K; ++kx) acc += w[ky * K + kx] * r[ky][ox * S + kx * step];
     }
     if (e.residual != nullptr) acc += e.residual[ox];
     dst[ox] =
@@ -250,8 +254,8 @@ __attribute__((always_inline)) inline void depthwise_flat(const Conv2dShape& s,
   constexpr int64_t kBlock = 16;  // one Float16
   alignas(64) float phases[kFlatPlaneFloats + kFlatBlock];
   alignas(64) float sums[kFlatPlaneFloats + kFlatBlock];
-  const int64_t hw = s.h * s.w;
   const int64_t r0 = oy0 * S;  // the band's first padded row
+  const int64_t hw = s.h * s.w;
   const Float16 zeros = {};
   // Padded row r (S q floats, zero past the padded width) into dst in blocks of 16, the last of
   // each part running up to 15 floats past it (into what is written next, or slack). Reads of
@@ -371,66 +375,78 @@ __attribute__((always_inline)) inline void depthwise_flat(const Conv2dShape& s,
   }
 }
 
-// One output plane of a depthwise convolution: out = act(sum_taps w * in + bias + residual), one
-// output row at a time. For 3x3 and 5x5 kernels at stride 1 or 2, a row whose window rows lie
-// inside the input computes its inside columns in one fused pass and its few edge columns one by
-// one; other rows (and other kernels) add tap by tap.
-__attribute__((target_clones("avx512f", "avx2", "default"))) void depthwise_plane(
-    const Conv2dShape& s, const float* in, const float* w, float bias, const float* residual,
-    const GemmEpilogue& e, float* out, bool flat) {
+// One output plane of a depthwise convolution on the flat path (depthwise_flat, band by band, g
+// its flat_geometry):
+// out = act(sum_taps w * in + bias + residual), the clamps (and none) with the residual where the
+// outputs are stored, other activations over each band when it is complete.
+__attribute__((target_clones("avx512f", "avx2", "default"))) void depthwise_plane_flat(
+    const Conv2dShape& s, const FlatGeometry& g, const float* in, const float* w, float bias,
+    const float* residual, const GemmEpilogue& e, float* out) {
   const int64_t oh = s.oh(), ow = s.ow();
-  // The clamp activations (and none) run with the residual where the outputs are stored; the
-  // others after the plane (flat) or the row (rows) is complete.
+  const bool fused = is_clamp(e.activation);
+  RowEpilogue plane;
+  if (fused) plane.clamp = clamp_bounds(e.activation, e.clamp_min, e.clamp_max);
+  plane.residual = residual;
+  const RowEpilogue* pe = fused ? &plane : nullptr;
+  for (int64_t oy0 = 0; oy0 < oh; oy0 += g.band) {
+    const int64_t oy1 = std::min(oh, oy0 + g.band);
+    switch (s.kh * 10 + s.sh) {
+      case 31: depthwise_flat<3, 1>(s, g, oy0, oy1, in, w, bias, pe, out); break;
+      case 32: depthwise_flat<3, 2>(s, g, oy0, oy1, in, w, bias, pe, out); break;
+      case 51: depthwise_flat<5, 1>(s, g, oy0, oy1, in, w, bias, pe, out); break;
+      default: depthwise_flat<5, 2>(s, g, oy0, oy1, in, w, bias, pe, out); break;
+    }
+    if (fused) continue;
+    // The band's rows while they are in L1.
+    float* rows = out + oy0 * ow;
+    const int64_t count = (oy1 - oy0) * ow;
+    if (residual != nullptr) {
+      const float* res = residual + oy0 * ow;
+      for (int64_t i = 0; i < count; ++i) rows[i] += res[i];
+    }
+    activate_in_place(rows, count, e.activation, e.clamp_min, e.clamp_max);
+  }
+}
+
+// One output plane of a depthwise convolution on the row path: out = act(sum_taps w * in + bias
+// + residual), one output row at a time. For 3x3 and 5x5 kernels at stride 1 or 2, a row whose
+// window rows lie inside the input computes its inside columns in one fused pass and its few
+// edge columns one by one; other rows (and other kernels) add tap by tap. The clamps (and none) run
+// with the residual where the outputs are stored, other activations over each row when it is
+// complete.
+__attribute__((target_clones("avx512f", "avx2", "default"))) void depthwise_plane_rows(
+    const Conv2dShape& s, const float* in, const float* w, float bias, const float* residual,
+    const GemmEpilogue& e, float* out) {
+  const int64_t oh = s.oh(), ow = s.ow();
   const bool fused = is_clamp(e.activation);
   const RowEpilogue none;  // stores the sums as they are
   RowEpilogue fused_epilogue;
   if (fused) fused_epilogue.clamp = clamp_bounds(e.activation, e.clamp_min, e.clamp_max);
-  if (flat) {
-    RowEpilogue plane = fused_epilogue;
-    plane.residual = residual;
-    const RowEpilogue* pe = fused ? &plane : nullptr;
-    const FlatGeometry g = flat_geometry(s);
-    for (int64_t oy0 = 0; oy0 < oh; oy0 += g.band) {
-      const int64_t oy1 = std::min(oh, oy0 + g.band);
-      switch (s.kh * 10 + s.sh) {
-        case 31: depthwise_flat<3, 1>(s, g, oy0, oy1, in, w, bias, pe, out); break;
-        case 32: depthwise_flat<3, 2>(s, g, oy0, oy1, in, w, bias, pe, out); break;
-        case 51: depthwise_flat<5, 1>(s, g, oy0, oy1, in, w, bias, pe, out); break;
-        default: depthwise_flat<5, 2>(s, g, oy0, oy1, in, w, bias, pe, out); break;
-      }
-      if (fused) continue;
-      // The band's rows while they are in L1.
-      float* rows = out + oy0 * ow;
-      const int64_t count = (oy1 - oy0) * ow;
-      if (residual != nullptr) {
-        const float* res = residual + oy0 * ow;
-        for (int64_t i = 0; i < count; ++i) rows[i] += res[i];
-      }
-      activate_in_place(rows, count, e.activation, e.clamp_min, e.clamp_max);
-    }
-    return;
-  }
+  // The fused pass's kernel (called directly, so that each clone inlines its own copy).
+  const int64_t kernel = s.kh == s.kw && (s.kh == 3 || s.kh == 5) && (s.sw == 1 || s.sw == 2)
+                             ? s.kh * 100 + s.sw * 10 + (s.dw == 1 ? 1 : 0)
+                             : 0;
   // Columns where every tap is inside.
   const ColumnRange inside = columns_with_all_taps_inside(s.pw, s.sw, s.dw, s.kw, s.w, ow);
   const int64_t in_lo = inside.lo, in_hi = inside.hi;
-  // The fused path's kernel (called directly, so that each clone inlines its own copy).
-  const int64_t interior =
-      s.kh == s.kw && (s.kh == 3 || s.kh == 5) && (s.sw == 1 || s.sw == 2) && in_lo < in_hi
-          ? s.kh * 10 + s.sw
-          : 0;
+  const int64_t interior = in_lo < in_hi ? kernel : 0;
   for (int64_t oy = 0; oy < oh; ++oy) {
     float* dst = out + oy * ow;
     const int64_t iy0 = oy * s.sh - s.ph;
     if (interior != 0 && iy0 >= 0 && iy0 + (s.kh - 1) * s.dh < s.h) {
-      const float* rows[5] = {};
-      for (int64_t ky = 0; ky < s.kh; ++ky) rows[ky] = in + (iy0 + ky * s.dh) * s.w;
+      const float* rows[5] = {};  // read from column in_lo * S on
+      for (int64_t ky = 0; ky < s.kh; ++ky) rows[ky] = in + (iy0 + ky * s.dh) * s.w - s.pw;
       RowEpilogue re = fused ? fused_epilogue : none;
       if (fused && residual != nullptr) re.residual = residual + oy * ow;
       switch (interior) {
-        case 31: depthwise_interior<3, 1>(dst, rows, w, bias, in_lo, in_hi, -s.pw, s.dw, re); break;
-        case 32: depthwise_interior<3, 2>(dst, rows, w, bias, in_lo, in_hi, -s.pw, s.dw, re); break;
-        case 51: depthwise_interior<5, 1>(dst, rows, w, bias, in_lo, in_hi, -s.pw, s.dw, re); break;
-        default: depthwise_interior<5, 2>(dst, rows, w, bias, in_lo, in_hi, -s.pw, s.dw, re); break;
+        case 311: depthwise_interior<3, 1, 1>(dst, rows, w, bias, in_lo, in_hi, s.dw, re); break;
+        case 321: depthwise_interior<3, 2, 1>(dst, rows, w, bias, in_lo, in_hi, s.dw, re); break;
+        case 511: depthwise_interior<5, 1, 1>(dst, rows, w, bias, in_lo, in_hi, s.dw, re); break;
+        case 521: depthwise_interior<5, 2, 1>(dst, rows, w, bias, in_lo, in_hi, s.dw, re); break;
+        case 310: depthwise_interior<3, 1, 0>(dst, rows, w, bias, in_lo, in_hi, s.dw, re); break;
+        case 320: depthwise_interior<3, 2, 0>(dst, rows, w, bias, in_lo, in_hi, s.dw, re); break;
+        case 510: depthwise_interior<5, 1, 0>(dst, rows, w, bias, in_lo, in_hi, s.dw, re); break;
+        default: depthwise_interior<5, 2, 0>(dst, rows, w, bias, in_lo, in_hi, s.dw, re); break;
       }
       for (int64_t ox = 0; ox < in_lo; ++ox) dst[ox] = depthwise_pixel(s, in, w, bias, oy, ox);
       for (int64_t ox = in_hi; ox < ow; ++ox) dst[ox] = depthwise_pixel(s, in, w, bias, oy, ox);
@@ -546,13 +562,19 @@ bool conv2d(const Conv2dShape& s, const float* input, const float* weights,
     const bool flat = depthwise_path == DepthwisePath::Flat   ? depthwise_flat_applies(s)
                       : depthwise_path == DepthwisePath::Auto ? depthwise_flat_preferred(s)
                                                               : false;
+    const FlatGeometry g = flat_geometry(s);  // (divisions: once, not per plane)
     parallel_for(s.n * s.oc, [&](int64_t item) {
       const int64_t b = item / s.oc, o = item % s.oc;
       const float* res =
           epilogue.residual != nullptr ? epilogue.residual + b * out_image + o * ohw : nullptr;
-      depthwise_plane(s, input + b * in_image + (o / mult) * s.h * s.w, weights + o * taps,
-                      epilogue.bias != nullptr ? epilogue.bias[o] : 0.0f, res, epilogue,
-                      output + b * out_image + o * ohw, flat);
+      const float* in = input + b * in_image + (o / mult) * s.h * s.w;
+      const float bias = epilogue.bias != nullptr ? epilogue.bias[o] : 0.0f;
+      float* out = output + b * out_image + o * ohw;
+      if (flat) {
+        depthwise_plane_flat(s, g, in, weights + o * taps, bias, res, epilogue, out);
+      } else {
+        depthwise_plane_rows(s, in, weights + o * taps, bias, res, epilogue, out);
+      }
     });
     return true;
   }
