@@ -12,12 +12,9 @@
 namespace ptec::kernels::optimized::detail {
 namespace {
 
-// e^x, the polynomial of exp_approx (activation.h): x = n ln2 + r, |r| <= ln2 / 2.
-__m512 exp512(__m512 v) {
-  // NaN passes through (max / min return their second operand when either is NaN).
-  const __m512 x = _mm512_min_ps(_mm512_set1_ps(88.3f), _mm512_max_ps(_mm512_set1_ps(-87.3f), v));
-  const __m512 n = _mm512_roundscale_ps(_mm512_mul_ps(x, _mm512_set1_ps(1.44269504088896341f)),
-                                        _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+// e^x for n = round(x / ln2), the polynomial of exp_approx (activation.h): x = n ln2 + r,
+// |r| <= ln2 / 2.
+__m512 exp_reduced512(__m512 x, __m512 n) {
   __m512 r = _mm512_fnmadd_ps(n, _mm512_set1_ps(0.693359375f), x);
   r = _mm512_fnmadd_ps(n, _mm512_set1_ps(-2.12194440e-4f), r);
   __m512 p = _mm512_set1_ps(1.9875691500e-4f);
@@ -28,6 +25,15 @@ __m512 exp512(__m512 v) {
   p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(5.0000001201e-1f));
   p = _mm512_add_ps(_mm512_fmadd_ps(p, _mm512_mul_ps(r, r), r), _mm512_set1_ps(1.0f));
   return _mm512_scalef_ps(p, n);
+}
+
+// e^x (exp_reduced512).
+__m512 exp512(__m512 v) {
+  // NaN passes through (max / min return their second operand when either is NaN).
+  const __m512 x = _mm512_min_ps(_mm512_set1_ps(88.3f), _mm512_max_ps(_mm512_set1_ps(-87.3f), v));
+  const __m512 n = _mm512_roundscale_ps(_mm512_mul_ps(x, _mm512_set1_ps(1.44269504088896341f)),
+                                        _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+  return exp_reduced512(x, n);
 }
 
 // 1 / d for d >= 1: the 14-bit estimate and one Newton step (relative error ~2^-27).
@@ -42,7 +48,7 @@ __m512 sigmoid512(__m512 v) {
   return _mm512_mask_mov_ps(s, _mm512_cmp_ps_mask(v, v, _CMP_UNORD_Q), v);
 }
 
-// x / (1 + e^-x) with exp512's polynomial, two steps shorter: n = round(-x / ln2) by the
+// x / (1 + e^-x) by exp_reduced512, two steps shorter than sigmoid: n = round(-x / ln2) by the
 // 1.5 * 2^23 shift (one FMA and a subtraction, where roundscale takes two uops and a multiply),
 // and no NaN mask: a NaN passes every step (max / min return it as their second operand).
 __m512 silu512(__m512 v) {
@@ -52,17 +58,7 @@ __m512 silu512(__m512 v) {
   const __m512 shift = _mm512_set1_ps(12582912.0f);
   const __m512 n =
       _mm512_sub_ps(_mm512_fmadd_ps(y, _mm512_set1_ps(1.44269504088896341f), shift), shift);
-  __m512 r = _mm512_fnmadd_ps(n, _mm512_set1_ps(0.693359375f), y);
-  r = _mm512_fnmadd_ps(n, _mm512_set1_ps(-2.12194440e-4f), r);
-  __m512 p = _mm512_set1_ps(1.9875691500e-4f);
-  p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(1.3981999507e-3f));
-  p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(8.3334519073e-3f));
-  p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(4.1665795894e-2f));
-  p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(1.6666665459e-1f));
-  p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(5.0000001201e-1f));
-  p = _mm512_add_ps(_mm512_fmadd_ps(p, _mm512_mul_ps(r, r), r), _mm512_set1_ps(1.0f));
-  const __m512 e = _mm512_scalef_ps(p, n);
-  return _mm512_mul_ps(v, reciprocal(_mm512_add_ps(_mm512_set1_ps(1.0f), e)));
+  return _mm512_mul_ps(v, reciprocal(_mm512_add_ps(_mm512_set1_ps(1.0f), exp_reduced512(y, n))));
 }
 
 // Cephes' tanhf: an odd polynomial below |x| = 0.625, else 1 - 2 / (e^{2|x|} + 1) with x's sign.
