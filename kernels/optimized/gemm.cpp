@@ -227,10 +227,10 @@ struct EpilogueStrips {
 };
 
 // Rows [i0, i0 + rows) and columns [j0, j0 + cols) of a product, held in `tile` (leading
-// dimension ldt, bias added), into C through the column map: column j is position
-// (j / pitch, j % pitch) of a flat image, kept when j % pitch < width and stored at
-// (j / pitch) * width + j % pitch of its row of C, with the residual (in C's layout) and the
-// activation applied to each run as it is stored.
+// dimension ldt), into C through the column map: column j is position (j / pitch, j % pitch) of a
+// flat image, kept when j % pitch < width and stored at (j / pitch) * width + j % pitch of its
+// row of C, with the epilogue (bias per row, residual in C's layout, activation) applied to each
+// run as it is stored.
 __attribute__((target_clones("avx512f", "avx2", "default"))) void store_column_rows(
     const GemmEpilogue& e, const GemmColumnRows& map, const float* tile, int64_t ldt, float* c,
     int64_t ldc, int64_t i0, int64_t rows, int64_t j0, int64_t cols) {
@@ -246,8 +246,9 @@ __attribute__((target_clones("avx512f", "avx2", "default"))) void store_column_r
       const int64_t at = y * map.width + x;
       float* dst = c + (i0 + r) * ldc + at;
       const float* res = e.residual != nullptr ? e.residual + (i0 + r) * e.ldr + at : nullptr;
+      const float bias = e.bias != nullptr ? e.bias[i0 + r] : 0.0f;
       for (int64_t t = 0; t < kept; ++t) {
-        const float v = res != nullptr ? src[t] + res[t] : src[t];
+        const float v = res != nullptr ? src[t] + bias + res[t] : src[t] + bias;
         dst[t] = b.relu ? (v > 0.0f ? v : 0.0f) : std::min(std::max(v, b.lo), b.hi);
       }
       if (!clamp) activate_in_place(dst, kept, e.activation, e.clamp_min, e.clamp_max);
@@ -576,22 +577,17 @@ bool gemm_indirect(int64_t m, int64_t n, int64_t k, const PackedMatrix& a,
                     });
     };
     if (column_rows != nullptr) {
-      // One k slice, each tile into `tile` with the bias, then its columns' kept runs into C
-      // with the rest of the epilogue.
+      // One k slice, each tile into `tile`, then its columns' kept runs into C with the
+      // epilogue.
       for (int64_t i0 = item.ic; i0 < item.ic_end; i0 += mr) {
         for (int64_t j0 = item.jc; j0 < item.jc_end; j0 += nr) {
           const int64_t cols = std::min(nr, n - j0);
           if (cols < nr) load_edge(j0, 0, k);
-          detail::TileEpilogue te;  // the bias; the rest as the runs are stored
-          const ClampBounds none = clamp_bounds(Activation::None, 0.0f, 0.0f);
-          te.row_bias = epilogue.bias != nullptr ? epilogue.bias + i0 : nullptr;
-          te.lo = none.lo;
-          te.hi = none.hi;
           const float* a_slice = a.data + slice_offset(m, mr, i0, 0, k);
           if (cols < nr) {
-            info.fn(k, a_slice, edge, tile, nr, false, &te);
+            info.fn(k, a_slice, edge, tile, nr, false, nullptr);
           } else {
-            info.indirect(k, a_slice, b_rows, j0, tile, nr, false, &te);
+            info.indirect(k, a_slice, b_rows, j0, tile, nr, false, nullptr);
           }
           store_column_rows(epilogue, *column_rows, tile, nr, c, ldc, i0, std::min(mr, m - i0), j0,
                             cols);
