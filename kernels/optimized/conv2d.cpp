@@ -375,10 +375,10 @@ __attribute__((always_inline)) inline void depthwise_flat(const Conv2dShape& s,
   }
 }
 
-// One output plane of a depthwise convolution on the flat path (depthwise_flat, band by band, g
-// its flat_geometry):
-// out = act(sum_taps w * in + bias + residual), the clamps (and none) with the residual where the
-// outputs are stored, other activations over each band when it is complete.
+// One output plane of a depthwise convolution on the flat path (depthwise_flat band by band; g
+// is the shape's flat_geometry): out = act(sum_taps w * in + bias + residual), the clamps (and
+// none) with the residual where the outputs are stored, other activations over each band when it
+// is complete.
 __attribute__((target_clones("avx512f", "avx2", "default"))) void depthwise_plane_flat(
     const Conv2dShape& s, const FlatGeometry& g, const float* in, const float* w, float bias,
     const float* residual, const GemmEpilogue& e, float* out) {
@@ -434,7 +434,8 @@ __attribute__((target_clones("avx512f", "avx2", "default"))) void depthwise_plan
     float* dst = out + oy * ow;
     const int64_t iy0 = oy * s.sh - s.ph;
     if (interior != 0 && iy0 >= 0 && iy0 + (s.kh - 1) * s.dh < s.h) {
-      const float* rows[5] = {};  // read from column in_lo * S on
+      // rows[ky] + ox * S: output ox's first tap in window row ky (read for ox >= in_lo only).
+      const float* rows[5] = {};
       for (int64_t ky = 0; ky < s.kh; ++ky) rows[ky] = in + (iy0 + ky * s.dh) * s.w - s.pw;
       RowEpilogue re = fused ? fused_epilogue : none;
       if (fused && residual != nullptr) re.residual = residual + oy * ow;

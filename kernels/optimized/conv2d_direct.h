@@ -8,7 +8,9 @@
 // offset from i in one phase of channel c, so row p = (c, ky, kx) of the GEMM's B is a shifted
 // view of the copy (gemm_indirect): nr consecutive flat outputs are one contiguous vector load
 // per tap, however narrow the image. The q - ow extra columns per row are computed into a flat
-// result and dropped when it is copied out with the epilogue.
+// result and dropped when it is copied out with the epilogue; where K fits one slice and that
+// result would not stay in L2 (a stem), the GEMM stores each tile's kept columns itself
+// (GemmColumnRows).
 
 #include <cstddef>
 

@@ -550,7 +550,6 @@ bool gemm_indirect(int64_t m, int64_t n, int64_t k, const PackedMatrix& a,
     // n): kc x nr floats.
     alignas(64) float edge[kEdgeFloats];
     int64_t edge_pc = -1;  // the slice `edge` holds (of the one partial panel), -1: none
-    // Panel j0's slice at pc against A panel i0 into C.
     // The partial panel at j0's slice at pc into `edge` (once per slice).
     auto load_edge = [&](int64_t j0, int64_t pc, int64_t kc) {
       if (edge_pc == pc) return;
@@ -561,6 +560,7 @@ bool gemm_indirect(int64_t m, int64_t n, int64_t k, const PackedMatrix& a,
         std::fill(edge + p * nr + cols, edge + (p + 1) * nr, 0.0f);
       }
     };
+    // Panel j0's slice at pc against A panel i0 into C.
     auto panel = [&](int64_t i0, int64_t j0, int64_t pc, int64_t kc) {
       const int64_t cols = std::min(nr, n - j0);
       if (cols < nr) load_edge(j0, pc, kc);
