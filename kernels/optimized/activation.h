@@ -61,6 +61,10 @@ inline ClampBounds clamp_bounds(Activation a, float clamp_min, float clamp_max) 
   }
   return b;
 }
+/// v through the clamp `b` (ClampBounds' rules).
+inline float apply_clamp(float v, const ClampBounds& b) {
+  return b.relu ? (v > 0.0f ? v : 0.0f) : std::min(std::max(v, b.lo), b.hi);
+}
 
 /// `a` applied to v; Clamp uses [lo, hi]. Gelu is the exact (erf) form.
 inline float activate(float v, Activation a, float lo, float hi) {

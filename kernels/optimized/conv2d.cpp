@@ -185,8 +185,7 @@ __attribute__((always_inline)) inline void depthwise_interior(float* dst, const 
       for (int kx = 0; kx < K; ++kx) acc += w[ky * K + kx] * r[ky][ox * S + kx * step];
     }
     if (e.residual != nullptr) acc += e.residual[ox];
-    dst[ox] =
-        e.clamp.relu ? (acc > 0.0f ? acc : 0.0f) : std::min(std::max(acc, e.clamp.lo), e.clamp.hi);
+    dst[ox] = apply_clamp(acc, e.clamp);
   }
 }
 
@@ -368,7 +367,7 @@ __attribute__((always_inline)) inline void depthwise_flat(const Conv2dShape& s,
       float v = src[x];
       if (e != nullptr) {
         if (e->residual != nullptr) v += e->residual[oy * ow + x];
-        v = e->clamp.relu ? (v > 0.0f ? v : 0.0f) : std::min(std::max(v, e->clamp.lo), e->clamp.hi);
+        v = apply_clamp(v, e->clamp);
       }
       out[oy * ow + x] = v;
     }

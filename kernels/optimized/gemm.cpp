@@ -249,7 +249,7 @@ __attribute__((target_clones("avx512f", "avx2", "default"))) void store_column_r
       const float bias = e.bias != nullptr ? e.bias[i0 + r] : 0.0f;
       for (int64_t t = 0; t < kept; ++t) {
         const float v = res != nullptr ? src[t] + bias + res[t] : src[t] + bias;
-        dst[t] = b.relu ? (v > 0.0f ? v : 0.0f) : std::min(std::max(v, b.lo), b.hi);
+        dst[t] = apply_clamp(v, b);
       }
       if (!clamp) activate_in_place(dst, kept, e.activation, e.clamp_min, e.clamp_max);
     }
