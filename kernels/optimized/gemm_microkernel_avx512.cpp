@@ -37,7 +37,8 @@ struct IndirectB {
 
 // Row r of the tile (v0: columns 0-15, v1: 16-31) through the epilogue, in activate()'s order
 // and NaN rules: max(v, 0) gives 0 for NaN (Relu), max(lo, v) and min(hi, v) pass it (Clamp).
-inline void finish(const TileEpilogue& e, int64_t r, __m512& v0, __m512& v1) {
+__attribute__((always_inline)) inline void finish(const TileEpilogue& e, int64_t r, __m512& v0,
+                                                 __m512& v1) {
   if (e.row_bias != nullptr) {
     const __m512 bias = _mm512_set1_ps(e.row_bias[r]);
     v0 = _mm512_add_ps(v0, bias);
@@ -67,6 +68,7 @@ template <typename A, typename B>
 inline void kernel(int64_t kc, A a, B b, float* c, int64_t ldc, bool accumulate,
                    const TileEpilogue* epilogue) {
   __m512 acc[kAvx512Mr][2];
+#pragma GCC unroll 8
   for (int64_t r = 0; r < kAvx512Mr; ++r) {
     acc[r][0] = _mm512_setzero_ps();
     acc[r][1] = _mm512_setzero_ps();
@@ -81,6 +83,7 @@ inline void kernel(int64_t kc, A a, B b, float* c, int64_t ldc, bool accumulate,
       acc[r][1] = _mm512_fmadd_ps(av, b1, acc[r][1]);
     }
   }
+#pragma GCC unroll 8
   for (int64_t r = 0; r < kAvx512Mr; ++r) {
     float* row = c + r * ldc;
     if (accumulate) {
