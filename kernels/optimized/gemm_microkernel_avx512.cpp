@@ -38,7 +38,7 @@ struct IndirectB {
 // Row r of the tile (v0: columns 0-15, v1: 16-31) through the epilogue, in activate()'s order
 // and NaN rules: max(v, 0) gives 0 for NaN (Relu), max(lo, v) and min(hi, v) pass it (Clamp).
 __attribute__((always_inline)) inline void finish(const TileEpilogue& e, int64_t r, __m512& v0,
-                                                 __m512& v1) {
+                                                  __m512& v1) {
   if (e.row_bias != nullptr) {
     const __m512 bias = _mm512_set1_ps(e.row_bias[r]);
     v0 = _mm512_add_ps(v0, bias);
