@@ -42,11 +42,18 @@ struct Conv2dShape {
 /// inside the input in one fused pass). Flat: a stride-1 or stride-2 3x3 or 5x5 plane as one
 /// stencil over a zero-padded copy of the input, a band of output rows at a time whose copy fits
 /// 16 KiB (split into stride x stride phases at stride 2; vectorized however narrow the plane).
-/// Auto: Flat where it applies and is preferred, else Rows.
-enum class DepthwisePath : uint8_t { Auto, Rows, Flat };
+/// Channels: 16 channels at a time, interleaved, each tap one multiply-add for all 16 (any
+/// kernel, stride and dilation; conv2d_depthwise_channels.h). Auto: Channels where it is
+/// preferred, else Flat where it is, else Rows.
+enum class DepthwisePath : uint8_t { Auto, Rows, Flat, Channels };
 /// True when the Flat path applies to the (depthwise) shape: a row of the padded input is narrow
 /// enough for a band of at least one output row.
 bool depthwise_flat_applies(const Conv2dShape& s);
+/// True when the Channels path applies to the (depthwise) shape: at most 64 taps, and the padded
+/// input rows of one output row fit 32 KiB for 16 channels (rows up to 510 pixels wide for 3x3).
+bool depthwise_channels_applies(const Conv2dShape& s);
+/// True where Auto takes the Channels path (measured, 1 thread): see conv2d.cpp.
+bool depthwise_channels_preferred(const Conv2dShape& s);
 /// True where Auto takes the Flat path (measured, 1 thread): 5x5 kernels, and 3x3 ones whose
 /// input rows are narrower than 64 columns; wider 3x3 rows are as fast or faster on Rows, which
 /// reads the input in place.

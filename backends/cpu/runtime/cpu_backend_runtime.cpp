@@ -431,7 +431,8 @@ Error prepare_node(Handle& h, NodeState& st, MemoryAllocator& alloc, size_t* scr
                 "undilated ungrouped convolutions only",
                 name);
       const bool depthwise_choice = algorithm == fb::ConvAlgorithm::DepthwiseRows ||
-                                    algorithm == fb::ConvAlgorithm::DepthwiseFlat;
+                                    algorithm == fb::ConvAlgorithm::DepthwiseFlat ||
+                                    algorithm == fb::ConvAlgorithm::DepthwiseChannels;
       CPU_CHECK(!depthwise_choice || s.depthwise(), Error::InvalidProgram,
                 "PtecCpuBackend: Conv2d '%s' asks for a depthwise path but is not depthwise", name);
       CPU_CHECK(algorithm != fb::ConvAlgorithm::DepthwiseFlat || opt::depthwise_flat_applies(s),
@@ -439,9 +440,17 @@ Error prepare_node(Handle& h, NodeState& st, MemoryAllocator& alloc, size_t* scr
                 "PtecCpuBackend: Conv2d '%s' asks for the flat depthwise path, which computes "
                 "stride-1 and stride-2 3x3 and 5x5 planes of at most 16 KiB padded only",
                 name);
-      st.depthwise_path = algorithm == fb::ConvAlgorithm::DepthwiseRows ? opt::DepthwisePath::Rows
-                          : algorithm == fb::ConvAlgorithm::DepthwiseFlat
-                              ? opt::DepthwisePath::Flat
+      CPU_CHECK(
+          algorithm != fb::ConvAlgorithm::DepthwiseChannels || opt::depthwise_channels_applies(s),
+          Error::InvalidProgram,
+          "PtecCpuBackend: Conv2d '%s' asks for the channel-interleaved depthwise path, "
+          "which computes kernels of at most 64 taps whose padded input rows for one "
+          "output row fit 32 KiB for 16 channels only",
+          name);
+      st.depthwise_path = algorithm == fb::ConvAlgorithm::DepthwiseRows   ? opt::DepthwisePath::Rows
+                          : algorithm == fb::ConvAlgorithm::DepthwiseFlat ? opt::DepthwisePath::Flat
+                          : algorithm == fb::ConvAlgorithm::DepthwiseChannels
+                              ? opt::DepthwisePath::Channels
                               : opt::DepthwisePath::Auto;
       st.winograd = winograd_choice || (algorithm == fb::ConvAlgorithm::Auto &&
                                         opt::winograd_preferred(s, &st.variant));

@@ -500,8 +500,8 @@ TEST_F(CpuBackend, ConvolutionAlgorithmOfTheBlobIsCheckedAtInit) {
               if (n.kind == ptec_cpu_fb::NodeKind::Conv2d) n.algorithm = ConvAlgorithm(7);
             }),
             Error::InvalidProgram);
-  // The depthwise paths: rows or flat for the depthwise stride-2 convolution; flat needs stride 1
-  // or 2; no depthwise path for a dense convolution.
+  // The depthwise paths: rows, flat or channels for the depthwise stride-2 convolution; flat needs
+  // stride 1 or 2; no depthwise path for a dense convolution.
   auto depthwise = [](const ptec_cpu_fb::NodeT& n) {
     return n.kind == ptec_cpu_fb::NodeKind::Conv2d && n.ints[6] > 1;
   };
@@ -516,11 +516,15 @@ TEST_F(CpuBackend, ConvolutionAlgorithmOfTheBlobIsCheckedAtInit) {
   EXPECT_EQ(init_edited([](ptec_cpu_fb::NodeT&) {}, kCpuBlobVersion, 3), Error::Ok);
   EXPECT_EQ(init_edited(flat, kCpuBlobVersion, 3), Error::InvalidProgram);
   EXPECT_EQ(init_edited([&](ptec_cpu_fb::NodeT& n) {
-              if (n.kind == ptec_cpu_fb::NodeKind::Conv2d && !depthwise(n)) {
-                n.algorithm = ConvAlgorithm::DepthwiseRows;
-              }
+              if (depthwise(n)) n.algorithm = ConvAlgorithm::DepthwiseChannels;
             }),
-            Error::InvalidProgram);
+            Error::Ok);
+  for (ConvAlgorithm path : {ConvAlgorithm::DepthwiseRows, ConvAlgorithm::DepthwiseChannels}) {
+    EXPECT_EQ(init_edited([&](ptec_cpu_fb::NodeT& n) {
+                if (n.kind == ptec_cpu_fb::NodeKind::Conv2d && !depthwise(n)) n.algorithm = path;
+              }),
+              Error::InvalidProgram);
+  }
   EXPECT_EQ(init_edited([](ptec_cpu_fb::NodeT& n) {
               if (n.kind == ptec_cpu_fb::NodeKind::Conv2d) n.block = -1;
             }),

@@ -177,10 +177,20 @@ std::vector<NodeSetting> candidate_algorithms(const fb::Graph* g, const fb::Node
   const opt::Conv2dShape s = conv_shape(g, n);
   if (s.depthwise()) {  // its own paths, the runtime's default (Auto) first
     const NodeSetting rows{0, fb::ConvAlgorithm::DepthwiseRows, 0};
-    if (!opt::depthwise_flat_applies(s)) return {rows};
     const NodeSetting flat{0, fb::ConvAlgorithm::DepthwiseFlat, 0};
-    if (opt::depthwise_flat_preferred(s)) return {flat, rows};
-    return {rows, flat};
+    const NodeSetting channels{0, fb::ConvAlgorithm::DepthwiseChannels, 0};
+    const NodeSetting first = opt::depthwise_channels_preferred(s) ? channels
+                              : opt::depthwise_flat_preferred(s)   ? flat
+                                                                   : rows;
+    std::vector<NodeSetting> paths{first};
+    for (const NodeSetting& other : {channels, flat, rows}) {
+      const bool applies = other.algorithm == fb::ConvAlgorithm::DepthwiseRows ||
+                           (other.algorithm == fb::ConvAlgorithm::DepthwiseFlat
+                                ? opt::depthwise_flat_applies(s)
+                                : opt::depthwise_channels_applies(s));
+      if (applies && other.algorithm != first.algorithm) paths.push_back(other);
+    }
+    return paths;
   }
   const NodeSetting gemm{0, fb::ConvAlgorithm::Gemm, 0};
   if (!opt::winograd_applies(s)) return {gemm};
@@ -219,8 +229,8 @@ std::vector<NodeSetting> candidate_algorithms(const fb::Graph* g, const fb::Node
 std::string describe(fb::NodeKind kind, const NodeSetting& s, bool autotune) {
   std::string out = fb::EnumNameNodeKind(kind);
   if (kind == fb::NodeKind::Conv2d && s.algorithm != fb::ConvAlgorithm::Auto) {
-    const char* names[] = {"auto",           "gemm",           "winograd",
-                           "depthwise_rows", "depthwise_flat", "winograd4x4"};
+    const char* names[] = {"auto",           "gemm",        "winograd",          "depthwise_rows",
+                           "depthwise_flat", "winograd4x4", "depthwise_channels"};
     out += fmt::format("; algorithm={}", names[static_cast<int>(s.algorithm)]);
     if (s.block > 0) out += fmt::format("; block={}", s.block);
   }

@@ -267,16 +267,20 @@ TEST_F(EngineCompileTest, AutotuneRecordsAThreadAndAlgorithmChoicePerNodeInThePl
       ++convolutions;
       const bool depthwise = node->ints()->Get(6) > 1;
       EXPECT_NE(node->algorithm(), ptec_cpu_fb::ConvAlgorithm::Auto) << choice;
-      if (depthwise) {  // stride 2: the row path is its only one
+      // Depthwise (channel multiplier 2): the row and the channel-interleaved paths apply.
+      const bool interleaved = node->algorithm() == ptec_cpu_fb::ConvAlgorithm::DepthwiseChannels;
+      if (depthwise && !interleaved) {
         EXPECT_EQ(node->algorithm(), ptec_cpu_fb::ConvAlgorithm::DepthwiseRows) << choice;
       }
+      EXPECT_TRUE(!interleaved || depthwise) << choice;
       const bool winograd = node->algorithm() == ptec_cpu_fb::ConvAlgorithm::Winograd ||
                             node->algorithm() == ptec_cpu_fb::ConvAlgorithm::Winograd4x4;
       const bool f4 = node->algorithm() == ptec_cpu_fb::ConvAlgorithm::Winograd4x4;
-      EXPECT_NE(choice.find(f4          ? "algorithm=winograd4x4; block="
-                            : winograd  ? "algorithm=winograd; block="
-                            : depthwise ? "algorithm=depthwise_rows"
-                                        : "algorithm=gemm"),
+      EXPECT_NE(choice.find(f4            ? "algorithm=winograd4x4; block="
+                            : winograd    ? "algorithm=winograd; block="
+                            : interleaved ? "algorithm=depthwise_channels"
+                            : depthwise   ? "algorithm=depthwise_rows"
+                                          : "algorithm=gemm"),
                 std::string::npos)
           << choice;
       EXPECT_EQ(node->block() > 0, winograd) << choice;

@@ -184,20 +184,36 @@ TEST_P(Conv2d, RefusesInvalidShapesAndMissingScratch) {
   EXPECT_FALSE(conv2d(s, buf.data(), buf.data(), nullptr, {}, buf.data(), nullptr));
 }
 
-// Both depthwise paths, chosen explicitly, match the reference where the flat one applies (and
-// Flat falls back to Rows where it does not).
+// Every depthwise path, chosen explicitly, matches the reference where it applies (Flat and
+// Channels fall back to Rows where they do not).
 TEST_P(Conv2d, DepthwisePathsAgree) {
   struct Case {
     Conv2dShape s;
     bool flat;
+    bool channels = true;
   };
+  Conv2dShape one_by_three = shape(1, 19, 6, 10, 19, 1, 1, 0, 1, 19);
+  one_by_three.kw = 3;
+  one_by_three.pw = 1;
+  one_by_three.sw = 2;
   for (const Case& c : {
+           // The channel-interleaved path: channels in several blocks and a partial one (37),
+           // channel multiplier 2 with batch 2 at stride 2, a 7x7 kernel and a 1x3 kernel with
+           // unequal strides (no compile-time kernel), planes of fewer pixels than a block
+           // (3x4 in, 3x4 and 2x2 out), a plane in several bands.
+           Case{shape(1, 37, 7, 7, 37, 3, 1, 1, 1, 37), true},
+           Case{shape(2, 20, 14, 14, 40, 3, 2, 1, 1, 20), true},
+           Case{shape(1, 18, 9, 9, 18, 7, 1, 3, 1, 18), false}, Case{one_by_three, false},
+           Case{shape(1, 17, 3, 4, 17, 3, 1, 1, 1, 17), true},
+           Case{shape(1, 17, 3, 4, 17, 3, 2, 1, 1, 17), true},
+           Case{shape(1, 16, 30, 30, 16, 5, 1, 2, 1, 16), true},
            Case{shape(2, 8, 9, 7, 8, 3, 1, 1, 1, 8), true},
            Case{shape(2, 4, 12, 9, 4, 5, 1, 2, 1, 4), true},
            Case{shape(1, 4, 15, 15, 4, 3, 1, 2, 2, 4), true},  // dilated
            // Dilated rows wide enough for whole 16-output blocks, at stride 1 and 2.
            Case{shape(1, 2, 9, 40, 2, 3, 1, 2, 2, 2), true},
-           Case{shape(1, 2, 9, 75, 2, 5, 2, 4, 2, 2), true},
+           // (Too wide for the interleaved band: 9 padded rows of 83 pixels.)
+           Case{shape(1, 2, 9, 75, 2, 5, 2, 4, 2, 2), true, false},
            Case{shape(1, 4, 10, 10, 8, 3, 2, 1, 1, 4), true},  // stride 2, channel multiplier 2
            // Stride 2: odd and even padded sizes, 5x5, dilation (taps in every phase), a single
            // output row.
@@ -216,8 +232,8 @@ TEST_P(Conv2d, DepthwisePathsAgree) {
            Case{shape(1, 2, 70, 66, 2, 5, 2, 2, 1, 2), true},
            Case{shape(2, 2, 131, 37, 2, 5, 1, 2, 1, 2), true},
            // Rows too wide for a band of one output row: stride 1 and stride 2.
-           Case{shape(1, 2, 4, 2100, 2, 3, 1, 1, 1, 2), false},
-           Case{shape(1, 2, 5, 1100, 2, 3, 2, 1, 1, 2), false},
+           Case{shape(1, 2, 4, 2100, 2, 3, 1, 1, 1, 2), false, false},
+           Case{shape(1, 2, 5, 1100, 2, 3, 2, 1, 1, 2), false, false},
            Case{shape(1, 2, 10, 10, 2, 3, 3, 1, 1, 2), false},  // stride 3
        }) {
     const Conv2dShape& s = c.s;
@@ -225,7 +241,8 @@ TEST_P(Conv2d, DepthwisePathsAgree) {
     const auto w = random_vector(s.oc * s.kh * s.kw, 2);
     const auto ref = reference(s, in, w, {}, {}, false);
     EXPECT_EQ(depthwise_flat_applies(s), c.flat) << describe(s);
-    for (DepthwisePath path : {DepthwisePath::Rows, DepthwisePath::Flat}) {
+    EXPECT_EQ(depthwise_channels_applies(s), c.channels) << describe(s);
+    for (DepthwisePath path : {DepthwisePath::Rows, DepthwisePath::Flat, DepthwisePath::Channels}) {
       std::vector<float> out(ref.size(), 99.0f);
       ASSERT_TRUE(conv2d(s, in.data(), w.data(), nullptr, {}, out.data(), nullptr, nullptr, path));
       for (size_t i = 0; i < out.size(); ++i) ASSERT_NEAR(out[i], ref[i], 1e-4) << describe(s);
@@ -233,46 +250,53 @@ TEST_P(Conv2d, DepthwisePathsAgree) {
   }
 }
 
-// The depthwise paths apply bias, residual and activations as activate() does, NaN included
-// (Relu gives 0, Clamp passes it): the clamps as they store, others after a row or a band, on
-// rows of whole 16-output blocks, a last block that overlaps the one before, fewer than 16
-// inside columns, at stride 2 and over several flat bands.
+// The depthwise paths apply bias, residual (or none) and activations as activate() does, NaN
+// included (Relu gives 0, Clamp passes it): the clamps as they store, others after a row or a
+// band, on rows of whole 16-output blocks, a last block that overlaps the one before, fewer than
+// 16 inside columns, at stride 2 and over several flat bands; interleaved, with the residual
+// where the outputs are stored and without it in the interleaved buffer.
 TEST_P(Conv2d, DepthwiseEpilogueTreatsNaNAsActivateDoes) {
   for (const Conv2dShape& s :
        {shape(1, 3, 6, 70, 3, 3, 1, 1, 1, 3), shape(1, 2, 7, 43, 2, 3, 1, 1, 1, 2),
         shape(1, 2, 9, 12, 2, 5, 1, 2, 1, 2), shape(1, 3, 8, 75, 3, 3, 2, 1, 1, 3),
-        shape(1, 2, 90, 50, 2, 3, 1, 1, 1, 2)}) {  // the last in several flat bands
+        shape(1, 2, 90, 50, 2, 3, 1, 1, 1, 2),  // in several flat bands
+        shape(1, 19, 9, 9, 19, 3, 1, 1, 1, 19), shape(1, 2, 3, 4, 2, 3, 1, 1, 1, 2)}) {
     auto in = random_vector(s.n * s.c * s.h * s.w, 5);
     in[static_cast<size_t>(s.h / 2 * s.w + s.w / 2)] = std::numeric_limits<float>::quiet_NaN();
     const auto w = random_vector(s.oc * s.kh * s.kw, 6);
     const auto bias = random_vector(s.oc, 7);
     const int64_t out_numel = s.n * s.oc * s.oh() * s.ow();
     const auto residual = random_vector(out_numel, 8);
-    const auto ref = reference(s, in, w, bias, residual, false);  // bias + residual, no relu
-    for (Activation act : {Activation::None, Activation::Relu, Activation::Clamp, Activation::Silu,
-                           Activation::HardSwish}) {
-      GemmEpilogue e;
-      e.bias = bias.data();
-      e.residual = residual.data();
-      e.activation = act;
-      e.clamp_min = -0.5f;
-      e.clamp_max = 0.5f;
-      for (DepthwisePath path : {DepthwisePath::Rows, DepthwisePath::Flat}) {
-        std::vector<float> out(ref.size(), 99.0f);
-        ASSERT_TRUE(conv2d(s, in.data(), w.data(), nullptr, e, out.data(), nullptr, nullptr, path));
-        int nans = 0;
-        for (size_t i = 0; i < out.size(); ++i) {
-          const float want = activate(static_cast<float>(ref[i]), act, e.clamp_min, e.clamp_max);
-          if (std::isnan(want)) {
-            ++nans;
-            ASSERT_TRUE(std::isnan(out[i]))
-                << describe(s) << " activation " << int(act) << " at " << i;
-          } else {
-            ASSERT_NEAR(out[i], want, 1e-4)
-                << describe(s) << " activation " << int(act) << " at " << i;
+    for (bool with_residual : {true, false}) {
+      const auto ref = reference(s, in, w, bias, with_residual ? residual : std::vector<float>{},
+                                 false);  // bias (+ residual), no relu
+      for (Activation act : {Activation::None, Activation::Relu, Activation::Clamp,
+                             Activation::Silu, Activation::HardSwish}) {
+        GemmEpilogue e;
+        e.bias = bias.data();
+        e.residual = with_residual ? residual.data() : nullptr;
+        e.activation = act;
+        e.clamp_min = -0.5f;
+        e.clamp_max = 0.5f;
+        for (DepthwisePath path :
+             {DepthwisePath::Rows, DepthwisePath::Flat, DepthwisePath::Channels}) {
+          std::vector<float> out(ref.size(), 99.0f);
+          ASSERT_TRUE(
+              conv2d(s, in.data(), w.data(), nullptr, e, out.data(), nullptr, nullptr, path));
+          int nans = 0;
+          for (size_t i = 0; i < out.size(); ++i) {
+            const float want = activate(static_cast<float>(ref[i]), act, e.clamp_min, e.clamp_max);
+            if (std::isnan(want)) {
+              ++nans;
+              ASSERT_TRUE(std::isnan(out[i]))
+                  << describe(s) << " activation " << int(act) << " at " << i;
+            } else {
+              ASSERT_NEAR(out[i], want, 1e-4)
+                  << describe(s) << " activation " << int(act) << " at " << i;
+            }
           }
+          EXPECT_EQ(nans > 0, act != Activation::Relu) << describe(s);
         }
-        EXPECT_EQ(nans > 0, act != Activation::Relu) << describe(s);
       }
     }
   }

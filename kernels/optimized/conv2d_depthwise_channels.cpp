@@ -1,0 +1,376 @@
+#include "kernels/optimized/conv2d_depthwise_channels.h"
+
+#include <algorithm>
+#include <cstring>
+
+#include "kernels/optimized/activation.h"
+#include "kernels/optimized/gemm.h"
+#include "kernels/optimized/threadpool.h"
+
+namespace ptec::kernels::optimized {
+namespace {
+
+constexpr int64_t kMaxLanes = 16;     // channels per block: 16 with AVX-512, 8 with AVX2, else 4
+constexpr int64_t kInFloats = 8192;   // a band's interleaved padded input rows (32 KiB)
+constexpr int64_t kOutFloats = 4096;  // a band's interleaved outputs (16 KiB)
+constexpr int64_t kMaxTaps = 64;
+
+// A band of `rows` output rows reads (rows - 1) * sh + span padded input rows of `pitch` pixels.
+struct Bands {
+  int64_t pitch, span;
+  int64_t rows;  // output rows per band; 0: not even one fits
+};
+
+Bands bands_of(const Conv2dShape& s, int64_t lanes) {
+  Bands g{s.w + 2 * s.pw, (s.kh - 1) * s.dh + 1, 0};
+  const int64_t in_rows = kInFloats / (g.pitch * lanes);
+  const int64_t out_rows = kOutFloats / (s.ow() * lanes);
+  if (in_rows < g.span || out_rows < 1) return g;
+  g.rows = std::min({s.oh(), (in_rows - g.span) / s.sh + 1, out_rows});
+  return g;
+}
+
+// L floats as one GCC vector, L = 16 (one AVX-512 register), 8 (one AVX register) or 4 (SSE):
+// each instantiation runs only in a function compiled for an ISA whose registers are that wide,
+// so that every operation (and every shuffle below) is native. Passed by reference only.
+template <int L>
+struct Lanes;
+template <>
+struct Lanes<4> {
+  using Vec = float __attribute__((vector_size(16)));
+  using Index = int __attribute__((vector_size(16)));
+};
+template <>
+struct Lanes<8> {
+  using Vec = float __attribute__((vector_size(32)));
+  using Index = int __attribute__((vector_size(32)));
+};
+template <>
+struct Lanes<16> {
+  using Vec = float __attribute__((vector_size(64)));
+  using Index = int __attribute__((vector_size(64)));
+};
+
+// v[i][j] <-> v[j][i] for L x L floats, built from two-source shuffles that are one instruction
+// each: within each 128-bit lane, interleave row pairs, then pairs of pairs (a 4x4 transpose per
+// lane); then, for L > 4, the grid of lanes (L / 4 x L / 4 lanes of 4 x 4 blocks).
+template <int L>
+__attribute__((always_inline)) inline void transpose(typename Lanes<L>::Vec* v) {
+  using Vec = typename Lanes<L>::Vec;
+  using Index = typename Lanes<L>::Index;
+  Index unpack_lo, unpack_hi, pairs_lo, pairs_hi;
+  if constexpr (L == 4) {
+    unpack_lo = Index{0, 4, 1, 5};
+    unpack_hi = Index{2, 6, 3, 7};
+    pairs_lo = Index{0, 1, 4, 5};
+    pairs_hi = Index{2, 3, 6, 7};
+  } else if constexpr (L == 8) {
+    unpack_lo = Index{0, 8, 1, 9, 4, 12, 5, 13};
+    unpack_hi = Index{2, 10, 3, 11, 6, 14, 7, 15};
+    pairs_lo = Index{0, 1, 8, 9, 4, 5, 12, 13};
+    pairs_hi = Index{2, 3, 10, 11, 6, 7, 14, 15};
+  } else {
+    unpack_lo = Index{0, 16, 1, 17, 4, 20, 5, 21, 8, 24, 9, 25, 12, 28, 13, 29};
+    unpack_hi = Index{2, 18, 3, 19, 6, 22, 7, 23, 10, 26, 11, 27, 14, 30, 15, 31};
+    pairs_lo = Index{0, 1, 16, 17, 4, 5, 20, 21, 8, 9, 24, 25, 12, 13, 28, 29};
+    pairs_hi = Index{2, 3, 18, 19, 6, 7, 22, 23, 10, 11, 26, 27, 14, 15, 30, 31};
+  }
+  Vec t[L];
+  for (int i = 0; i < L; i += 2) {  // rows i and i + 1 interleaved
+    t[i] = __builtin_shuffle(v[i], v[i + 1], unpack_lo);
+    t[i + 1] = __builtin_shuffle(v[i], v[i + 1], unpack_hi);
+  }
+  // u[4 g + k], lane l: column 4 l + k of rows 4 g .. 4 g + 3.
+  Vec u[L];
+  for (int i = 0; i < L; i += 4) {
+    u[i] = __builtin_shuffle(t[i], t[i + 2], pairs_lo);
+    u[i + 1] = __builtin_shuffle(t[i], t[i + 2], pairs_hi);
+    u[i + 2] = __builtin_shuffle(t[i + 1], t[i + 3], pairs_lo);
+    u[i + 3] = __builtin_shuffle(t[i + 1], t[i + 3], pairs_hi);
+  }
+  // Column 4 l + k: lane l of u[k], u[4 + k], ... (one 4x4 block per row group).
+  if constexpr (L == 4) {
+    for (int k = 0; k < 4; ++k) v[k] = u[k];
+  } else if constexpr (L == 8) {
+    constexpr Index kLane0 = {0, 1, 2, 3, 8, 9, 10, 11};
+    constexpr Index kLane1 = {4, 5, 6, 7, 12, 13, 14, 15};
+    for (int k = 0; k < 4; ++k) {
+      v[k] = __builtin_shuffle(u[k], u[4 + k], kLane0);
+      v[4 + k] = __builtin_shuffle(u[k], u[4 + k], kLane1);
+    }
+  } else {
+    constexpr Index kLanes01 = {0, 1, 2, 3, 4, 5, 6, 7, 16, 17, 18, 19, 20, 21, 22, 23};
+    constexpr Index kLanes23 = {8, 9, 10, 11, 12, 13, 14, 15, 24, 25, 26, 27, 28, 29, 30, 31};
+    constexpr Index kEven = {0, 1, 2, 3, 8, 9, 10, 11, 16, 17, 18, 19, 24, 25, 26, 27};
+    constexpr Index kOdd = {4, 5, 6, 7, 12, 13, 14, 15, 20, 21, 22, 23, 28, 29, 30, 31};
+    for (int k = 0; k < 4; ++k) {
+      const Vec x0 = __builtin_shuffle(u[k], u[4 + k], kLanes01);
+      const Vec x1 = __builtin_shuffle(u[k], u[4 + k], kLanes23);
+      const Vec y0 = __builtin_shuffle(u[8 + k], u[12 + k], kLanes01);
+      const Vec y1 = __builtin_shuffle(u[8 + k], u[12 + k], kLanes23);
+      v[k] = __builtin_shuffle(x0, y0, kEven);
+      v[4 + k] = __builtin_shuffle(x0, y0, kOdd);
+      v[8 + k] = __builtin_shuffle(x1, y1, kEven);
+      v[12 + k] = __builtin_shuffle(x1, y1, kOdd);
+    }
+  }
+}
+
+// v through the clamp `b`, in ClampBounds' NaN rules.
+template <typename Vec>
+__attribute__((always_inline)) inline void clamp_vec(Vec& v, const ClampBounds& b) {
+  const Vec zero = {};
+  if (b.relu) {
+    v = v > zero ? v : zero;
+    return;
+  }
+  const Vec lo = zero + b.lo, hi = zero + b.hi;
+  v = v < lo ? lo : v;  // max(v, lo): NaN passes
+  v = hi < v ? hi : v;  // min(v, hi)
+}
+
+// One block of L output channels of one image: each lane's input, output and residual planes
+// (lanes past the last channel are zero in the weights and bias and never stored), and its
+// weights interleaved per tap.
+template <int L>
+struct Block {
+  alignas(64) float w[kMaxTaps * L];  // w[t * L + lane]: tap t of the lane's channel
+  alignas(64) float bias[L];
+  const float* in[L];
+  float* out[L];
+  const float* res[L];  // null: no residual
+  int64_t lanes;        // valid channels
+};
+
+// Padded input rows [r0, r0 + count) of the block into `buf`, interleaved: padded pixel x of row
+// i holds the L lanes' values at buf[(i * pitch + x) * L, + L). The rows inside the input are one
+// run of pixels per channel, transposed L pixels at a time into place.
+template <int L>
+__attribute__((always_inline)) inline void pack_rows(const Conv2dShape& s, const Bands& g,
+                                                     const Block<L>& blk, int64_t r0, int64_t count,
+                                                     float* buf) {
+  using Vec = typename Lanes<L>::Vec;
+  const Vec zero = {};
+  int64_t first = -1, last = -1;  // the band rows inside the input
+  for (int64_t i = 0; i < count; ++i) {
+    float* row = buf + i * g.pitch * L;
+    const int64_t iy = r0 + i - s.ph;
+    if (iy < 0 || iy >= s.h) {
+      for (int64_t x = 0; x < g.pitch; ++x) std::memcpy(row + x * L, &zero, sizeof(zero));
+      continue;
+    }
+    if (first < 0) first = i;
+    last = i;
+    for (int64_t x = 0; x < s.pw; ++x) std::memcpy(row + x * L, &zero, sizeof(zero));
+    for (int64_t x = s.pw + s.w; x < g.pitch; ++x) std::memcpy(row + x * L, &zero, sizeof(zero));
+  }
+  if (first < 0) return;
+  const float* run = nullptr;  // (per lane: blk.in[c] + offset)
+  const int64_t offset = (r0 + first - s.ph) * s.w;
+  const int64_t pixels = (last - first + 1) * s.w;
+  if (pixels < L) {  // a tiny plane: lane by lane
+    for (int64_t c = 0; c < L; ++c) {
+      run = c < blk.lanes ? blk.in[c] + offset : nullptr;
+      for (int64_t p = 0; p < pixels; ++p) {
+        buf[((first + p / s.w) * g.pitch + s.pw + p % s.w) * L + c] =
+            run != nullptr ? run[p] : 0.0f;
+      }
+    }
+    return;
+  }
+  // L pixels at a time; the last group is the L ending at the last pixel (some packed twice).
+  for (int64_t g0 = 0; g0 < pixels; g0 += L) {
+    const int64_t p0 = std::min(g0, pixels - L);
+    Vec v[L];
+    for (int64_t c = 0; c < L; ++c) {
+      if (c < blk.lanes) {
+        std::memcpy(&v[c], blk.in[c] + offset + p0, sizeof(Vec));
+      } else {
+        v[c] = zero;
+      }
+    }
+    transpose<L>(v);
+    int64_t y = first + p0 / s.w, x = p0 % s.w;
+    for (int64_t j = 0; j < L; ++j) {
+      std::memcpy(buf + (y * g.pitch + s.pw + x) * L, &v[j], sizeof(Vec));
+      if (++x == s.w) {
+        x = 0;
+        ++y;
+      }
+    }
+  }
+}
+
+// `rows` output rows from the packed band `buf` into `obuf` (interleaved like the input: output
+// pixel i of the band at obuf[i * L, + L)), bias included, clamped when `clamp` is not null. K
+// and S are the kernel size and stride as compile-time constants (undilated), or 0: the shape's.
+template <int L, int K, int S>
+__attribute__((always_inline)) inline void compute_rows(const Conv2dShape& s, const Bands& g,
+                                                        const Block<L>& blk, const float* buf,
+                                                        int64_t rows, const ClampBounds* clamp,
+                                                        float* obuf) {
+  using Vec = typename Lanes<L>::Vec;
+  const int64_t kh = K > 0 ? K : s.kh, kw = K > 0 ? K : s.kw;
+  const int64_t sh = S > 0 ? S : s.sh, sw = S > 0 ? S : s.sw;
+  const int64_t dh = K > 0 ? 1 : s.dh, dw = K > 0 ? 1 : s.dw;
+  const int64_t ow = s.ow();
+  // The weights in registers where the kernel size is a constant.
+  Vec wv[K > 0 ? K * K : 1];
+  for (int t = 0; t < K * K; ++t) std::memcpy(&wv[t], blk.w + t * L, sizeof(Vec));
+  Vec bias;
+  std::memcpy(&bias, blk.bias, sizeof(bias));
+  for (int64_t y = 0; y < rows; ++y) {
+    const float* top = buf + y * sh * g.pitch * L;
+    float* dst = obuf + y * ow * L;
+    for (int64_t ox = 0; ox < ow; ++ox) {
+      Vec acc = bias;
+      for (int64_t ky = 0; ky < kh; ++ky) {
+        const float* src = top + (ky * dh * g.pitch + ox * sw) * L;
+        for (int64_t kx = 0; kx < kw; ++kx) {
+          Vec x, w;
+          std::memcpy(&x, src + kx * dw * L, sizeof(x));
+          if constexpr (K > 0) {
+            w = wv[ky * K + kx];
+          } else {
+            std::memcpy(&w, blk.w + (ky * kw + kx) * L, sizeof(w));
+          }
+          acc += w * x;
+        }
+      }
+      if (clamp != nullptr) clamp_vec(acc, *clamp);
+      std::memcpy(dst + ox * L, &acc, sizeof(acc));
+    }
+  }
+}
+
+// The block, band by band: pack, compute, then copy each lane's outputs into its plane with the
+// epilogue. A clamp (Relu, Clamp) without a residual runs in compute_rows; with one, where the
+// residual is added. Other activations run over the interleaved outputs (no residual) or over
+// each lane's stored run (after the residual).
+template <int L>
+__attribute__((always_inline)) inline void run_block(const Conv2dShape& s, const Bands& g,
+                                                     const Block<L>& blk, const GemmEpilogue& e) {
+  using Vec = typename Lanes<L>::Vec;
+  alignas(64) float buf[kInFloats];
+  alignas(64) float obuf[kOutFloats];
+  const int64_t oh = s.oh(), ow = s.ow(), lanes = blk.lanes;
+  const bool residual = blk.res[0] != nullptr;
+  const bool clamp_only = is_clamp(e.activation);
+  const ClampBounds bounds =
+      clamp_bounds(clamp_only ? e.activation : Activation::None, e.clamp_min, e.clamp_max);
+  const ClampBounds* fused =
+      clamp_only && !residual && e.activation != Activation::None ? &bounds : nullptr;
+  const bool undilated = s.dh == 1 && s.dw == 1 && s.kh == s.kw && s.sh == s.sw;
+  const int64_t kernel = undilated ? s.kh * 10 + s.sh : 0;
+  for (int64_t oy0 = 0; oy0 < oh; oy0 += g.rows) {
+    const int64_t rows = std::min(g.rows, oh - oy0);
+    pack_rows<L>(s, g, blk, oy0 * s.sh, (rows - 1) * s.sh + g.span, buf);
+    switch (kernel) {
+      case 31: compute_rows<L, 3, 1>(s, g, blk, buf, rows, fused, obuf); break;
+      case 32: compute_rows<L, 3, 2>(s, g, blk, buf, rows, fused, obuf); break;
+      case 51: compute_rows<L, 5, 1>(s, g, blk, buf, rows, fused, obuf); break;
+      case 52: compute_rows<L, 5, 2>(s, g, blk, buf, rows, fused, obuf); break;
+      default: compute_rows<L, 0, 0>(s, g, blk, buf, rows, fused, obuf); break;
+    }
+    const int64_t count = rows * ow;
+    if (!clamp_only && !residual) {
+      activate_in_place(obuf, count * L, e.activation, e.clamp_min, e.clamp_max);
+    }
+    // Back into the planes L outputs at a time, transposed so that vector c holds lane c's
+    // outputs; the last group is the L ending at the band's last output (some stored twice).
+    const int64_t base = oy0 * ow;
+    if (count < L) {  // a tiny plane: lane by lane
+      for (int64_t c = 0; c < lanes; ++c) {
+        for (int64_t i = 0; i < count; ++i) {
+          const float v = obuf[i * L + c];
+          blk.out[c][base + i] = residual ? apply_clamp(v + blk.res[c][base + i], bounds) : v;
+        }
+      }
+    }
+    for (int64_t g0 = 0; g0 < count && count >= L; g0 += L) {
+      const int64_t i0 = std::min(g0, count - L);
+      Vec v[L];
+      for (int64_t j = 0; j < L; ++j) std::memcpy(&v[j], obuf + (i0 + j) * L, sizeof(Vec));
+      transpose<L>(v);
+      for (int64_t c = 0; c < lanes; ++c) {
+        if (residual) {
+          Vec r;
+          std::memcpy(&r, blk.res[c] + base + i0, sizeof(r));
+          v[c] += r;
+          clamp_vec(v[c], bounds);
+        }
+        std::memcpy(blk.out[c] + base + i0, &v[c], sizeof(Vec));
+      }
+    }
+    if (residual && !clamp_only) {
+      for (int64_t c = 0; c < lanes; ++c) {
+        activate_in_place(blk.out[c] + base, count, e.activation, e.clamp_min, e.clamp_max);
+      }
+    }
+  }
+}
+
+// A convolution's blocks: block `item` is channels [item % blocks * L, + L) of image
+// item / blocks.
+struct Job {
+  const Conv2dShape& s;
+  const float* input;
+  const float* weights;
+  const GemmEpilogue& e;
+  float* output;
+  Bands g;
+  int64_t blocks;
+};
+
+template <int L>
+__attribute__((always_inline)) inline void run_item(const Job& job, int64_t item) {
+  const Conv2dShape& s = job.s;
+  const GemmEpilogue& e = job.e;
+  const int64_t mult = s.oc / s.c, taps = s.kh * s.kw;
+  const int64_t hw = s.h * s.w, ohw = s.oh() * s.ow();
+  const int64_t b = item / job.blocks, o0 = item % job.blocks * L;
+  Block<L> blk;
+  blk.lanes = std::min<int64_t>(L, s.oc - o0);
+  for (int64_t c = 0; c < L; ++c) {
+    const bool valid = c < blk.lanes;
+    const int64_t o = o0 + c;
+    blk.in[c] = valid ? job.input + (b * s.c + o / mult) * hw : nullptr;
+    blk.out[c] = valid ? job.output + (b * s.oc + o) * ohw : nullptr;
+    blk.res[c] = valid && e.residual != nullptr ? e.residual + (b * s.oc + o) * ohw : nullptr;
+    blk.bias[c] = valid && e.bias != nullptr ? e.bias[o] : 0.0f;
+    for (int64_t t = 0; t < taps; ++t) blk.w[t * L + c] = valid ? job.weights[o * taps + t] : 0.0f;
+  }
+  run_block<L>(s, job.g, blk, e);
+}
+
+// One block per instruction set, each compiled for it with vectors as wide as its registers.
+constexpr int64_t kAvx512Lanes = 16, kAvx2Lanes = 8, kGenericLanes = 4;
+__attribute__((target("avx512f"))) void run_item_avx512(const Job& job, int64_t item) {
+  run_item<kAvx512Lanes>(job, item);
+}
+__attribute__((target("avx2,fma"))) void run_item_avx2(const Job& job, int64_t item) {
+  run_item<kAvx2Lanes>(job, item);
+}
+void run_item_generic(const Job& job, int64_t item) { run_item<kGenericLanes>(job, item); }
+
+}  // namespace
+
+bool depthwise_channels_applies(const Conv2dShape& s) {
+  return s.valid() && s.depthwise() && s.kh * s.kw <= kMaxTaps && bands_of(s, kMaxLanes).rows > 0;
+}
+
+void depthwise_channels(const Conv2dShape& s, const float* input, const float* weights,
+                        const GemmEpilogue& e, float* output) {
+  const GemmIsa isa = active_gemm_isa();
+  const int64_t lanes = isa == GemmIsa::Avx512 ? kAvx512Lanes
+                        : isa == GemmIsa::Avx2 ? kAvx2Lanes
+                                               : kGenericLanes;
+  void (*run)(const Job&, int64_t) = isa == GemmIsa::Avx512 ? run_item_avx512
+                                     : isa == GemmIsa::Avx2 ? run_item_avx2
+                                                            : run_item_generic;
+  const int64_t blocks = (s.oc + lanes - 1) / lanes;
+  const Job job{s, input, weights, e, output, bands_of(s, lanes), blocks};
+  parallel_for(s.n * blocks, [&](int64_t item) { run(job, item); });
+}
+
+}  // namespace ptec::kernels::optimized
