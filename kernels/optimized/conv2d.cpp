@@ -8,6 +8,7 @@
 
 #include "kernels/optimized/conv2d_depthwise_channels.h"
 #include "kernels/optimized/conv2d_direct.h"
+#include "kernels/optimized/conv2d_pixels.h"
 #include "kernels/optimized/threadpool.h"
 #include "kernels/optimized/window.h"
 
@@ -508,8 +509,20 @@ bool Conv2dShape::valid() const {
   return oh() >= 1 && ow() >= 1;
 }
 
-size_t conv2d_packed_weights_bytes(const Conv2dShape& s) {
+namespace {
+
+// Whether `rows` runs a (non-depthwise) convolution with the output pixels as the GEMM's rows.
+bool pixel_rows(const Conv2dShape& s, ConvRows rows) {
+  return rows == ConvRows::Pixels ? conv2d_pixels_applies(s)
+         : rows == ConvRows::Auto ? conv2d_pixels_preferred(s)
+                                  : false;
+}
+
+}  // namespace
+
+size_t conv2d_packed_weights_bytes(const Conv2dShape& s, ConvRows rows) {
   if (s.depthwise()) return 0;
+  if (pixel_rows(s, rows)) return conv2d_pixels_packed_weights_bytes(s);
   return static_cast<size_t>(s.groups) * packed_a_bytes(s.oc_per_group(), s.k());
 }
 
@@ -524,8 +537,12 @@ int64_t weights_depth(const Conv2dShape& s) {
   return (s.k() + slices - 1) / slices;
 }
 
-void conv2d_pack_weights(const Conv2dShape& s, const float* weights, float* out) {
+void conv2d_pack_weights(const Conv2dShape& s, const float* weights, float* out, ConvRows rows) {
   if (s.depthwise()) return;
+  if (pixel_rows(s, rows)) {
+    conv2d_pixels_pack_weights(s, weights, out);
+    return;
+  }
   const int64_t ocg = s.oc_per_group(), k = s.k();
   const size_t per_group = packed_a_bytes(ocg, k) / sizeof(float);
   for (int64_t g = 0; g < s.groups; ++g) {
@@ -544,11 +561,13 @@ PackedMatrix conv2d_group_weights(const Conv2dShape& s, const float* packed_weig
   return a;
 }
 
-size_t conv2d_scratch_bytes(const Conv2dShape& s, bool weights_packed) {
+size_t conv2d_scratch_bytes(const Conv2dShape& s, bool weights_packed, ConvRows rows) {
   if (s.depthwise()) return 0;
-  size_t bytes = weights_packed ? 0 : conv2d_packed_weights_bytes(s);
+  size_t bytes = weights_packed ? 0 : conv2d_packed_weights_bytes(s, rows);
   const int64_t ohw = s.oh() * s.ow();
-  if (s.pointwise()) {  // B packed (with an input scale) or its row pointers
+  if (pixel_rows(s, rows)) {
+    bytes += conv2d_pixels_scratch_bytes(s);
+  } else if (s.pointwise()) {  // B packed (with an input scale) or its row pointers
     bytes += std::max(gemm_scratch_bytes(s.oc_per_group(), ohw, s.k(), true, false),
                       align_up(static_cast<size_t>(s.k()) * sizeof(const float*)));
   } else if (conv2d_direct_applies(s)) {
@@ -561,7 +580,7 @@ size_t conv2d_scratch_bytes(const Conv2dShape& s, bool weights_packed) {
 
 bool conv2d(const Conv2dShape& s, const float* input, const float* weights,
             const float* packed_weights, const GemmEpilogue& epilogue, float* output, void* scratch,
-            const float* input_scale, DepthwisePath depthwise_path) {
+            const float* input_scale, DepthwisePath depthwise_path, ConvRows rows) {
   if (!s.valid() || (input_scale != nullptr && s.depthwise())) return false;
   const int64_t oh = s.oh(), ow = s.ow(), ohw = oh * ow;
   const int64_t in_image = s.c * s.h * s.w, out_image = s.oc * ohw;
@@ -595,14 +614,19 @@ bool conv2d(const Conv2dShape& s, const float* input, const float* weights,
     return true;
   }
 
-  if (conv2d_scratch_bytes(s, packed_weights != nullptr) > 0 && scratch == nullptr) return false;
+  if (conv2d_scratch_bytes(s, packed_weights != nullptr, rows) > 0 && scratch == nullptr) {
+    return false;
+  }
   auto* bytes = static_cast<unsigned char*>(scratch);
   const int64_t ocg = s.oc_per_group(), cg = s.c_per_group(), k = s.k();
   if (packed_weights == nullptr) {
     auto* out = reinterpret_cast<float*>(bytes);
-    conv2d_pack_weights(s, weights, out);
+    conv2d_pack_weights(s, weights, out, rows);
     packed_weights = out;
-    bytes += conv2d_packed_weights_bytes(s);
+    bytes += conv2d_packed_weights_bytes(s, rows);
+  }
+  if (pixel_rows(s, rows)) {
+    return conv2d_pixels(s, input, packed_weights, epilogue, output, bytes, input_scale);
   }
   if (conv2d_direct_applies(s)) {
     return conv2d_direct(s, input, packed_weights, epilogue, output, bytes, input_scale);
@@ -623,9 +647,9 @@ bool conv2d(const Conv2dShape& s, const float* input, const float* weights,
       const float* scale = input_scale != nullptr ? input_scale + b * s.c + g * cg : nullptr;
       if (s.pointwise() && scale == nullptr) {
         // B's rows are the input's channel planes, read in place.
-        auto** rows = reinterpret_cast<const float**>(bytes);
-        for (int64_t c = 0; c < cg; ++c) rows[c] = in + c * ohw;
-        if (!gemm_indirect(ocg, ohw, k, a, rows, out, ohw, e)) return false;
+        auto** planes = reinterpret_cast<const float**>(bytes);
+        for (int64_t c = 0; c < cg; ++c) planes[c] = in + c * ohw;
+        if (!gemm_indirect(ocg, ohw, k, a, planes, out, ohw, e)) return false;
         continue;
       }
       if (s.pointwise()) {  // scaled while packed

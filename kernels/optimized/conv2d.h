@@ -59,16 +59,38 @@ bool depthwise_channels_preferred(const Conv2dShape& s);
 /// reads the input in place.
 bool depthwise_flat_preferred(const Conv2dShape& s);
 
-/// Weights packed for the active GEMM microkernel, one PackedMatrix per group (depthwise
-/// convolutions keep the plain [OC, 1, KH, KW] layout and need no packing).
-size_t conv2d_packed_weights_bytes(const Conv2dShape& s);
-/// Packs `weights` ([OC, C/groups, KH, KW]) into `out` (conv2d_packed_weights_bytes, 64-byte
-/// aligned) for the active GEMM microkernel; use them while the same microkernel is active.
-void conv2d_pack_weights(const Conv2dShape& s, const float* weights, float* out);
+/// Which of the GEMM's dimensions the output pixels are, for a convolution that is not
+/// depthwise. Channels: the output channels are its rows (the weights its A), the pixels (or the
+/// direct path's flat result, padding columns included) its columns. Pixels: the output pixels
+/// are its rows, the weights its B, the tiles transposed into the output (one group only;
+/// conv2d_pixels.h). Auto: Pixels where conv2d_pixels_preferred, else Channels.
+enum class ConvRows : uint8_t { Auto, Channels, Pixels };
+/// True when Pixels applies: a valid convolution of one group that is not depthwise.
+bool conv2d_pixels_applies(const Conv2dShape& s);
+/// True where Auto takes Pixels (measured, one thread): where its rows (output pixels rounded
+/// up to the panel height) times the output channels rounded up to the panel width are at most
+/// 97% of the Channels product's (output channels rounded up to the panel height times its
+/// columns rounded up to the panel width); but not for a stride-1 pointwise convolution of more
+/// than 256 pixels, whose few multiply-adds per output do not pay for transposing its tiles
+/// (24 -> 144 channels at 56x56: 0.17 ms against 0.26). It pays most where the columns waste
+/// most: 64 -> 256 channels 3x3 at 13x13 0.40 -> 0.30 ms, 256 -> 512 3x3 stride 2 at 14x14
+/// 0.96 -> 0.78, 512 3x3 at 7x7 1.76 -> 1.56, 960 -> 160 at 7x7 0.118 -> 0.101.
+bool conv2d_pixels_preferred(const Conv2dShape& s);
 
-/// Scratch conv2d() needs (64-byte aligned); `weights_packed` says whether the caller passes
-/// packed weights.
-size_t conv2d_scratch_bytes(const Conv2dShape& s, bool weights_packed);
+/// Weights packed for the active GEMM microkernel and the rows `rows` resolves to: one
+/// PackedMatrix (A) per group, or W^T as B (Pixels). Depthwise convolutions keep the plain
+/// [OC, 1, KH, KW] layout and need no packing.
+size_t conv2d_packed_weights_bytes(const Conv2dShape& s, ConvRows rows = ConvRows::Auto);
+/// Packs `weights` ([OC, C/groups, KH, KW]) into `out` (conv2d_packed_weights_bytes, 64-byte
+/// aligned) for the active GEMM microkernel and `rows`; use them while the same microkernel is
+/// active, with the same `rows`.
+void conv2d_pack_weights(const Conv2dShape& s, const float* weights, float* out,
+                         ConvRows rows = ConvRows::Auto);
+
+/// Scratch conv2d() needs (64-byte aligned) with `rows`; `weights_packed` says whether the caller
+/// passes packed weights.
+size_t conv2d_scratch_bytes(const Conv2dShape& s, bool weights_packed,
+                            ConvRows rows = ConvRows::Auto);
 
 /// output[N, OC, OH, OW] = act(conv(input, weights) + bias + residual). `weights` is the plain
 /// [OC, C/groups, KH, KW] tensor, or (packed_weights != null) what conv2d_pack_weights wrote.
@@ -76,11 +98,13 @@ size_t conv2d_scratch_bytes(const Conv2dShape& s, bool weights_packed);
 /// activation are applied; bias_per_row is implied. `input_scale` (N x C, may be null)
 /// multiplies input channel c of image n by input_scale[n * C + c] first (a squeeze-and-excite
 /// gate folded into the convolution that reads it; not for depthwise convolutions).
-/// `depthwise_path` chooses a depthwise convolution's path (Flat where it does not apply runs
-/// Rows). Returns false on an invalid shape, missing scratch or a scale on a depthwise
-/// convolution.
+/// `depthwise_path` chooses a depthwise convolution's path (Flat or Channels where it does not
+/// apply runs Rows), `rows` another one's (Pixels where it does not apply runs Channels; packed
+/// weights must have been packed for the same `rows`). Returns false on an invalid shape, missing
+/// scratch or a scale on a depthwise convolution.
 bool conv2d(const Conv2dShape& s, const float* input, const float* weights,
             const float* packed_weights, const GemmEpilogue& epilogue, float* output, void* scratch,
-            const float* input_scale = nullptr, DepthwisePath depthwise_path = DepthwisePath::Auto);
+            const float* input_scale = nullptr, DepthwisePath depthwise_path = DepthwisePath::Auto,
+            ConvRows rows = ConvRows::Auto);
 
 }  // namespace ptec::kernels::optimized

@@ -371,6 +371,10 @@ PackedMatrix pack_b(int64_t k, int64_t n, const float* b, int64_t ldb, bool tran
   return PackedMatrix{out, k, n, nr, true, depth};
 }
 
+const float* packed_b_slice(const PackedMatrix& b, int64_t j0, int64_t pc) {
+  return b.data + slice_offset(b.cols, b.panel, j0, pc, std::min(b.depth, b.rows - pc));
+}
+
 size_t packed_a_offset(int64_t m, int64_t k, int64_t i, int64_t p, int64_t depth) {
   const KernelInfo info = kernel_info(active_gemm_isa());
   const int64_t pc = p / depth * depth, kc = std::min(depth, k - pc);

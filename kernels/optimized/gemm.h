@@ -92,6 +92,11 @@ PackedMatrix pack_a(int64_t m, int64_t k, const float* a, int64_t lda, bool tran
 /// must be zero.
 size_t packed_a_offset(int64_t m, int64_t k, int64_t i, int64_t p,
                        int64_t depth = gemm_slice_depth());
+/// Where the B panel of columns [j0, j0 + nr) holds k slice [pc, pc + depth) in a slice-major B
+/// (pack_b): min(depth, K - pc) rows of nr floats, for code that drives the microkernels itself
+/// (conv2d_pixels).
+const float* packed_b_slice(const PackedMatrix& b, int64_t j0, int64_t pc);
+
 /// Packs B (K x N; element (p, j) at b[p * ldb + j], or b[j * ldb + p] when trans_b), slice-major
 /// in slices of `depth` rows.
 PackedMatrix pack_b(int64_t k, int64_t n, const float* b, int64_t ldb, bool trans_b, float* out,

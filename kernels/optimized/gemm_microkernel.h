@@ -36,6 +36,11 @@ using IndirectMicroKernel = void (*)(int64_t kc, const float* a, const float* co
 /// e.g. a linear layer's activations, never packed).
 using RowsAMicroKernel = void (*)(int64_t kc, const float* const* a_rows, const float* b, float* c,
                                   int64_t ldc, bool accumulate, const TileEpilogue* epilogue);
+/// The same with A read through per-row offsets: step p reads a_cols[p][a_offsets[r]] for the MR
+/// rows r (a convolution's output pixels as rows, each tap a column: conv2d_pixels.h).
+using OffsetsAMicroKernel = void (*)(int64_t kc, const float* const* a_cols,
+                                     const int64_t* a_offsets, const float* b, float* c,
+                                     int64_t ldc, bool accumulate, const TileEpilogue* epilogue);
 
 // Portable C++: 4 x 8 (vectorized by the compiler for the baseline ISA).
 inline constexpr int64_t kGenericMr = 4;
@@ -48,6 +53,9 @@ void microkernel_generic_4x8_indirect(int64_t kc, const float* a, const float* c
 void microkernel_generic_4x8_rows_a(int64_t kc, const float* const* a_rows, const float* b,
                                     float* c, int64_t ldc, bool accumulate,
                                     const TileEpilogue* epilogue);
+void microkernel_generic_4x8_offsets_a(int64_t kc, const float* const* a_cols,
+                                       const int64_t* a_offsets, const float* b, float* c,
+                                       int64_t ldc, bool accumulate, const TileEpilogue* epilogue);
 
 // AVX2 + FMA: 6 x 16 (twelve 8-wide accumulators). Only called when the CPU has AVX2 and FMA;
 // its translation unit is the only one built with -mavx2 -mfma and includes no inline library
@@ -61,6 +69,9 @@ void microkernel_avx2_6x16_indirect(int64_t kc, const float* a, const float* con
                                     const TileEpilogue* epilogue);
 void microkernel_avx2_6x16_rows_a(int64_t kc, const float* const* a_rows, const float* b, float* c,
                                   int64_t ldc, bool accumulate, const TileEpilogue* epilogue);
+void microkernel_avx2_6x16_offsets_a(int64_t kc, const float* const* a_cols,
+                                     const int64_t* a_offsets, const float* b, float* c,
+                                     int64_t ldc, bool accumulate, const TileEpilogue* epilogue);
 
 // AVX-512F: 8 x 32 (sixteen 16-wide accumulators), same rules as the AVX2 kernel.
 inline constexpr int64_t kAvx512Mr = 8;
@@ -73,5 +84,8 @@ void microkernel_avx512_8x32_indirect(int64_t kc, const float* a, const float* c
 void microkernel_avx512_8x32_rows_a(int64_t kc, const float* const* a_rows, const float* b,
                                     float* c, int64_t ldc, bool accumulate,
                                     const TileEpilogue* epilogue);
+void microkernel_avx512_8x32_offsets_a(int64_t kc, const float* const* a_cols,
+                                       const int64_t* a_offsets, const float* b, float* c,
+                                       int64_t ldc, bool accumulate, const TileEpilogue* epilogue);
 
 }  // namespace ptec::kernels::optimized::detail

@@ -20,6 +20,16 @@ struct RowsA {
   const float* const* rows;
   const float* at(int64_t p, int64_t r) const { return rows[r] + p; }
 };
+// A read through per-row offsets: element (r, p) is cols[p][off[r]] (a convolution's output pixel
+// r and tap p, in place in the input; the offsets are copied so that they stay in registers).
+struct OffsetsA {
+  const float* const* cols;
+  int64_t off[kAvx512Mr];
+  OffsetsA(const float* const* c, const int64_t* offsets) : cols(c) {
+    for (int64_t r = 0; r < kAvx512Mr; ++r) off[r] = offsets[r];
+  }
+  const float* at(int64_t p, int64_t r) const { return cols[p] + off[r]; }
+};
 
 // Where the microkernel reads row p of its B panel: a packed panel (aligned, nr floats per row)
 // or row pointers (an implicit im2col: row p is rows[p] + j, unaligned).
@@ -113,6 +123,13 @@ void microkernel_avx512_8x32_rows_a(int64_t kc, const float* const* a_rows, cons
                                     float* c, int64_t ldc, bool accumulate,
                                     const TileEpilogue* epilogue) {
   kernel(kc, RowsA{a_rows}, PackedB{b}, c, ldc, accumulate, epilogue);
+}
+
+// (flatten: the offsets are copied into registers, not passed through memory)
+__attribute__((flatten)) void microkernel_avx512_8x32_offsets_a(int64_t kc, const float* const* a_cols,
+                                       const int64_t* a_offsets, const float* b, float* c,
+                                       int64_t ldc, bool accumulate, const TileEpilogue* epilogue) {
+  kernel(kc, OffsetsA(a_cols, a_offsets), PackedB{b}, c, ldc, accumulate, epilogue);
 }
 
 }  // namespace ptec::kernels::optimized::detail

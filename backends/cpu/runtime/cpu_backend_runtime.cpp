@@ -86,6 +86,7 @@ struct NodeState {
   opt::WinogradVariant variant = opt::WinogradVariant::F2x2;  // Conv2d with winograd: which
   int64_t block = 0;  // Conv2d: the algorithm's blocking (0: default)
   opt::DepthwisePath depthwise_path = opt::DepthwisePath::Auto;  // Conv2d, depthwise
+  opt::ConvRows rows = opt::ConvRows::Auto;                      // Conv2d, not depthwise
   int64_t m = 0, n = 0, k = 0;                                   // Linear, BatchMatMul
   int64_t batch = 0;                                             // BatchMatMul
   // BatchMatMul: operand i's matrix b at data + offset + b * batch_stride, leading dimension ld
@@ -430,6 +431,14 @@ Error prepare_node(Handle& h, NodeState& st, MemoryAllocator& alloc, size_t* scr
                 "PtecCpuBackend: Conv2d '%s' asks for Winograd, which computes 3x3 stride-1 "
                 "undilated ungrouped convolutions only",
                 name);
+      CPU_CHECK(algorithm != fb::ConvAlgorithm::GemmPixels || opt::conv2d_pixels_applies(s),
+                Error::InvalidProgram,
+                "PtecCpuBackend: Conv2d '%s' asks for output pixels as the GEMM's rows, which "
+                "computes convolutions of one group (not depthwise) only",
+                name);
+      st.rows = algorithm == fb::ConvAlgorithm::Gemm         ? opt::ConvRows::Channels
+                : algorithm == fb::ConvAlgorithm::GemmPixels ? opt::ConvRows::Pixels
+                                                             : opt::ConvRows::Auto;
       const bool depthwise_choice = algorithm == fb::ConvAlgorithm::DepthwiseRows ||
                                     algorithm == fb::ConvAlgorithm::DepthwiseFlat ||
                                     algorithm == fb::ConvAlgorithm::DepthwiseChannels;
@@ -460,7 +469,7 @@ Error prepare_node(Handle& h, NodeState& st, MemoryAllocator& alloc, size_t* scr
       }
       st.block = n->block();
       const size_t bytes = st.winograd ? opt::winograd_packed_weights_bytes(s, st.variant)
-                                       : opt::conv2d_packed_weights_bytes(s);
+                                       : opt::conv2d_packed_weights_bytes(s, st.rows);
       if (bytes > 0) {
         auto* packed = static_cast<float*>(allocate_packed(alloc, bytes));
         CPU_CHECK(packed != nullptr, Error::MemoryAllocationFailed,
@@ -468,13 +477,13 @@ Error prepare_node(Handle& h, NodeState& st, MemoryAllocator& alloc, size_t* scr
         if (st.winograd) {
           opt::winograd_pack_weights(s, st.variant, w->data, packed);
         } else {
-          opt::conv2d_pack_weights(s, w->data, packed);
+          opt::conv2d_pack_weights(s, w->data, packed, st.rows);
         }
         st.packed = packed;
       }
       *scratch =
           std::max(*scratch, st.winograd ? opt::winograd_scratch_bytes(s, st.variant, st.block)
-                                         : opt::conv2d_scratch_bytes(s, true));
+                                         : opt::conv2d_scratch_bytes(s, true, st.rows));
       return Error::Ok;
     }
     case fb::NodeKind::Linear: {
@@ -1095,7 +1104,7 @@ Error run_node(Handle& h, const NodeState& st, runtime::BackendExecutionContext&
                           ? opt::conv2d_winograd(st.conv, st.variant, slot(0)->data, st.packed, e,
                                                  out.data, st.block, h.scratch, scale)
                           : opt::conv2d(st.conv, slot(0)->data, slot(1)->data, st.packed, e,
-                                        out.data, h.scratch, scale, st.depthwise_path);
+                                        out.data, h.scratch, scale, st.depthwise_path, st.rows);
       return ok ? Error::Ok : Error::Internal;
     }
     case fb::NodeKind::Linear: {

@@ -497,7 +497,7 @@ TEST_F(CpuBackend, ConvolutionAlgorithmOfTheBlobIsCheckedAtInit) {
               Error::InvalidProgram);
   }
   EXPECT_EQ(init_edited([](ptec_cpu_fb::NodeT& n) {
-              if (n.kind == ptec_cpu_fb::NodeKind::Conv2d) n.algorithm = ConvAlgorithm(7);
+              if (n.kind == ptec_cpu_fb::NodeKind::Conv2d) n.algorithm = ConvAlgorithm(8);
             }),
             Error::InvalidProgram);
   // The depthwise paths: rows, flat or channels for the depthwise stride-2 convolution; flat needs
@@ -519,6 +519,18 @@ TEST_F(CpuBackend, ConvolutionAlgorithmOfTheBlobIsCheckedAtInit) {
               if (depthwise(n)) n.algorithm = ConvAlgorithm::DepthwiseChannels;
             }),
             Error::Ok);
+  // Output channels or output pixels as the GEMM's rows for the dense convolutions, not for the
+  // depthwise one.
+  for (ConvAlgorithm rows : {ConvAlgorithm::Gemm, ConvAlgorithm::GemmPixels}) {
+    EXPECT_EQ(init_edited([&](ptec_cpu_fb::NodeT& n) {
+                if (n.kind == ptec_cpu_fb::NodeKind::Conv2d && !depthwise(n)) n.algorithm = rows;
+              }),
+              Error::Ok);
+  }
+  EXPECT_EQ(init_edited([&](ptec_cpu_fb::NodeT& n) {
+              if (depthwise(n)) n.algorithm = ConvAlgorithm::GemmPixels;
+            }),
+            Error::InvalidProgram);
   for (ConvAlgorithm path : {ConvAlgorithm::DepthwiseRows, ConvAlgorithm::DepthwiseChannels}) {
     EXPECT_EQ(init_edited([&](ptec_cpu_fb::NodeT& n) {
                 if (n.kind == ptec_cpu_fb::NodeKind::Conv2d && !depthwise(n)) n.algorithm = path;

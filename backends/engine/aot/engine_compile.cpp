@@ -167,10 +167,10 @@ kernels::optimized::Conv2dShape conv_shape(const fb::Graph* g, const fb::Node* n
   return s;
 }
 
-// The implementations worth timing for node `n`: for a convolution Winograd computes, im2col +
-// GEMM and each Winograd variant at its default pass size, half of it and twice it; else only
-// the default. The first is what the runtime would choose by itself (Auto), which the others
-// must beat.
+// The implementations worth timing for node `n`: for a convolution, the GEMM with output channels
+// and (one group) with output pixels as its rows, and where Winograd computes it each variant at
+// its default pass size, half of it and twice it; a depthwise one's paths; else only the default.
+// The first is what the runtime would choose by itself (Auto), which the others must beat.
 std::vector<NodeSetting> candidate_algorithms(const fb::Graph* g, const fb::Node* n) {
   namespace opt = kernels::optimized;
   if (n->kind() != fb::NodeKind::Conv2d) return {NodeSetting{}};
@@ -192,8 +192,16 @@ std::vector<NodeSetting> candidate_algorithms(const fb::Graph* g, const fb::Node
     }
     return paths;
   }
+  // The GEMM with output channels or (one group) output pixels as its rows, Auto's pick first.
   const NodeSetting gemm{0, fb::ConvAlgorithm::Gemm, 0};
-  if (!opt::winograd_applies(s)) return {gemm};
+  const NodeSetting pixels{0, fb::ConvAlgorithm::GemmPixels, 0};
+  std::vector<NodeSetting> gemms{gemm};
+  if (opt::conv2d_pixels_preferred(s)) {
+    gemms = {pixels, gemm};
+  } else if (opt::conv2d_pixels_applies(s)) {
+    gemms = {gemm, pixels};
+  }
+  if (!opt::winograd_applies(s)) return gemms;
   const int64_t unit = std::max<int64_t>(opt::gemm_tile(opt::active_gemm_isa()).nr, 16);
   // Variant v at its default pass size, half of it and twice it (at most all of its tiles).
   auto passes = [&](opt::WinogradVariant v) {
@@ -213,11 +221,11 @@ std::vector<NodeSetting> candidate_algorithms(const fb::Graph* g, const fb::Node
   opt::WinogradVariant preferred{};
   std::vector<NodeSetting> out;
   if (!opt::winograd_preferred(s, &preferred)) {
-    out.push_back(gemm);
+    out.push_back(gemms[0]);
   } else {
     out.push_back(preferred == opt::WinogradVariant::F4x4 ? f4[0] : f2[0]);
   }
-  std::vector<NodeSetting> all{gemm};
+  std::vector<NodeSetting> all = gemms;
   all.insert(all.end(), f2.begin(), f2.end());
   all.insert(all.end(), f4.begin(), f4.end());
   for (const NodeSetting& c : all) {
@@ -229,8 +237,8 @@ std::vector<NodeSetting> candidate_algorithms(const fb::Graph* g, const fb::Node
 std::string describe(fb::NodeKind kind, const NodeSetting& s, bool autotune) {
   std::string out = fb::EnumNameNodeKind(kind);
   if (kind == fb::NodeKind::Conv2d && s.algorithm != fb::ConvAlgorithm::Auto) {
-    const char* names[] = {"auto",           "gemm",        "winograd",          "depthwise_rows",
-                           "depthwise_flat", "winograd4x4", "depthwise_channels"};
+    const char* names[] = {"auto",           "gemm",        "winograd",           "depthwise_rows",
+                           "depthwise_flat", "winograd4x4", "depthwise_channels", "gemm_pixels"};
     out += fmt::format("; algorithm={}", names[static_cast<int>(s.algorithm)]);
     if (s.block > 0) out += fmt::format("; block={}", s.block);
   }

@@ -134,6 +134,13 @@ TEST_P(Conv2d, MatchesDirectReference) {
   // The direct path's phases: every tap in the even rows and columns (stride 2, dilation 2), one
   // phase (1x1 stride 2), nine (stride 3), non-overlapping windows (kernel 4 stride 4, a patch
   // embedding), batch 2 with groups at stride 2; past its largest stride, im2col.
+  // Output pixels as rows: more pixels than one work item (128) and one B panel of channels
+  // (37 > 32), K over several slices (the tile accumulated), and 2x2 outputs (fewer pixels than
+  // a vector of the transposed store).
+  for (const Conv2dShape& more :
+       {shape(2, 40, 15, 13, 37, 3, 1, 1), shape(1, 70, 4, 4, 9, 3, 2, 1)}) {
+    shapes.push_back(more);
+  }
   for (const Conv2dShape& more :
        {shape(1, 3, 13, 11, 5, 3, 2, 2, 2), shape(1, 6, 9, 10, 7, 1, 2, 0),
         shape(1, 2, 14, 13, 3, 3, 3, 1), shape(1, 3, 16, 12, 8, 4, 4, 0),
@@ -147,25 +154,31 @@ TEST_P(Conv2d, MatchesDirectReference) {
     const auto bias = random_vector(s.oc, 3);
     const int64_t out_numel = s.n * s.oc * s.oh() * s.ow();
     const auto residual = random_vector(out_numel, 4);
-    for (int variant = 0; variant < 2; ++variant) {
-      const bool fused = variant == 1;  // bias + residual + relu, prepacked weights
-      GemmEpilogue e;
-      if (fused) {
-        e.bias = bias.data();
-        e.residual = residual.data();
-        e.activation = Activation::Relu;
-      }
-      Aligned packed(conv2d_packed_weights_bytes(s));
-      if (fused) conv2d_pack_weights(s, w.data(), packed.ptr);
-      Aligned scratch(conv2d_scratch_bytes(s, fused));
-      std::vector<float> out(static_cast<size_t>(out_numel), 99.0f);
-      ASSERT_TRUE(conv2d(s, in.data(), w.data(), fused && !s.depthwise() ? packed.ptr : nullptr, e,
-                         out.data(), scratch.ptr))
-          << describe(s);
-      const auto ref = reference(s, in, w, fused ? bias : std::vector<float>{},
-                                 fused ? residual : std::vector<float>{}, fused);
-      for (size_t i = 0; i < out.size(); ++i) {
-        ASSERT_NEAR(out[i], ref[i], 1e-4) << describe(s) << (fused ? " fused" : "") << " at " << i;
+    // Output channels and output pixels as the GEMM's rows (Pixels runs Channels where it does
+    // not apply: groups, depthwise).
+    for (ConvRows rows : {ConvRows::Channels, ConvRows::Pixels}) {
+      for (int variant = 0; variant < 2; ++variant) {
+        const bool fused = variant == 1;  // bias + residual + relu, prepacked weights
+        GemmEpilogue e;
+        if (fused) {
+          e.bias = bias.data();
+          e.residual = residual.data();
+          e.activation = Activation::Relu;
+        }
+        Aligned packed(conv2d_packed_weights_bytes(s, rows));
+        if (fused) conv2d_pack_weights(s, w.data(), packed.ptr, rows);
+        Aligned scratch(conv2d_scratch_bytes(s, fused, rows));
+        std::vector<float> out(static_cast<size_t>(out_numel), 99.0f);
+        ASSERT_TRUE(conv2d(s, in.data(), w.data(), fused && !s.depthwise() ? packed.ptr : nullptr,
+                           e, out.data(), scratch.ptr, nullptr, DepthwisePath::Auto, rows))
+            << describe(s);
+        const auto ref = reference(s, in, w, fused ? bias : std::vector<float>{},
+                                   fused ? residual : std::vector<float>{}, fused);
+        for (size_t i = 0; i < out.size(); ++i) {
+          ASSERT_NEAR(out[i], ref[i], 1e-4)
+              << describe(s) << (fused ? " fused" : "")
+              << (rows == ConvRows::Pixels ? " pixel rows" : "") << " at " << i;
+        }
       }
     }
   }
@@ -304,57 +317,63 @@ TEST_P(Conv2d, DepthwiseEpilogueTreatsNaNAsActivateDoes) {
 
 // The direct path (dense convolutions other than unpadded stride-1 pointwise ones) applies bias,
 // residual (or none) and every activation as activate() does, NaN included, as it copies the
-// valid columns out of its flat result.
+// valid columns out of its flat result; so does the pixel-rows path (transposing its tiles, the
+// activations other than clamps before that without a residual, after it with one).
 TEST_P(Conv2d, DirectEpilogueAppliesEveryActivationAsActivateDoes) {
   // Small shapes (stride 1 and 2, a 1x1 at stride 2), K = 576 in several slices over two B
   // panels (the GEMM's A-panel-major order), and stems whose flat result (over 2 MB) is larger
-  // than half of L2, stored tile by tile through the GEMM's column map.
+  // than half of L2, stored tile by tile through the GEMM's column map; a pointwise one.
   for (const Conv2dShape& s :
        {shape(1, 5, 9, 11, 6, 3, 1, 1), shape(2, 4, 10, 13, 9, 3, 2, 1),
         shape(1, 3, 8, 8, 5, 1, 2, 0), shape(1, 64, 7, 7, 20, 3, 1, 1),
-        shape(1, 3, 120, 120, 40, 3, 1, 1), shape(1, 3, 230, 230, 40, 3, 2, 1)}) {
-    auto in = random_vector(s.n * s.c * s.h * s.w, 9);
-    in[static_cast<size_t>(s.h / 2 * s.w + s.w / 2)] = std::numeric_limits<float>::quiet_NaN();
-    const auto w = random_vector(s.oc * s.c_per_group() * s.kh * s.kw, 10);
-    const auto bias = random_vector(s.oc, 11);
-    const int64_t out_numel = s.n * s.oc * s.oh() * s.ow();
-    const auto residual = random_vector(out_numel, 12);
-    Aligned packed(conv2d_packed_weights_bytes(s));
-    conv2d_pack_weights(s, w.data(), packed.ptr);
-    Aligned scratch(conv2d_scratch_bytes(s, true));
-    const auto sums = reference(s, in, w, bias, {}, false);
-    for (bool with_residual : {false, true}) {
-      for (Activation act :
-           {Activation::None, Activation::Relu, Activation::Clamp, Activation::Sigmoid,
-            Activation::Tanh, Activation::HardSwish, Activation::Gelu, Activation::Silu}) {
-        GemmEpilogue e;
-        e.bias = bias.data();
-        e.residual = with_residual ? residual.data() : nullptr;
-        e.activation = act;
-        e.clamp_min = -0.5f;
-        e.clamp_max = 0.5f;
-        std::vector<float> out(sums.size(), 99.0f);
-        ASSERT_TRUE(conv2d(s, in.data(), w.data(), packed.ptr, e, out.data(), scratch.ptr));
-        int nans = 0;
-        for (size_t i = 0; i < out.size(); ++i) {
-          const double v = with_residual ? sums[i] + residual[i] : sums[i];
-          const float want = activate(static_cast<float>(v), act, e.clamp_min, e.clamp_max);
-          if (std::isnan(want)) {
-            ++nans;
-            ASSERT_TRUE(std::isnan(out[i])) << describe(s) << " activation " << int(act);
-          } else {
-            ASSERT_NEAR(out[i], want, 1e-4) << describe(s) << " activation " << int(act)
-                                            << (with_residual ? " residual" : "") << " at " << i;
+        shape(1, 3, 120, 120, 40, 3, 1, 1), shape(1, 3, 230, 230, 40, 3, 2, 1),
+        shape(1, 33, 7, 9, 40, 1, 1, 0)}) {
+    for (ConvRows rows : {ConvRows::Channels, ConvRows::Pixels}) {
+      auto in = random_vector(s.n * s.c * s.h * s.w, 9);
+      in[static_cast<size_t>(s.h / 2 * s.w + s.w / 2)] = std::numeric_limits<float>::quiet_NaN();
+      const auto w = random_vector(s.oc * s.c_per_group() * s.kh * s.kw, 10);
+      const auto bias = random_vector(s.oc, 11);
+      const int64_t out_numel = s.n * s.oc * s.oh() * s.ow();
+      const auto residual = random_vector(out_numel, 12);
+      Aligned packed(conv2d_packed_weights_bytes(s, rows));
+      conv2d_pack_weights(s, w.data(), packed.ptr, rows);
+      Aligned scratch(conv2d_scratch_bytes(s, true, rows));
+      const auto sums = reference(s, in, w, bias, {}, false);
+      for (bool with_residual : {false, true}) {
+        for (Activation act :
+             {Activation::None, Activation::Relu, Activation::Clamp, Activation::Sigmoid,
+              Activation::Tanh, Activation::HardSwish, Activation::Gelu, Activation::Silu}) {
+          GemmEpilogue e;
+          e.bias = bias.data();
+          e.residual = with_residual ? residual.data() : nullptr;
+          e.activation = act;
+          e.clamp_min = -0.5f;
+          e.clamp_max = 0.5f;
+          std::vector<float> out(sums.size(), 99.0f);
+          ASSERT_TRUE(conv2d(s, in.data(), w.data(), packed.ptr, e, out.data(), scratch.ptr,
+                             nullptr, DepthwisePath::Auto, rows));
+          const char* path = rows == ConvRows::Pixels ? " pixel rows" : "";
+          int nans = 0;
+          for (size_t i = 0; i < out.size(); ++i) {
+            const double v = with_residual ? sums[i] + residual[i] : sums[i];
+            const float want = activate(static_cast<float>(v), act, e.clamp_min, e.clamp_max);
+            if (std::isnan(want)) {
+              ++nans;
+              ASSERT_TRUE(std::isnan(out[i])) << describe(s) << " activation " << int(act) << path;
+            } else {
+              ASSERT_NEAR(out[i], want, 1e-4) << describe(s) << " activation " << int(act) << path
+                                              << (with_residual ? " residual" : "") << " at " << i;
+            }
           }
+          EXPECT_EQ(nans > 0, act != Activation::Relu) << describe(s) << " activation " << int(act);
         }
-        EXPECT_EQ(nans > 0, act != Activation::Relu) << describe(s) << " activation " << int(act);
       }
     }
   }
 }
 
 // An input scale (N x C) gives what the convolution of the scaled input gives, for the pointwise,
-// im2col (grouped, strided) and Winograd paths; a depthwise convolution refuses it.
+// im2col (grouped, strided), pixel-rows and Winograd paths; a depthwise convolution refuses it.
 TEST_P(Conv2d, InputScaleEqualsConvolvingTheScaledInput) {
   for (const Conv2dShape& s :
        {shape(2, 12, 7, 9, 10, 1, 1, 0), shape(2, 6, 9, 8, 9, 3, 2, 1, 1, 3),
@@ -368,14 +387,17 @@ TEST_P(Conv2d, InputScaleEqualsConvolvingTheScaledInput) {
     }
     const int64_t out_numel = s.n * s.oc * s.oh() * s.ow();
     std::vector<float> want(static_cast<size_t>(out_numel)), got(want.size());
-    Aligned packed(conv2d_packed_weights_bytes(s));
-    conv2d_pack_weights(s, w.data(), packed.ptr);
-    Aligned scratch(conv2d_scratch_bytes(s, true));
-    ASSERT_TRUE(conv2d(s, scaled.data(), w.data(), packed.ptr, {}, want.data(), scratch.ptr));
-    ASSERT_TRUE(
-        conv2d(s, in.data(), w.data(), packed.ptr, {}, got.data(), scratch.ptr, scale.data()))
-        << describe(s);
-    for (size_t i = 0; i < got.size(); ++i) ASSERT_NEAR(got[i], want[i], 1e-5) << describe(s);
+    for (ConvRows rows : {ConvRows::Channels, ConvRows::Pixels}) {
+      Aligned packed(conv2d_packed_weights_bytes(s, rows));
+      conv2d_pack_weights(s, w.data(), packed.ptr, rows);
+      Aligned scratch(conv2d_scratch_bytes(s, true, rows));
+      ASSERT_TRUE(conv2d(s, scaled.data(), w.data(), packed.ptr, {}, want.data(), scratch.ptr,
+                         nullptr, DepthwisePath::Auto, rows));
+      ASSERT_TRUE(conv2d(s, in.data(), w.data(), packed.ptr, {}, got.data(), scratch.ptr,
+                         scale.data(), DepthwisePath::Auto, rows))
+          << describe(s);
+      for (size_t i = 0; i < got.size(); ++i) ASSERT_NEAR(got[i], want[i], 1e-5) << describe(s);
+    }
     if (!winograd_applies(s)) continue;
     for (WinogradVariant v : {WinogradVariant::F2x2, WinogradVariant::F4x4}) {
       Aligned wpacked(winograd_packed_weights_bytes(s, v));
@@ -483,6 +505,20 @@ TEST_P(Conv2d, WinogradRefusesShapesItDoesNotCompute) {
 
 // The default choice follows the measured thresholds: F(4x4) from 96 channels and 7 x 7 of its
 // tiles, F(2x2) from 128 channels and 32 of its tiles, else the direct convolution.
+// Auto takes output pixels as rows where the channel-major product's columns waste more (small
+// planes, strided 3x3 layers), with every microkernel's panels; not for large stride-1 pointwise
+// planes, nor for few output channels (a fraction of a panel) or groups.
+TEST_P(Conv2d, PixelRowsPreferredWhereTheColumnsWasteMore) {
+  EXPECT_TRUE(conv2d_pixels_preferred(shape(1, 512, 7, 7, 512, 3, 1, 1)));
+  EXPECT_TRUE(conv2d_pixels_preferred(shape(1, 64, 13, 13, 256, 3, 1, 1)));
+  EXPECT_TRUE(conv2d_pixels_preferred(shape(1, 960, 7, 7, 160, 1, 1, 0)));
+  EXPECT_TRUE(conv2d_pixels_preferred(shape(1, 128, 28, 28, 256, 3, 2, 1)));
+  EXPECT_FALSE(conv2d_pixels_preferred(shape(1, 24, 56, 56, 144, 1, 1, 0)));
+  EXPECT_FALSE(conv2d_pixels_preferred(shape(1, 128, 13, 13, 4, 1, 1, 0)));
+  EXPECT_FALSE(conv2d_pixels_preferred(shape(1, 64, 7, 7, 64, 3, 1, 1, 1, 2)));
+  EXPECT_FALSE(conv2d_pixels_applies(shape(1, 64, 7, 7, 64, 3, 1, 1, 1, 64)));
+}
+
 TEST(WinogradPreferred, PicksTheVariantByChannelsAndTiles) {
   auto pick = [](int64_t c, int64_t hw, int64_t oc) {
     const Conv2dShape s = shape(1, c, hw, hw, oc, 3, 1, 1);
