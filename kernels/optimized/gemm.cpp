@@ -581,13 +581,27 @@ bool gemm_indirect(int64_t m, int64_t n, int64_t k, const PackedMatrix& a,
                     });
     };
     if (column_rows != nullptr) {
-      // One k slice, each tile into `tile`, then its columns' kept runs into C with the
-      // epilogue.
+      // One k slice. A whole tile whose columns are all kept, in one image row, is stored by the
+      // microkernel where they go (with the epilogue when it is a clamp): its stores then
+      // overlap the next tiles' work instead of piling up in a copy. Other tiles go into
+      // `tile`, then their columns' kept runs into C with the epilogue.
       for (int64_t i0 = item.ic; i0 < item.ic_end; i0 += mr) {
         for (int64_t j0 = item.jc; j0 < item.jc_end; j0 += nr) {
           const int64_t cols = std::min(nr, n - j0);
           if (cols < nr) load_edge(j0, 0, k);
           const float* a_slice = a.data + slice_offset(m, mr, i0, 0, k);
+          const int64_t y = j0 / column_rows->pitch, x = j0 - y * column_rows->pitch;
+          if (cols == nr && x + nr <= column_rows->width && i0 + mr <= m &&
+              (fused != nullptr || !has_epilogue(epilogue))) {
+            const int64_t at = y * column_rows->width + x;
+            if (fused != nullptr) {
+              const detail::TileEpilogue t = tile_epilogue(*fused, i0, at);
+              info.indirect(k, a_slice, b_rows, j0, c + i0 * ldc + at, ldc, false, &t);
+            } else {
+              info.indirect(k, a_slice, b_rows, j0, c + i0 * ldc + at, ldc, false, nullptr);
+            }
+            continue;
+          }
           if (cols < nr) {
             info.fn(k, a_slice, edge, tile, nr, false, nullptr);
           } else {
