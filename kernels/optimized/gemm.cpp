@@ -257,6 +257,61 @@ __attribute__((target_clones("avx512f", "avx2", "default"))) void store_column_r
   }
 }
 
+// y[j] (+)= sum_p x[p * stride] * B[p][j] for the panels [j_begin, j_end) of a slice-major packed
+// B with panel width NR: each slice of a panel is nr floats per row, read once, two to four
+// independent sums per column so that the additions overlap.
+template <int64_t NR>
+__attribute__((always_inline)) inline void gemv_panels(const PackedMatrix& b, const float* x,
+                                                       int64_t stride, float* y, bool accumulate,
+                                                       int64_t j_begin, int64_t j_end) {
+  const int64_t k = b.rows, n = b.cols, depth = b.depth;
+  for (int64_t j0 = j_begin * NR; j0 < std::min(n, j_end * NR); j0 += NR) {
+    const int64_t cols = std::min(NR, n - j0);
+    float even[NR] = {}, odd[NR] = {};
+    for (int64_t pc = 0; pc < k; pc += depth) {
+      const int64_t kc = std::min(depth, k - pc);
+      const float* panel = b.data + slice_offset(n, NR, j0, pc, kc);
+      int64_t p = 0;
+      for (; p + 2 <= kc; p += 2) {
+        const float x0 = x[(pc + p) * stride], x1 = x[(pc + p + 1) * stride];
+        for (int64_t j = 0; j < NR; ++j) {
+          even[j] += x0 * panel[p * NR + j];
+          odd[j] += x1 * panel[(p + 1) * NR + j];
+        }
+      }
+      if (p < kc) {
+        const float x0 = x[(pc + p) * stride];
+        for (int64_t j = 0; j < NR; ++j) even[j] += x0 * panel[p * NR + j];
+      }
+    }
+    for (int64_t j = 0; j < cols; ++j) {
+      y[j0 + j] = (accumulate ? y[j0 + j] : 0.0f) + (even[j] + odd[j]);
+    }
+  }
+}
+
+__attribute__((target_clones("avx512f", "avx2", "default"))) void gemv_range(
+    const PackedMatrix& b, const float* x, int64_t stride, float* y, bool accumulate,
+    int64_t j_begin, int64_t j_end) {
+  switch (b.panel) {
+    case 32: gemv_panels<32>(b, x, stride, y, accumulate, j_begin, j_end); break;
+    case 16: gemv_panels<16>(b, x, stride, y, accumulate, j_begin, j_end); break;
+    default: gemv_panels<8>(b, x, stride, y, accumulate, j_begin, j_end); break;
+  }
+}
+
+// y[0, N) (+)= x * B (one row of A, element p at x[p * stride]) for a slice-major packed B, the
+// panels spread over the threads.
+void gemv_rows(const PackedMatrix& b, const float* x, int64_t stride, float* y, bool accumulate) {
+  const int64_t panels = (b.cols + b.panel - 1) / b.panel;
+  const int64_t threads = num_threads();
+  const int64_t per_item = threads > 1 ? (panels + 2 * threads - 1) / (2 * threads) : panels;
+  parallel_for((panels + per_item - 1) / per_item, [&](int64_t item) {
+    gemv_range(b, x, stride, y, accumulate, item * per_item,
+               std::min(panels, (item + 1) * per_item));
+  });
+}
+
 // Packs the row panels [panel_begin, panel_end) of A (M x K) into `out` (the whole packed A).
 void pack_a_panels(int64_t m, int64_t k, const float* a, int64_t lda, bool trans, int64_t mr,
                    int64_t depth, int64_t panel_begin, int64_t panel_end, float* out) {
@@ -413,6 +468,16 @@ bool gemm(int64_t m, int64_t n, int64_t k, const GemmOperand& a, const GemmOpera
       std::fill(c + i * ldc, c + i * ldc + n, 0.0f);
     }
     apply_epilogue(epilogue, c, ldc, 0, m, 0, n);
+    return true;
+  }
+  if (m == 1 && a.packed == nullptr && b.packed != nullptr && b.packed->slice_major) {
+    // One row against prepacked B (a linear layer of one token, a classifier): every weight is
+    // used once, so the product is a stream over B, not a tile of the microkernel (which would
+    // compute mr rows for one).
+    const float* x = a.data;
+    const int64_t stride = a.trans ? a.ld : 1;  // element p of the row
+    gemv_rows(*b.packed, x, stride, c, epilogue.beta_one);
+    apply_epilogue(epilogue, c, ldc, 0, 1, 0, n);
     return true;
   }
   const size_t need = gemm_scratch_bytes(m, n, k, a.packed != nullptr, b.packed != nullptr);

@@ -256,6 +256,43 @@ TEST_P(Gemm, PrepackedOperandsGiveTheSameResult) {
   }
 }
 
+// One row of A against a prepacked B (a linear layer of one token) streams B once instead of
+// running the microkernel: the same products for a row-major and a transposed A, K over several
+// slices and N past the last whole panel, with bias (per column) and ReLU, accumulating into C
+// (beta_one), on one and two threads, and with no scratch.
+TEST_P(Gemm, OneRowAgainstPrepackedBMatchesTheReference) {
+  const int64_t m = 1, n = 77, k = 301;  // an odd last slice
+  const auto b = random_matrix(k * n, 40);
+  Aligned pb(packed_b_bytes(k, n));
+  const PackedMatrix packed_b = pack_b(k, n, b.data(), n, false, pb.ptr);
+  const auto bias = random_matrix(n, 41);
+  for (int threads : {1, 2}) {
+    ptec::set_num_threads(threads);
+    for (bool trans : {false, true}) {
+      const int64_t lda = trans ? 3 : k;  // transposed: element p at a[p * 3]
+      const auto a = random_matrix(k * 3, 42);
+      const auto ref = reference(m, n, k, a, lda, trans, b, n, false);
+      for (bool beta_one : {false, true}) {
+        GemmEpilogue e;
+        e.bias = bias.data();
+        e.activation = Activation::Relu;
+        e.beta_one = beta_one;
+        std::vector<float> c(static_cast<size_t>(n) + 4, 0.5f);
+        ASSERT_TRUE(gemm(m, n, k, GemmOperand::matrix(a.data(), lda, trans),
+                         GemmOperand::prepacked(packed_b), c.data(), n, e, nullptr));
+        for (int64_t j = 0; j < n; ++j) {
+          const double want = std::max(0.0, ref[j] + bias[j] + (beta_one ? 0.5 : 0.0));
+          ASSERT_NEAR(c[j], want, 1e-4 * std::sqrt(double(k)))
+              << "column " << j << (trans ? " transposed" : "") << (beta_one ? " beta_one" : "")
+              << ", " << threads << " threads";
+        }
+        for (int64_t j = n; j < n + 4; ++j) ASSERT_EQ(c[j], 0.5f) << "wrote past column n";
+      }
+    }
+  }
+  ptec::set_num_threads(0);
+}
+
 // A NaN in C meets the epilogue as activate() treats it, in whole tiles (where the microkernel
 // applies the epilogue) and edge tiles alike, through gemm() and gemm_indirect(): Relu gives 0,
 // Clamp and no activation pass the NaN.
