@@ -126,9 +126,9 @@ void microkernel_avx512_8x32_rows_a(int64_t kc, const float* const* a_rows, cons
 }
 
 // (flatten: the offsets are copied into registers, not passed through memory)
-__attribute__((flatten)) void microkernel_avx512_8x32_offsets_a(int64_t kc, const float* const* a_cols,
-                                       const int64_t* a_offsets, const float* b, float* c,
-                                       int64_t ldc, bool accumulate, const TileEpilogue* epilogue) {
+__attribute__((flatten)) void microkernel_avx512_8x32_offsets_a(
+    int64_t kc, const float* const* a_cols, const int64_t* a_offsets, const float* b, float* c,
+    int64_t ldc, bool accumulate, const TileEpilogue* epilogue) {
   kernel(kc, OffsetsA(a_cols, a_offsets), PackedB{b}, c, ldc, accumulate, epilogue);
 }
 
