@@ -96,9 +96,16 @@ __attribute__((always_inline)) inline void store_transposed(const float* tile, i
   }
 }
 
+// `transposed` (may be null): the ISA's microkernel that stores its tile transposed with the
+// epilogue, used for the last k slice where the activation is a clamp (or none): the tile then
+// never makes the round trip through the stack buffer.
+using TransposedKernel = void (*)(int64_t kc, const float* const* a_cols, const int64_t* a_offsets,
+                                  const float* b, const detail::TransposedStore& t);
+
 template <int L, int64_t Mr, int64_t Nr>
 __attribute__((always_inline)) inline void run_item(const Job& job, int64_t item,
-                                                    detail::OffsetsAMicroKernel kernel) {
+                                                    detail::OffsetsAMicroKernel kernel,
+                                                    TransposedKernel transposed) {
   static_assert(Mr <= kMaxMr && Nr <= kMaxNr && Nr % L == 0);
   const Conv2dShape& s = job.s;
   const GemmEpilogue& e = job.e;
@@ -106,6 +113,13 @@ __attribute__((always_inline)) inline void run_item(const Job& job, int64_t item
   const int64_t j0 = item / job.m_blocks * Nr, cols = std::min(Nr, s.oc - j0);
   const int64_t m0 = item % job.m_blocks * job.item_rows;
   const int64_t count = std::min(job.item_rows, job.m - m0);
+  const bool clamp = is_clamp(e.activation);
+  const ClampBounds bounds =
+      clamp_bounds(clamp ? e.activation : Activation::None, e.clamp_min, e.clamp_max);
+  const float* bias = e.bias != nullptr ? e.bias + j0 : nullptr;
+  const float* residual = job.residual != nullptr ? job.residual + j0 * job.m + m0 : nullptr;
+  float* out = job.out + j0 * job.m + m0;
+  const bool direct = transposed != nullptr && clamp;
   // Each k slice of the B panel (in L1) meets every pixel panel of the item; the tile
   // accumulates over the slices.
   alignas(64) float tile[kItemRows * kMaxNr];
@@ -122,15 +136,26 @@ __attribute__((always_inline)) inline void run_item(const Job& job, int64_t item
       for (int64_t f = t * share; f < std::min(next_floats, (t + 1) * share); f += 16) {
         __builtin_prefetch(next + f);
       }
+      if (direct && next == nullptr) {  // the last slice, stored transposed
+        detail::TransposedStore ts;
+        ts.c = out + i0;
+        ts.ldc = job.m;
+        ts.rows = std::min(Mr, count - i0);
+        ts.cols = cols;
+        ts.partial = pc > 0 ? tile + i0 * Nr : nullptr;
+        ts.bias = bias;
+        ts.residual = residual != nullptr ? residual + i0 : nullptr;
+        ts.ldr = job.m;
+        ts.relu = bounds.relu;
+        ts.lo = bounds.lo;
+        ts.hi = bounds.hi;
+        transposed(kc, job.cols + pc, job.offsets + m0 + i0, b, ts);
+        continue;
+      }
       kernel(kc, job.cols + pc, job.offsets + m0 + i0, b, tile + i0 * Nr, Nr, pc > 0, nullptr);
     }
   }
-  const bool clamp = is_clamp(e.activation);
-  const ClampBounds bounds =
-      clamp_bounds(clamp ? e.activation : Activation::None, e.clamp_min, e.clamp_max);
-  const float* bias = e.bias != nullptr ? e.bias + j0 : nullptr;
-  const float* residual = job.residual != nullptr ? job.residual + j0 * job.m + m0 : nullptr;
-  float* out = job.out + j0 * job.m + m0;
+  if (direct) return;
   if (!clamp && residual == nullptr) {  // act(c + bias) over the tile's rows, then stored
     for (int64_t i = 0; i < count && bias != nullptr; ++i) {
       for (int64_t j = 0; j < cols; ++j) tile[i * Nr + j] += bias[j];
@@ -150,16 +175,18 @@ __attribute__((always_inline)) inline void run_item(const Job& job, int64_t item
 // as its registers for the transposed stores.
 #if defined(PTEC_GEMM_HAVE_AVX2)
 __attribute__((target("avx512f"))) void run_item_avx512(const Job& job, int64_t item) {
-  run_item<16, detail::kAvx512Mr, detail::kAvx512Nr>(job, item,
-                                                     detail::microkernel_avx512_8x32_offsets_a);
+  run_item<16, detail::kAvx512Mr, detail::kAvx512Nr>(
+      job, item, detail::microkernel_avx512_8x32_offsets_a,
+      detail::microkernel_avx512_8x32_offsets_a_transposed);
 }
 __attribute__((target("avx2,fma"))) void run_item_avx2(const Job& job, int64_t item) {
-  run_item<8, detail::kAvx2Mr, detail::kAvx2Nr>(job, item, detail::microkernel_avx2_6x16_offsets_a);
+  run_item<8, detail::kAvx2Mr, detail::kAvx2Nr>(job, item, detail::microkernel_avx2_6x16_offsets_a,
+                                                nullptr);
 }
 #endif
 void run_item_generic(const Job& job, int64_t item) {
-  run_item<4, detail::kGenericMr, detail::kGenericNr>(job, item,
-                                                      detail::microkernel_generic_4x8_offsets_a);
+  run_item<4, detail::kGenericMr, detail::kGenericNr>(
+      job, item, detail::microkernel_generic_4x8_offsets_a, nullptr);
 }
 
 // Channel c of the image (times `scale`) into its zero-padded plane.

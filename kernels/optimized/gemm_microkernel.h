@@ -73,6 +73,25 @@ void microkernel_avx2_6x16_offsets_a(int64_t kc, const float* const* a_cols,
                                      const int64_t* a_offsets, const float* b, float* c,
                                      int64_t ldc, bool accumulate, const TileEpilogue* epilogue);
 
+/// Where a transposing microkernel stores its tile: element (r, j) (row r < rows, column
+/// j < cols) at c[j * ldc + r], as act(sum + partial + bias[j] + residual[j * ldr + r]) with the
+/// clamp of TileEpilogue (relu, lo, hi). `partial` (may be null): earlier k slices' sums, MR x NR
+/// floats, leading dimension NR, 64-byte aligned. A convolution's output pixels as rows, stored
+/// into its NCHW output (conv2d_pixels).
+struct TransposedStore {
+  float* c = nullptr;
+  int64_t ldc = 0;
+  int64_t rows = 0;
+  int64_t cols = 0;
+  const float* partial = nullptr;
+  const float* bias = nullptr;
+  const float* residual = nullptr;
+  int64_t ldr = 0;
+  bool relu = false;
+  float lo = 0.0f;
+  float hi = 0.0f;
+};
+
 // AVX-512F: 8 x 32 (sixteen 16-wide accumulators), same rules as the AVX2 kernel.
 inline constexpr int64_t kAvx512Mr = 8;
 inline constexpr int64_t kAvx512Nr = 32;
@@ -84,6 +103,10 @@ void microkernel_avx512_8x32_indirect(int64_t kc, const float* a, const float* c
 void microkernel_avx512_8x32_rows_a(int64_t kc, const float* const* a_rows, const float* b,
                                     float* c, int64_t ldc, bool accumulate,
                                     const TileEpilogue* epilogue);
+/// The offsets kernel storing its tile transposed, with the epilogue (TransposedStore).
+void microkernel_avx512_8x32_offsets_a_transposed(int64_t kc, const float* const* a_cols,
+                                                  const int64_t* a_offsets, const float* b,
+                                                  const TransposedStore& t);
 void microkernel_avx512_8x32_offsets_a(int64_t kc, const float* const* a_cols,
                                        const int64_t* a_offsets, const float* b, float* c,
                                        int64_t ldc, bool accumulate, const TileEpilogue* epilogue);

@@ -74,10 +74,10 @@ __attribute__((always_inline)) inline void finish(const TileEpilogue& e, int64_t
   v1 = _mm512_min_ps(hi, _mm512_max_ps(lo, v1));
 }
 
+// acc = A_panel * B_panel over kc steps.
 template <typename A, typename B>
-inline void kernel(int64_t kc, A a, B b, float* c, int64_t ldc, bool accumulate,
-                   const TileEpilogue* epilogue) {
-  __m512 acc[kAvx512Mr][2];
+__attribute__((always_inline)) inline void multiply(int64_t kc, A a, B b,
+                                                    __m512 (&acc)[kAvx512Mr][2]) {
 #pragma GCC unroll 8
   for (int64_t r = 0; r < kAvx512Mr; ++r) {
     acc[r][0] = _mm512_setzero_ps();
@@ -93,6 +93,13 @@ inline void kernel(int64_t kc, A a, B b, float* c, int64_t ldc, bool accumulate,
       acc[r][1] = _mm512_fmadd_ps(av, b1, acc[r][1]);
     }
   }
+}
+
+template <typename A, typename B>
+inline void kernel(int64_t kc, A a, B b, float* c, int64_t ldc, bool accumulate,
+                   const TileEpilogue* epilogue) {
+  __m512 acc[kAvx512Mr][2];
+  multiply(kc, a, b, acc);
 #pragma GCC unroll 8
   for (int64_t r = 0; r < kAvx512Mr; ++r) {
     float* row = c + r * ldc;
@@ -106,7 +113,82 @@ inline void kernel(int64_t kc, A a, B b, float* c, int64_t ldc, bool accumulate,
   }
 }
 
+// Columns [c0, c0 + 16) of the tile (rows v[r], r < 8) transposed: column c0 + j's 8 values
+// (rows 0-7) into `store(j, half)`, j < 16, as the 256-bit halves of 8 vectors. Within each
+// 128-bit lane, interleave row pairs and then pairs of pairs (a 4x4 transpose per lane: u[k]
+// and u[4 + k], lane l, hold rows 0-3 and 4-7 of column 4 l + k); then each 256-bit half takes
+// lane l of u[k] next to lane l of u[4 + k] (one two-source permute per two columns).
+template <typename F>
+__attribute__((always_inline)) inline void transpose_8x16(const __m512 (&v)[8], F store) {
+  __m512 t[8], u[8];
+#pragma GCC unroll 4
+  for (int i = 0; i < 8; i += 2) {
+    t[i] = _mm512_unpacklo_ps(v[i], v[i + 1]);
+    t[i + 1] = _mm512_unpackhi_ps(v[i], v[i + 1]);
+  }
+#pragma GCC unroll 2
+  for (int g = 0; g < 8; g += 4) {
+    u[g] = _mm512_shuffle_ps(t[g], t[g + 2], 0x44);
+    u[g + 1] = _mm512_shuffle_ps(t[g], t[g + 2], 0xEE);
+    u[g + 2] = _mm512_shuffle_ps(t[g + 1], t[g + 3], 0x44);
+    u[g + 3] = _mm512_shuffle_ps(t[g + 1], t[g + 3], 0xEE);
+  }
+  const __m512i lanes01 = _mm512_set_epi32(23, 22, 21, 20, 7, 6, 5, 4, 19, 18, 17, 16, 3, 2, 1, 0);
+  const __m512i lanes23 =
+      _mm512_set_epi32(31, 30, 29, 28, 15, 14, 13, 12, 27, 26, 25, 24, 11, 10, 9, 8);
+#pragma GCC unroll 4
+  for (int k = 0; k < 4; ++k) {
+    const __m512 x = _mm512_permutex2var_ps(u[k], lanes01, u[4 + k]);  // columns k, 4 + k
+    const __m512 y = _mm512_permutex2var_ps(u[k], lanes23, u[4 + k]);  // columns 8 + k, 12 + k
+    store(k, _mm512_castps512_ps256(x));
+    store(4 + k, _mm256_castpd_ps(_mm512_extractf64x4_pd(_mm512_castps_pd(x), 1)));
+    store(8 + k, _mm512_castps512_ps256(y));
+    store(12 + k, _mm256_castpd_ps(_mm512_extractf64x4_pd(_mm512_castps_pd(y), 1)));
+  }
+}
+
 }  // namespace
+
+__attribute__((flatten)) void microkernel_avx512_8x32_offsets_a_transposed(
+    int64_t kc, const float* const* a_cols, const int64_t* a_offsets, const float* b,
+    const TransposedStore& t) {
+  __m512 acc[kAvx512Mr][2];
+  multiply(kc, OffsetsA(a_cols, a_offsets), PackedB{b}, acc);
+  if (t.partial != nullptr) {
+#pragma GCC unroll 8
+    for (int64_t r = 0; r < kAvx512Mr; ++r) {
+      acc[r][0] = _mm512_add_ps(acc[r][0], _mm512_load_ps(t.partial + r * kAvx512Nr));
+      acc[r][1] = _mm512_add_ps(acc[r][1], _mm512_load_ps(t.partial + r * kAvx512Nr + 16));
+    }
+  }
+  // Rows past t.rows are neither loaded (residual) nor stored: a lane mask.
+  const bool whole = t.rows == kAvx512Mr;
+  const __m256i mask = _mm256_cmpgt_epi32(_mm256_set1_epi32(static_cast<int>(t.rows)),
+                                          _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7));
+  const __m256 lo = _mm256_set1_ps(t.lo), hi = _mm256_set1_ps(t.hi);
+  auto store = [&](int64_t j, __m256 v) {
+    if (j >= t.cols) return;
+    if (t.bias != nullptr) v = _mm256_add_ps(v, _mm256_set1_ps(t.bias[j]));
+    if (t.residual != nullptr) {
+      const float* res = t.residual + j * t.ldr;
+      v = _mm256_add_ps(v, whole ? _mm256_loadu_ps(res) : _mm256_maskload_ps(res, mask));
+    }
+    v = t.relu ? _mm256_max_ps(v, lo) : _mm256_min_ps(hi, _mm256_max_ps(lo, v));
+    float* out = t.c + j * t.ldc;
+    if (whole) {
+      _mm256_storeu_ps(out, v);
+    } else {
+      _mm256_maskstore_ps(out, mask, v);
+    }
+  };
+  __m512 half[8];
+#pragma GCC unroll 8
+  for (int64_t r = 0; r < kAvx512Mr; ++r) half[r] = acc[r][0];
+  transpose_8x16(half, [&](int64_t j, __m256 v) { store(j, v); });
+#pragma GCC unroll 8
+  for (int64_t r = 0; r < kAvx512Mr; ++r) half[r] = acc[r][1];
+  transpose_8x16(half, [&](int64_t j, __m256 v) { store(16 + j, v); });
+}
 
 void microkernel_avx512_8x32(int64_t kc, const float* a, const float* b, float* c, int64_t ldc,
                              bool accumulate, const TileEpilogue* epilogue) {
