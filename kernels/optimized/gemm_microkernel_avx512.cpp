@@ -117,33 +117,40 @@ inline void kernel(int64_t kc, A a, B b, float* c, int64_t ldc, bool accumulate,
 // (rows 0-7) into `store(j, half)`, j < 16, as the 256-bit halves of 8 vectors. Within each
 // 128-bit lane, interleave row pairs and then pairs of pairs (a 4x4 transpose per lane: u[k]
 // and u[4 + k], lane l, hold rows 0-3 and 4-7 of column 4 l + k); then each 256-bit half takes
-// lane l of u[k] next to lane l of u[4 + k] (one two-source permute per two columns).
+// lane l of u[k] next to lane l of u[4 + k] (one two-source permute per two columns). Written
+// as vector shuffles: the intrinsics for these instructions pass an undefined vector that
+// -Wuninitialized reports under the sanitizers.
 template <typename F>
 __attribute__((always_inline)) inline void transpose_8x16(const __m512 (&v)[8], F store) {
   __m512 t[8], u[8];
 #pragma GCC unroll 4
-  for (int i = 0; i < 8; i += 2) {
-    t[i] = _mm512_unpacklo_ps(v[i], v[i + 1]);
-    t[i + 1] = _mm512_unpackhi_ps(v[i], v[i + 1]);
+  for (int i = 0; i < 8; i += 2) {  // vunpcklps, vunpckhps
+    t[i] = __builtin_shufflevector(v[i], v[i + 1], 0, 16, 1, 17, 4, 20, 5, 21, 8, 24, 9, 25, 12, 28,
+                                   13, 29);
+    t[i + 1] = __builtin_shufflevector(v[i], v[i + 1], 2, 18, 3, 19, 6, 22, 7, 23, 10, 26, 11, 27,
+                                       14, 30, 15, 31);
   }
 #pragma GCC unroll 2
-  for (int g = 0; g < 8; g += 4) {
-    u[g] = _mm512_shuffle_ps(t[g], t[g + 2], 0x44);
-    u[g + 1] = _mm512_shuffle_ps(t[g], t[g + 2], 0xEE);
-    u[g + 2] = _mm512_shuffle_ps(t[g + 1], t[g + 3], 0x44);
-    u[g + 3] = _mm512_shuffle_ps(t[g + 1], t[g + 3], 0xEE);
+  for (int g = 0; g < 8; g += 4) {  // vshufps 0x44 and 0xee
+    u[g] = __builtin_shufflevector(t[g], t[g + 2], 0, 1, 16, 17, 4, 5, 20, 21, 8, 9, 24, 25, 12, 13,
+                                   28, 29);
+    u[g + 1] = __builtin_shufflevector(t[g], t[g + 2], 2, 3, 18, 19, 6, 7, 22, 23, 10, 11, 26, 27,
+                                       14, 15, 30, 31);
+    u[g + 2] = __builtin_shufflevector(t[g + 1], t[g + 3], 0, 1, 16, 17, 4, 5, 20, 21, 8, 9, 24, 25,
+                                       12, 13, 28, 29);
+    u[g + 3] = __builtin_shufflevector(t[g + 1], t[g + 3], 2, 3, 18, 19, 6, 7, 22, 23, 10, 11, 26,
+                                       27, 14, 15, 30, 31);
   }
-  const __m512i lanes01 = _mm512_set_epi32(23, 22, 21, 20, 7, 6, 5, 4, 19, 18, 17, 16, 3, 2, 1, 0);
-  const __m512i lanes23 =
-      _mm512_set_epi32(31, 30, 29, 28, 15, 14, 13, 12, 27, 26, 25, 24, 11, 10, 9, 8);
 #pragma GCC unroll 4
   for (int k = 0; k < 4; ++k) {
-    const __m512 x = _mm512_permutex2var_ps(u[k], lanes01, u[4 + k]);  // columns k, 4 + k
-    const __m512 y = _mm512_permutex2var_ps(u[k], lanes23, u[4 + k]);  // columns 8 + k, 12 + k
-    store(k, _mm512_castps512_ps256(x));
-    store(4 + k, _mm256_castpd_ps(_mm512_extractf64x4_pd(_mm512_castps_pd(x), 1)));
-    store(8 + k, _mm512_castps512_ps256(y));
-    store(12 + k, _mm256_castpd_ps(_mm512_extractf64x4_pd(_mm512_castps_pd(y), 1)));
+    const __m512 x = __builtin_shufflevector(u[k], u[4 + k], 0, 1, 2, 3, 16, 17, 18, 19, 4, 5, 6, 7,
+                                             20, 21, 22, 23);  // columns k, 4 + k
+    const __m512 y = __builtin_shufflevector(u[k], u[4 + k], 8, 9, 10, 11, 24, 25, 26, 27, 12, 13,
+                                             14, 15, 28, 29, 30, 31);  // columns 8 + k, 12 + k
+    store(k, __builtin_shufflevector(x, x, 0, 1, 2, 3, 4, 5, 6, 7));
+    store(4 + k, __builtin_shufflevector(x, x, 8, 9, 10, 11, 12, 13, 14, 15));
+    store(8 + k, __builtin_shufflevector(y, y, 0, 1, 2, 3, 4, 5, 6, 7));
+    store(12 + k, __builtin_shufflevector(y, y, 8, 9, 10, 11, 12, 13, 14, 15));
   }
 }
 
