@@ -87,6 +87,17 @@ std::string describe(const Conv2dShape& s) {
   return o.str();
 }
 
+// Bias, residual (may be null) and `act` (Clamp: [-0.5, 0.5]), as the epilogue tests apply them.
+GemmEpilogue epilogue_of(const std::vector<float>& bias, const float* residual, Activation act) {
+  GemmEpilogue e;
+  e.bias = bias.data();
+  e.residual = residual;
+  e.activation = act;
+  e.clamp_min = -0.5f;
+  e.clamp_max = 0.5f;
+  return e;
+}
+
 class Conv2d : public ::testing::TestWithParam<std::tuple<GemmIsa, int>> {
  protected:
   void SetUp() override {
@@ -285,12 +296,7 @@ TEST_P(Conv2d, DepthwiseEpilogueTreatsNaNAsActivateDoes) {
                                  false);  // bias (+ residual), no relu
       for (Activation act : {Activation::None, Activation::Relu, Activation::Clamp,
                              Activation::Silu, Activation::HardSwish}) {
-        GemmEpilogue e;
-        e.bias = bias.data();
-        e.residual = with_residual ? residual.data() : nullptr;
-        e.activation = act;
-        e.clamp_min = -0.5f;
-        e.clamp_max = 0.5f;
+        const GemmEpilogue e = epilogue_of(bias, with_residual ? residual.data() : nullptr, act);
         for (DepthwisePath path :
              {DepthwisePath::Rows, DepthwisePath::Flat, DepthwisePath::Channels}) {
           std::vector<float> out(ref.size(), 99.0f);
@@ -343,12 +349,7 @@ TEST_P(Conv2d, DirectEpilogueAppliesEveryActivationAsActivateDoes) {
         for (Activation act :
              {Activation::None, Activation::Relu, Activation::Clamp, Activation::Sigmoid,
               Activation::Tanh, Activation::HardSwish, Activation::Gelu, Activation::Silu}) {
-          GemmEpilogue e;
-          e.bias = bias.data();
-          e.residual = with_residual ? residual.data() : nullptr;
-          e.activation = act;
-          e.clamp_min = -0.5f;
-          e.clamp_max = 0.5f;
+          const GemmEpilogue e = epilogue_of(bias, with_residual ? residual.data() : nullptr, act);
           std::vector<float> out(sums.size(), 99.0f);
           ASSERT_TRUE(conv2d(s, in.data(), w.data(), packed.ptr, e, out.data(), scratch.ptr,
                              nullptr, DepthwisePath::Auto, rows));
