@@ -50,7 +50,8 @@ enum class DepthwisePath : uint8_t { Auto, Rows, Flat, Channels };
 /// enough for a band of at least one output row.
 bool depthwise_flat_applies(const Conv2dShape& s);
 /// True when the Channels path applies to the (depthwise) shape: at most 64 taps, and the padded
-/// input rows of one output row fit 32 KiB for 16 channels (rows up to 510 pixels wide for 3x3).
+/// input rows of one output row fit 32 KiB for 16 channels (padded rows of up to 170 pixels for
+/// 3x3 kernels), and one output row 16 KiB.
 bool depthwise_channels_applies(const Conv2dShape& s);
 /// True where Auto takes the Channels path (measured, 1 thread): see conv2d.cpp.
 bool depthwise_channels_preferred(const Conv2dShape& s);
