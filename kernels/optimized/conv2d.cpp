@@ -9,6 +9,7 @@
 #include "kernels/optimized/conv2d_depthwise_channels.h"
 #include "kernels/optimized/conv2d_direct.h"
 #include "kernels/optimized/conv2d_pixels.h"
+#include "kernels/optimized/lane_vectors.h"
 #include "kernels/optimized/threadpool.h"
 #include "kernels/optimized/window.h"
 
@@ -148,7 +149,7 @@ __attribute__((always_inline)) inline void depthwise_interior(float* dst, const 
                                                               const RowEpilogue& e) {
   constexpr int64_t kBlock = 16;
   const int64_t step = D > 0 ? D : dw;
-  const Float16 lo_v = Float16{} + e.clamp.lo, hi_v = Float16{} + e.clamp.hi, zero = Float16{};
+  const VecClamp<Float16> clamped(e.clamp);
   Float16 wv[K * K];
   for (int t = 0; t < K * K; ++t) wv[t] = Float16{} + w[t];
   auto block = [&](int64_t o0) {  // outputs [o0, o0 + kBlock)
@@ -166,12 +167,7 @@ __attribute__((always_inline)) inline void depthwise_interior(float* dst, const 
       load16<1>(res, e.residual + o0);
       acc += res;
     }
-    if (e.clamp.relu) {
-      acc = acc > zero ? acc : zero;
-    } else {
-      acc = acc < lo_v ? lo_v : acc;  // max(acc, lo): NaN passes
-      acc = hi_v < acc ? hi_v : acc;  // min(acc, hi)
-    }
+    clamped.apply(acc);
     std::memcpy(dst + o0, &acc, sizeof(acc));
   };
   int64_t ox = lo;
@@ -338,9 +334,7 @@ __attribute__((always_inline)) inline void depthwise_flat(const Conv2dShape& s,
 
   // Copy the valid columns out, through `e` (+ residual, clamp) unless it is null, in blocks that
   // may run past a row into the next one (stored after it) but never past the plane.
-  const Float16 lo = Float16{} + (e != nullptr ? e->clamp.lo : 0.0f);
-  const Float16 hi = Float16{} + (e != nullptr ? e->clamp.hi : 0.0f);
-  const Float16 zero = {};
+  const VecClamp<Float16> clamped(e != nullptr ? e->clamp : ClampBounds{});
   const int64_t ohw = s.oh() * ow;
   auto finish = [&](Float16& v, int64_t i) {  // output i of the plane
     if (e == nullptr) return;
@@ -349,12 +343,7 @@ __attribute__((always_inline)) inline void depthwise_flat(const Conv2dShape& s,
       load16<1>(r, e->residual + i);
       v += r;
     }
-    if (e->clamp.relu) {
-      v = v > zero ? v : zero;
-    } else {
-      v = v < lo ? lo : v;  // max(v, lo): NaN passes
-      v = hi < v ? hi : v;  // min(v, hi)
-    }
+    clamped.apply(v);
   };
   for (int64_t oy = oy0; oy < oy1; ++oy) {
     const float* src = sums + (oy - oy0) * g.q;

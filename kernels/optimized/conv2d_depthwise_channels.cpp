@@ -121,6 +121,7 @@ __attribute__((always_inline)) inline void compute_rows(const Conv2dShape& s, co
   for (int t = 0; t < K * K; ++t) std::memcpy(&wv[t], blk.w + t * L, sizeof(Vec));
   Vec bias;
   std::memcpy(&bias, blk.bias, sizeof(bias));
+  const VecClamp<Vec> clamped(clamp != nullptr ? *clamp : ClampBounds{});
   for (int64_t y = 0; y < rows; ++y) {
     const float* top = buf + y * sh * g.pitch * L;
     float* dst = obuf + y * ow * L;
@@ -139,7 +140,7 @@ __attribute__((always_inline)) inline void compute_rows(const Conv2dShape& s, co
           acc += w * x;
         }
       }
-      if (clamp != nullptr) clamp_vec(acc, *clamp);
+      if (clamp != nullptr) clamped.apply(acc);
       std::memcpy(dst + ox * L, &acc, sizeof(acc));
     }
   }
@@ -189,6 +190,7 @@ __attribute__((always_inline)) inline void run_block(const Conv2dShape& s, const
         }
       }
     }
+    const VecClamp<Vec> clamped(bounds);
     for (int64_t g0 = 0; g0 < count && count >= L; g0 += L) {
       const int64_t i0 = std::min(g0, count - L);
       Vec v[L];
@@ -199,7 +201,7 @@ __attribute__((always_inline)) inline void run_block(const Conv2dShape& s, const
           Vec r;
           std::memcpy(&r, blk.res[c] + base + i0, sizeof(r));
           v[c] += r;
-          clamp_vec(v[c], bounds);
+          clamped.apply(v[c]);
         }
         std::memcpy(blk.out[c] + base + i0, &v[c], sizeof(Vec));
       }

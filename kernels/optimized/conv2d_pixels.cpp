@@ -74,6 +74,7 @@ __attribute__((always_inline)) inline void store_transposed(const float* tile, i
     }
     return;
   }
+  const VecClamp<Vec> clamped(bounds);
   for (int64_t g0 = 0; g0 < count; g0 += L) {
     const int64_t i0 = std::min(g0, count - L);
     for (int64_t j0 = 0; j0 < cols; j0 += L) {
@@ -89,7 +90,7 @@ __attribute__((always_inline)) inline void store_transposed(const float* tile, i
           std::memcpy(&r, residual + j * plane + i0, sizeof(r));
           v[c] += r;
         }
-        clamp_vec(v[c], bounds);
+        clamped.apply(v[c]);
         std::memcpy(out + j * plane + i0, &v[c], sizeof(Vec));
       }
     }

@@ -2,9 +2,10 @@
 
 // Vectors of L floats (L = 4, 8 or 16) for code that runs one instantiation per instruction set,
 // each in a function compiled for it (target attribute) whose registers are L floats wide, so
-// that every operation below is native: transposes of L x L floats and clamps. Internal to
+// that every operation below is native: transposes of L x L floats and clamps (VecClamp, also
+// used on conv2d.cpp's 16-float vectors inside its target_clones functions). Internal to
 // kernels/optimized (the channel-interleaved depthwise convolution, the pixel-major one's
-// transposed stores).
+// transposed stores, the flat and row depthwise stencils).
 
 #include <cstdint>
 
@@ -98,17 +99,24 @@ __attribute__((always_inline)) inline void transpose(typename Lanes<L>::Vec* v) 
   }
 }
 
-// v through the clamp `b`, in ClampBounds' NaN rules.
+// A ClampBounds as vectors, built once before a loop (the bounds are floats that the loop's float
+// stores could alias, so reading them per vector would reload and broadcast them each time):
+// apply(v) clamps v in ClampBounds' NaN rules (Relu gives 0 for NaN, Clamp passes it).
 template <typename Vec>
-__attribute__((always_inline)) inline void clamp_vec(Vec& v, const ClampBounds& b) {
-  const Vec zero = {};
-  if (b.relu) {
-    v = v > zero ? v : zero;
-    return;
+struct VecClamp {
+  __attribute__((always_inline)) explicit VecClamp(const ClampBounds& b)
+      : relu(b.relu), lo(Vec{} + b.lo), hi(Vec{} + b.hi) {}
+  __attribute__((always_inline)) void apply(Vec& v) const {
+    if (relu) {
+      const Vec zero = {};
+      v = v > zero ? v : zero;
+      return;
+    }
+    v = v < lo ? lo : v;  // max(v, lo): NaN passes
+    v = hi < v ? hi : v;  // min(v, hi)
   }
-  const Vec lo = zero + b.lo, hi = zero + b.hi;
-  v = v < lo ? lo : v;  // max(v, lo): NaN passes
-  v = hi < v ? hi : v;  // min(v, hi)
-}
+  bool relu;
+  Vec lo, hi;
+};
 
 }  // namespace ptec::kernels::optimized
