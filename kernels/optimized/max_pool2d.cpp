@@ -1,8 +1,11 @@
 #include "kernels/optimized/max_pool2d.h"
 
 #include <algorithm>
+#include <cstring>
 #include <limits>
 
+#include "kernels/optimized/gemm.h"
+#include "kernels/optimized/lane_vectors.h"
 #include "kernels/optimized/threadpool.h"
 #include "kernels/optimized/window.h"
 
@@ -14,8 +17,8 @@ inline float max_nan(float a, float v) { return v > a || v != v ? v : a; }
 
 // dst[ox] = max(dst[ox], row[ox * stride + off]) for ox in [lo, hi), the stride a compile-time
 // constant where it can be (1 and 2) so that the loop vectorizes.
-inline void max_strided(float* dst, const float* row, int64_t off, int64_t lo, int64_t hi,
-                        int64_t stride) {
+__attribute__((always_inline)) inline void max_strided(float* dst, const float* row, int64_t off,
+                                                       int64_t lo, int64_t hi, int64_t stride) {
   if (stride == 1) {
     for (int64_t ox = lo; ox < hi; ++ox) dst[ox] = max_nan(dst[ox], row[ox + off]);
   } else if (stride == 2) {
@@ -25,35 +28,129 @@ inline void max_strided(float* dst, const float* row, int64_t off, int64_t lo, i
   }
 }
 
-// Output columns [lo, hi) of a row whose K x K window (dilation 1) lies inside the input: the
-// largest of the K rows per input column into a small buffer, then the largest of K neighbouring
-// columns at stride S. Both passes are contiguous (or constant-stride) loops that vectorize; a
-// window-at-a-time loop would gather.
-template <int K, int S>
+// Vectors go by reference only: the functions below are inlined into ones compiled for an ISA
+// whose registers are that wide, and a vector passed by value would change the calling
+// convention of the plain ones (lane_vectors.h).
+
+// a = the larger of a and v in each lane, NaN where either is NaN. (Written as two selects that
+// each depend on the one before: GCC would merge independent ones into one select on the OR of
+// two masks, which it lowers lane by lane here, before this is inlined into its ISA's function.)
+template <typename Vec>
+__attribute__((always_inline)) inline void max_into(Vec& a, const Vec& v) {
+  const Vec nan_or_a = v == v ? a : v;
+  a = v > nan_or_a ? v : nan_or_a;  // a NaN stays: the comparison is false
+}
+
+template <typename Vec>
+__attribute__((always_inline)) inline void load(Vec& v, const float* p) {
+  std::memcpy(&v, p, sizeof(Vec));
+}
+
+template <typename Vec>
+__attribute__((always_inline)) inline void store(float* p, const Vec& v) {
+  std::memcpy(p, &v, sizeof(Vec));
+}
+
+// even, odd = lanes 0, 2, 4, ... and 1, 3, 5, ... of the 2L floats of a then b.
+template <int L>
+__attribute__((always_inline)) inline void deinterleave(const typename Lanes<L>::Vec& a,
+                                                        const typename Lanes<L>::Vec& b,
+                                                        typename Lanes<L>::Vec& even,
+                                                        typename Lanes<L>::Vec& odd) {
+  using Index = typename Lanes<L>::Index;
+  if constexpr (L == 4) {
+    even = __builtin_shuffle(a, b, Index{0, 2, 4, 6});
+    odd = __builtin_shuffle(a, b, Index{1, 3, 5, 7});
+  } else if constexpr (L == 8) {
+    even = __builtin_shuffle(a, b, Index{0, 2, 4, 6, 8, 10, 12, 14});
+    odd = __builtin_shuffle(a, b, Index{1, 3, 5, 7, 9, 11, 13, 15});
+  } else {
+    even =
+        __builtin_shuffle(a, b, Index{0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30});
+    odd = __builtin_shuffle(a, b, Index{1, 3, 5, 7, 9, 11, 13, 15, 17, 19, 21, 23, 25, 27, 29, 31});
+  }
+}
+
+// The start of the L-wide vector after the one at x, covering [0, n) for n >= L: at 0, L, 2L,
+// ..., the last one moved back to end at n (it overlaps its neighbour, which recomputes a few
+// values rather than finishing the row one scalar at a time). Loops stop once x + L >= n.
+inline int64_t next_vector(int64_t x, int64_t lanes, int64_t n) {
+  return std::min(x + lanes, n - lanes);
+}
+
+// Output columns [lo, lo + cols) of a row whose K x K window (dilation 1) lies inside the input,
+// cols >= L, L at a time: the largest of the window's K rows for each input column it needs,
+// then the largest of K neighbouring columns at stride S, all in registers (a pass through a
+// buffer would reload each vector from two unfinished stores).
+template <int K, int S, int L>
+__attribute__((always_inline)) inline void max_interior_run(float* dst, const float* const* rows,
+                                                            int64_t lo, int64_t cols, int64_t off) {
+  using Vec = typename Lanes<L>::Vec;
+  // Column maxima of the L input columns from input column x.
+  auto column_max = [rows](Vec & best, int64_t x) __attribute__((always_inline)) {
+    Vec v;
+    load(best, rows[0] + x);
+    for (int ky = 1; ky < K; ++ky) {
+      load(v, rows[ky] + x);
+      max_into(best, v);
+    }
+  };
+  for (int64_t j = 0;; j = next_vector(j, L, cols)) {
+    const int64_t x = (lo + j) * S + off;  // >= 0: lo is inside
+    Vec best, a, b;
+    if constexpr (S == 1) {
+      column_max(best, x);
+      for (int kx = 1; kx < K; ++kx) {
+        column_max(a, x + kx);
+        max_into(best, a);
+      }
+    } else {
+      // Stride 2: the even and odd columns of 2L, and for K = 3 the odd columns of the 2L from
+      // x + 1 (columns x + 2, x + 4, ..., none past the window).
+      Vec odd;
+      column_max(a, x);
+      column_max(b, x + L);
+      deinterleave<L>(a, b, best, odd);
+      max_into(best, odd);
+      if constexpr (K == 3) {
+        Vec even_unused;
+        column_max(a, x + 1);
+        column_max(b, x + 1 + L);
+        deinterleave<L>(a, b, even_unused, odd);
+        max_into(best, odd);
+      }
+    }
+    store(dst + lo + j, best);
+    if (j + L >= cols) break;
+  }
+}
+
+// Output columns [lo, hi) of a row whose window lies inside the input, in the widest vectors
+// (L, L / 2, ... 4 floats) that the row fills; fewer than 4 columns go window by window.
+template <int K, int S, int L>
 __attribute__((always_inline)) inline void max_interior(float* dst, const float* const* rows,
                                                         int64_t lo, int64_t hi, int64_t off) {
-  constexpr int64_t kChunk = 256;  // output columns per pass
-  float col_max[kChunk * S + K];
-  for (int64_t j0 = lo; j0 < hi; j0 += kChunk) {
-    const int64_t cols = std::min(kChunk, hi - j0);
-    const int64_t span = (cols - 1) * S + K;
-    const int64_t x0 = j0 * S + off;  // >= 0: lo is inside
-    for (int64_t x = 0; x < span; ++x) {
-      float best = rows[0][x0 + x];
-      for (int ky = 1; ky < K; ++ky) best = max_nan(best, rows[ky][x0 + x]);
-      col_max[x] = best;
-    }
-    float* __restrict d = dst + j0;
-    for (int64_t j = 0; j < cols; ++j) {
-      float best = col_max[j * S];
-      for (int kx = 1; kx < K; ++kx) best = max_nan(best, col_max[j * S + kx]);
-      d[j] = best;
+  const int64_t cols = hi - lo;
+  if (cols >= L) {
+    max_interior_run<K, S, L>(dst, rows, lo, cols, off);
+  } else if (L >= 16 && cols >= 8) {
+    max_interior_run<K, S, 8>(dst, rows, lo, cols, off);
+  } else if (L >= 8 && cols >= 4) {
+    max_interior_run<K, S, 4>(dst, rows, lo, cols, off);
+  } else {
+    for (int64_t j = lo; j < hi; ++j) {
+      float best = rows[0][j * S + off];
+      for (int ky = 0; ky < K; ++ky) {
+        for (int kx = 0; kx < K; ++kx) best = max_nan(best, rows[ky][j * S + off + kx]);
+      }
+      dst[j] = best;
     }
   }
 }
 
 // One output of the window at (oy, ox), taps outside the input skipped.
-inline float max_pixel(const MaxPool2dShape& s, const float* in, int64_t oy, int64_t ox) {
+__attribute__((always_inline)) inline float max_pixel(const MaxPool2dShape& s, const float* in,
+                                                      int64_t oy, int64_t ox) {
   float best = -std::numeric_limits<float>::infinity();
   for (int64_t ky = 0; ky < s.kh; ++ky) {
     const int64_t iy = oy * s.sh - s.ph + ky * s.dh;
@@ -66,8 +163,9 @@ inline float max_pixel(const MaxPool2dShape& s, const float* in, int64_t oy, int
   return best;
 }
 
-__attribute__((target_clones("avx512f", "avx2", "default"))) void max_pool_plane(
-    const MaxPool2dShape& s, const float* in, float* out) {
+template <int L>
+__attribute__((always_inline)) inline void max_pool_plane(const MaxPool2dShape& s, const float* in,
+                                                          float* out) {
   // Columns where every tap is inside.
   const ColumnRange inside = columns_with_all_taps_inside(s.pw, s.sw, s.dw, s.kw, s.w, s.ow);
   const int64_t in_lo = inside.lo, in_hi = inside.hi;
@@ -82,10 +180,10 @@ __attribute__((target_clones("avx512f", "avx2", "default"))) void max_pool_plane
       const float* rows[3] = {};
       for (int64_t ky = 0; ky < s.kh; ++ky) rows[ky] = in + (iy0 + ky * s.dh) * s.w;
       switch (fused) {
-        case 21: max_interior<2, 1>(dst, rows, in_lo, in_hi, -s.pw); break;
-        case 22: max_interior<2, 2>(dst, rows, in_lo, in_hi, -s.pw); break;
-        case 31: max_interior<3, 1>(dst, rows, in_lo, in_hi, -s.pw); break;
-        default: max_interior<3, 2>(dst, rows, in_lo, in_hi, -s.pw); break;
+        case 21: max_interior<2, 1, L>(dst, rows, in_lo, in_hi, -s.pw); break;
+        case 22: max_interior<2, 2, L>(dst, rows, in_lo, in_hi, -s.pw); break;
+        case 31: max_interior<3, 1, L>(dst, rows, in_lo, in_hi, -s.pw); break;
+        default: max_interior<3, 2, L>(dst, rows, in_lo, in_hi, -s.pw); break;
       }
       for (int64_t ox = 0; ox < in_lo; ++ox) dst[ox] = max_pixel(s, in, oy, ox);
       for (int64_t ox = in_hi; ox < s.ow; ++ox) dst[ox] = max_pixel(s, in, oy, ox);
@@ -105,6 +203,21 @@ __attribute__((target_clones("avx512f", "avx2", "default"))) void max_pool_plane
   }
 }
 
+// One plane per instruction set, each compiled for it with vectors as wide as its registers.
+#if defined(PTEC_GEMM_HAVE_AVX2)
+__attribute__((target("avx512f"))) void max_pool_plane_avx512(const MaxPool2dShape& s,
+                                                              const float* in, float* out) {
+  max_pool_plane<16>(s, in, out);
+}
+__attribute__((target("avx2"))) void max_pool_plane_avx2(const MaxPool2dShape& s, const float* in,
+                                                         float* out) {
+  max_pool_plane<8>(s, in, out);
+}
+#endif
+void max_pool_plane_generic(const MaxPool2dShape& s, const float* in, float* out) {
+  max_pool_plane<4>(s, in, out);
+}
+
 }  // namespace
 
 bool MaxPool2dShape::valid() const {
@@ -114,8 +227,13 @@ bool MaxPool2dShape::valid() const {
 
 bool max_pool2d(const MaxPool2dShape& s, const float* in, float* out) {
   if (!s.valid()) return false;
-  parallel_for(s.planes,
-               [&](int64_t p) { max_pool_plane(s, in + p * s.h * s.w, out + p * s.oh * s.ow); });
+  void (*plane)(const MaxPool2dShape&, const float*, float*) = max_pool_plane_generic;
+#if defined(PTEC_GEMM_HAVE_AVX2)
+  const GemmIsa isa = active_gemm_isa();
+  if (isa == GemmIsa::Avx512) plane = max_pool_plane_avx512;
+  if (isa == GemmIsa::Avx2) plane = max_pool_plane_avx2;
+#endif
+  parallel_for(s.planes, [&](int64_t p) { plane(s, in + p * s.h * s.w, out + p * s.oh * s.ow); });
   return true;
 }
 

@@ -5,7 +5,7 @@
 // the window holds a NaN, -inf for a window with no input element. One output row at a time:
 // rows whose window lies inside the input take a fused pass for undilated 2x2 and 3x3 kernels at
 // stride 1 or 2 (the column maxima of the window's rows, then the maxima of neighbouring
-// columns, both vectorized), edges and other shapes go tap by tap.
+// columns, in registers as wide as the ISA's), edges and other shapes go tap by tap.
 
 #include <cstdint>
 

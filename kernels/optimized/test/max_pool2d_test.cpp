@@ -5,8 +5,10 @@
 #include <cmath>
 #include <limits>
 #include <random>
+#include <string>
 #include <vector>
 
+#include "kernels/optimized/gemm.h"
 #include "kernels/optimized/threadpool.h"
 
 namespace ptec::kernels::optimized {
@@ -57,6 +59,29 @@ std::vector<float> reference(const MaxPool2dShape& s, const std::vector<float>& 
   return out;
 }
 
+std::vector<float> random_input(const MaxPool2dShape& s, std::mt19937& rng) {
+  std::uniform_real_distribution<float> dist(-5.0f, 5.0f);
+  std::vector<float> in(static_cast<size_t>(s.planes * s.h * s.w));
+  for (float& v : in) v = dist(rng);
+  return in;
+}
+
+// max_pool2d(s, in) equals the reference exactly, NaN where it is NaN.
+void expect_matches_reference(const MaxPool2dShape& s, const std::vector<float>& in) {
+  ASSERT_TRUE(s.valid());
+  std::vector<float> out(static_cast<size_t>(s.planes * s.oh * s.ow), 123.0f);
+  ASSERT_TRUE(max_pool2d(s, in.data(), out.data()));
+  const std::vector<float> ref = reference(s, in);
+  for (size_t i = 0; i < out.size(); ++i) {
+    if (std::isnan(ref[i])) {
+      ASSERT_TRUE(std::isnan(out[i])) << "k" << s.kh << " s" << s.sh << " w" << s.w << " at " << i;
+    } else {
+      ASSERT_EQ(out[i], ref[i]) << "k" << s.kh << " s" << s.sh << " p" << s.ph << " w" << s.w
+                                << " at " << i;
+    }
+  }
+}
+
 class MaxPool2d : public ::testing::TestWithParam<int> {
  protected:
   void SetUp() override { set_num_threads(GetParam()); }
@@ -78,24 +103,13 @@ TEST_P(MaxPool2d, MatchesWindowByWindowReference) {
       pool(1, 3, 700, 2, 1, 0),             // the same at stride 1
   };
   std::mt19937 rng(3);
-  std::uniform_real_distribution<float> dist(-5.0f, 5.0f);
   for (const MaxPool2dShape& s : shapes) {
-    ASSERT_TRUE(s.valid());
-    std::vector<float> in(static_cast<size_t>(s.planes * s.h * s.w));
-    for (float& v : in) v = dist(rng);
+    std::vector<float> in = random_input(s, rng);
     // A NaN inside the first plane and an -inf: NaN wins its windows, -inf loses.
     in[in.size() / 3] = std::numeric_limits<float>::quiet_NaN();
     in[in.size() / 2] = -std::numeric_limits<float>::infinity();
-    std::vector<float> out(static_cast<size_t>(s.planes * s.oh * s.ow), 123.0f);
-    ASSERT_TRUE(max_pool2d(s, in.data(), out.data()));
-    const std::vector<float> ref = reference(s, in);
-    for (size_t i = 0; i < out.size(); ++i) {
-      if (std::isnan(ref[i])) {
-        ASSERT_TRUE(std::isnan(out[i])) << "k" << s.kh << " s" << s.sh << " at " << i;
-      } else {
-        ASSERT_EQ(out[i], ref[i]) << "k" << s.kh << " s" << s.sh << " p" << s.ph << " at " << i;
-      }
-    }
+    expect_matches_reference(s, in);
+    if (HasFatalFailure()) return;
   }
 }
 
@@ -110,6 +124,42 @@ TEST_P(MaxPool2d, RefusesInvalidShapes) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Threads, MaxPool2d, ::testing::Values(1, 2));
+
+class MaxPool2dIsa : public ::testing::TestWithParam<GemmIsa> {
+ protected:
+  void SetUp() override {
+    if (!set_gemm_isa(GetParam())) GTEST_SKIP() << to_string(GetParam()) << " not on this CPU";
+  }
+  void TearDown() override { set_gemm_isa(detected_gemm_isa()); }
+};
+
+// The fused 2x2 and 3x3 rows take vectors of 16, 8 or 4 floats (as wide as the ISA's registers
+// and the row allow), the last one overlapping its neighbour, and go window by window below 4
+// columns: every row width from 1 to 40 outputs, with and without edge columns, and a NaN
+// that only the overlapping last vector reads.
+TEST_P(MaxPool2dIsa, EveryRowWidthMatchesTheReference) {
+  std::mt19937 rng(5);
+  for (int64_t k : {2, 3}) {
+    for (int64_t stride : {1, 2}) {
+      for (int64_t pad : {0, 1}) {
+        if (pad >= k) continue;
+        for (int64_t ow = 1; ow <= 40; ++ow) {
+          const int64_t w = (ow - 1) * stride + k - 2 * pad;
+          if (w <= 0) continue;
+          const MaxPool2dShape s = pool(2, 2 * k + 1, w, k, stride, pad);
+          std::vector<float> in = random_input(s, rng);
+          in[static_cast<size_t>(s.h * s.w - 2)] = std::numeric_limits<float>::quiet_NaN();
+          expect_matches_reference(s, in);
+          if (HasFatalFailure()) return;
+        }
+      }
+    }
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Isas, MaxPool2dIsa,
+                         ::testing::Values(GemmIsa::Generic, GemmIsa::Avx2, GemmIsa::Avx512),
+                         [](const auto& param) { return std::string(to_string(param.param)); });
 
 }  // namespace
 }  // namespace ptec::kernels::optimized
