@@ -71,6 +71,22 @@ __attribute__((always_inline)) inline void deinterleave(const typename Lanes<L>:
   }
 }
 
+// next = lanes 1 .. L - 1 of v, then `last`.
+template <int L>
+__attribute__((always_inline)) inline void shift_in(const typename Lanes<L>::Vec& v, float last,
+                                                    typename Lanes<L>::Vec& next) {
+  using Vec = typename Lanes<L>::Vec;
+  using Index = typename Lanes<L>::Index;
+  const Vec tail = Vec{} + last;
+  if constexpr (L == 4) {
+    next = __builtin_shuffle(v, tail, Index{1, 2, 3, 4});
+  } else if constexpr (L == 8) {
+    next = __builtin_shuffle(v, tail, Index{1, 2, 3, 4, 5, 6, 7, 8});
+  } else {
+    next = __builtin_shuffle(v, tail, Index{1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16});
+  }
+}
+
 // The start of the L-wide vector after the one at x, covering [0, n) for n >= L: at 0, L, 2L,
 // ..., the last one moved back to end at n (it overlaps its neighbour, which recomputes a few
 // values rather than finishing the row one scalar at a time). Loops stop once x + L >= n.
@@ -105,20 +121,20 @@ __attribute__((always_inline)) inline void max_interior_run(float* dst, const fl
         max_into(best, a);
       }
     } else {
-      // Stride 2: the even and odd columns of 2L, and for K = 3 the odd columns of the 2L from
-      // x + 1 (columns x + 2, x + 4, ..., none past the window).
+      // Stride 2: the even and odd columns of the 2L from x, and for K = 3 the even ones one
+      // lane on, the last lane column x + 2L (the last window's last column) on its own.
       Vec odd;
       column_max(a, x);
       column_max(b, x + L);
       deinterleave<L>(a, b, best, odd);
-      max_into(best, odd);
       if constexpr (K == 3) {
-        Vec even_unused;
-        column_max(a, x + 1);
-        column_max(b, x + 1 + L);
-        deinterleave<L>(a, b, even_unused, odd);
-        max_into(best, odd);
+        float last = rows[0][x + 2 * L];
+        for (int ky = 1; ky < K; ++ky) last = max_nan(last, rows[ky][x + 2 * L]);
+        Vec next;
+        shift_in<L>(best, last, next);
+        max_into(odd, next);
       }
+      max_into(best, odd);
     }
     store(dst + lo + j, best);
     if (j + L >= cols) break;
