@@ -135,8 +135,8 @@ class MaxPool2dIsa : public ::testing::TestWithParam<GemmIsa> {
 
 // The fused 2x2 and 3x3 rows take vectors of 16, 8 or 4 floats (as wide as the ISA's registers
 // and the row allow), the last one overlapping its neighbour, and go window by window below 4
-// columns: every row width from 1 to 40 outputs, with and without edge columns, and a NaN
-// that only the overlapping last vector reads.
+// columns: every row width from 1 to 40 outputs, with and without edge columns, and a NaN in
+// the last row's last columns (which the last, overlapping vector reads).
 TEST_P(MaxPool2dIsa, EveryRowWidthMatchesTheReference) {
   std::mt19937 rng(5);
   for (int64_t k : {2, 3}) {
