@@ -187,20 +187,37 @@ __attribute__((always_inline)) inline void depthwise_interior(float* dst, const 
   }
 }
 
-// One output of a depthwise convolution before residual and activation (taps outside the input
-// skipped).
-inline float depthwise_pixel(const Conv2dShape& s, const float* in, const float* w, float bias,
-                             int64_t oy, int64_t ox) {
+// Output ox of a row whose window rows lie inside the input but whose window columns do not all
+// (an edge column), before residual and activation: rows[ky] as depthwise_interior reads them
+// (input column x of window row ky at rows[ky][x + pw]), taps outside the input skipped. The
+// kernel size and stride are compile-time constants: a check per tap, no index arithmetic of
+// the shape's.
+template <int K, int S>
+__attribute__((always_inline)) inline float depthwise_edge(const Conv2dShape& s,
+                                                           const float* const* rows, const float* w,
+                                                           float bias, int64_t ox) {
   float acc = bias;
-  for (int64_t ky = 0; ky < s.kh; ++ky) {
-    const int64_t iy = oy * s.sh - s.ph + ky * s.dh;
-    if (iy < 0 || iy >= s.h) continue;
-    for (int64_t kx = 0; kx < s.kw; ++kx) {
-      const int64_t ix = ox * s.sw - s.pw + kx * s.dw;
-      if (ix >= 0 && ix < s.w) acc += w[ky * s.kw + kx] * in[iy * s.w + ix];
+  for (int ky = 0; ky < K; ++ky) {
+    for (int kx = 0; kx < K; ++kx) {
+      const int64_t at = ox * S + kx * s.dw;  // padded column
+      if (at >= s.pw && at < s.w + s.pw) acc += w[ky * K + kx] * rows[ky][at];
     }
   }
   return acc;
+}
+
+// A row whose window rows lie inside the input: its inside columns [lo, hi) in one fused pass
+// (bias and `e` included), its edge columns one by one through the same rows (before residual
+// and activation).
+template <int K, int S, int D>
+__attribute__((always_inline)) inline void depthwise_row(const Conv2dShape& s, float* dst,
+                                                         const float* const* rows, const float* w,
+                                                         float bias, int64_t lo, int64_t hi,
+                                                         const RowEpilogue& e) {
+  depthwise_interior<K, S, D>(dst, rows, w, bias, lo, hi, s.dw, e);
+  const int64_t ow = s.ow();
+  for (int64_t ox = 0; ox < lo; ++ox) dst[ox] = depthwise_edge<K, S>(s, rows, w, bias, ox);
+  for (int64_t ox = hi; ox < ow; ++ox) dst[ox] = depthwise_edge<K, S>(s, rows, w, bias, ox);
 }
 
 // The flat path's phases hold at most this many floats (a band of output rows at a time); its
@@ -430,17 +447,15 @@ __attribute__((target_clones("avx512f", "avx2", "default"))) void depthwise_plan
       RowEpilogue re = fused ? fused_epilogue : none;
       if (fused && residual != nullptr) re.residual = residual + oy * ow;
       switch (interior) {
-        case 311: depthwise_interior<3, 1, 1>(dst, rows, w, bias, in_lo, in_hi, s.dw, re); break;
-        case 321: depthwise_interior<3, 2, 1>(dst, rows, w, bias, in_lo, in_hi, s.dw, re); break;
-        case 511: depthwise_interior<5, 1, 1>(dst, rows, w, bias, in_lo, in_hi, s.dw, re); break;
-        case 521: depthwise_interior<5, 2, 1>(dst, rows, w, bias, in_lo, in_hi, s.dw, re); break;
-        case 310: depthwise_interior<3, 1, 0>(dst, rows, w, bias, in_lo, in_hi, s.dw, re); break;
-        case 320: depthwise_interior<3, 2, 0>(dst, rows, w, bias, in_lo, in_hi, s.dw, re); break;
-        case 510: depthwise_interior<5, 1, 0>(dst, rows, w, bias, in_lo, in_hi, s.dw, re); break;
-        default: depthwise_interior<5, 2, 0>(dst, rows, w, bias, in_lo, in_hi, s.dw, re); break;
+        case 311: depthwise_row<3, 1, 1>(s, dst, rows, w, bias, in_lo, in_hi, re); break;
+        case 321: depthwise_row<3, 2, 1>(s, dst, rows, w, bias, in_lo, in_hi, re); break;
+        case 511: depthwise_row<5, 1, 1>(s, dst, rows, w, bias, in_lo, in_hi, re); break;
+        case 521: depthwise_row<5, 2, 1>(s, dst, rows, w, bias, in_lo, in_hi, re); break;
+        case 310: depthwise_row<3, 1, 0>(s, dst, rows, w, bias, in_lo, in_hi, re); break;
+        case 320: depthwise_row<3, 2, 0>(s, dst, rows, w, bias, in_lo, in_hi, re); break;
+        case 510: depthwise_row<5, 1, 0>(s, dst, rows, w, bias, in_lo, in_hi, re); break;
+        default: depthwise_row<5, 2, 0>(s, dst, rows, w, bias, in_lo, in_hi, re); break;
       }
-      for (int64_t ox = 0; ox < in_lo; ++ox) dst[ox] = depthwise_pixel(s, in, w, bias, oy, ox);
-      for (int64_t ox = in_hi; ox < ow; ++ox) dst[ox] = depthwise_pixel(s, in, w, bias, oy, ox);
       if (fused) {  // the edge columns' residual and activation
         auto edge = [&](int64_t ox) {
           const float v = re.residual != nullptr ? dst[ox] + re.residual[ox] : dst[ox];
