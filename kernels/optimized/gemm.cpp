@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "kernels/optimized/gemm_microkernel.h"
+#include "kernels/optimized/lane_vectors.h"
 #include "kernels/optimized/threadpool.h"
 
 namespace ptec::kernels::optimized {
@@ -231,6 +232,25 @@ struct EpilogueStrips {
 // flat image, kept when j % pitch < width and stored at (j / pitch) * width + j % pitch of its
 // row of C, with the epilogue (bias per row, residual in C's layout, activation) applied to each
 // run as it is stored.
+// dst[t] = clamp(src[t] + bias) for t in [0, n), n >= L, L floats at a time, the last vector
+// ending at n (it stores some values of the one before again: dst and src do not overlap)
+// instead of a scalar tail, which would cost more than the run on a tile's short runs.
+template <int L>
+__attribute__((always_inline)) inline void store_run(float* dst, const float* src, float bias,
+                                                     const ClampBounds& b, int64_t n) {
+  using Vec = typename Lanes<L>::Vec;
+  const VecClamp<Vec> clamped(b);
+  const Vec biases = Vec{} + bias;
+  for (int64_t t = 0;; t = std::min(t + L, n - L)) {
+    Vec v;
+    std::memcpy(&v, src + t, sizeof(v));
+    v += biases;
+    clamped.apply(v);
+    std::memcpy(dst + t, &v, sizeof(v));
+    if (t + L >= n) break;
+  }
+}
+
 __attribute__((target_clones("avx512f", "avx2", "default"))) void store_column_rows(
     const GemmEpilogue& e, const GemmColumnRows& map, const float* tile, int64_t ldt, float* c,
     int64_t ldc, int64_t i0, int64_t rows, int64_t j0, int64_t cols) {
@@ -247,9 +267,16 @@ __attribute__((target_clones("avx512f", "avx2", "default"))) void store_column_r
       float* dst = c + (i0 + r) * ldc + at;
       const float* res = e.residual != nullptr ? e.residual + (i0 + r) * e.ldr + at : nullptr;
       const float bias = e.bias != nullptr ? e.bias[i0 + r] : 0.0f;
-      for (int64_t t = 0; t < kept; ++t) {
-        const float v = res != nullptr ? src[t] + bias + res[t] : src[t] + bias;
-        dst[t] = apply_clamp(v, b);
+      if (res != nullptr) {
+        for (int64_t t = 0; t < kept; ++t) dst[t] = apply_clamp(src[t] + bias + res[t], b);
+      } else if (kept >= 16) {
+        store_run<16>(dst, src, bias, b, kept);
+      } else if (kept >= 8) {
+        store_run<8>(dst, src, bias, b, kept);
+      } else if (kept >= 4) {
+        store_run<4>(dst, src, bias, b, kept);
+      } else {
+        for (int64_t t = 0; t < kept; ++t) dst[t] = apply_clamp(src[t] + bias, b);
       }
       if (!clamp) activate_in_place(dst, kept, e.activation, e.clamp_min, e.clamp_max);
     }
