@@ -227,11 +227,6 @@ struct EpilogueStrips {
   }
 };
 
-// Rows [i0, i0 + rows) and columns [j0, j0 + cols) of a product, held in `tile` (leading
-// dimension ldt), into C through the column map: column j is position (j / pitch, j % pitch) of a
-// flat image, kept when j % pitch < width and stored at (j / pitch) * width + j % pitch of its
-// row of C, with the epilogue (bias per row, residual in C's layout, activation) applied to each
-// run as it is stored.
 // dst[t] = clamp(src[t] + bias) for t in [0, n), n >= L, L floats at a time, the last vector
 // ending at n (it stores some values of the one before again: dst and src do not overlap)
 // instead of a scalar tail, which would cost more than the run on a tile's short runs.
@@ -251,6 +246,11 @@ __attribute__((always_inline)) inline void store_run(float* dst, const float* sr
   }
 }
 
+// Rows [i0, i0 + rows) and columns [j0, j0 + cols) of a product, held in `tile` (leading
+// dimension ldt), into C through the column map: column j is position (j / pitch, j % pitch) of a
+// flat image, kept when j % pitch < width and stored at (j / pitch) * width + j % pitch of its
+// row of C, with the epilogue (bias per row, residual in C's layout, activation) applied to each
+// run as it is stored.
 __attribute__((target_clones("avx512f", "avx2", "default"))) void store_column_rows(
     const GemmEpilogue& e, const GemmColumnRows& map, const float* tile, int64_t ldt, float* c,
     int64_t ldc, int64_t i0, int64_t rows, int64_t j0, int64_t cols) {

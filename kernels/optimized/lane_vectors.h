@@ -3,9 +3,10 @@
 // Vectors of L floats (L = 4, 8 or 16) for code that runs one instantiation per instruction set,
 // each in a function compiled for it (target attribute) whose registers are L floats wide, so
 // that every operation below is native: transposes of L x L floats and clamps (VecClamp, also
-// used on conv2d.cpp's 16-float vectors inside its target_clones functions). Internal to
-// kernels/optimized (the channel-interleaved depthwise convolution, the pixel-major one's
-// transposed stores, the flat and row depthwise stencils).
+// used inside target_clones functions, on vectors that the narrower ISAs' clones split: clamps,
+// unlike shuffles, split lane by register). Internal to kernels/optimized (the channel-interleaved
+// depthwise convolution, the pixel-major one's transposed stores, the flat and row depthwise
+// stencils, max pooling, gemm_indirect's column-mapped stores).
 
 #include <cstdint>
 
