@@ -110,5 +110,14 @@ void microkernel_avx512_8x32_offsets_a_transposed(int64_t kc, const float* const
 void microkernel_avx512_8x32_offsets_a(int64_t kc, const float* const* a_cols,
                                        const int64_t* a_offsets, const float* b, float* c,
                                        int64_t ldc, bool accumulate, const TileEpilogue* epilogue);
+/// The two offsets kernels for the panel's first 7 rows (C gets 7 rows; a_offsets holds 8): panels
+/// of 7 pixels, where the pixel count is a multiple of 7 and not of 8 (7 x 7 and 14 x 14 outputs).
+inline constexpr int64_t kAvx512ShortMr = 7;
+void microkernel_avx512_7x32_offsets_a_transposed(int64_t kc, const float* const* a_cols,
+                                                  const int64_t* a_offsets, const float* b,
+                                                  const TransposedStore& t);
+void microkernel_avx512_7x32_offsets_a(int64_t kc, const float* const* a_cols,
+                                       const int64_t* a_offsets, const float* b, float* c,
+                                       int64_t ldc, bool accumulate, const TileEpilogue* epilogue);
 
 }  // namespace ptec::kernels::optimized::detail

@@ -1,6 +1,6 @@
-// AVX-512F microkernel, 8 x 32 (sixteen 16-wide accumulators). Built with -mavx512f
-// (kernels/optimized/CMakeLists.txt); keep includes to <immintrin.h> so that no inline library
-// function is compiled for AVX-512 here.
+// AVX-512F microkernels, 8 x 32 (sixteen 16-wide accumulators) and 7 x 32 for the offsets
+// kernels. Built with -mavx512f (kernels/optimized/CMakeLists.txt); keep includes to <immintrin.h>
+// so that no inline library function is compiled for AVX-512 here.
 
 #include <immintrin.h>
 
@@ -74,12 +74,11 @@ __attribute__((always_inline)) inline void finish(const TileEpilogue& e, int64_t
   v1 = _mm512_min_ps(hi, _mm512_max_ps(lo, v1));
 }
 
-// acc = A_panel * B_panel over kc steps.
-template <typename A, typename B>
-__attribute__((always_inline)) inline void multiply(int64_t kc, A a, B b,
-                                                    __m512 (&acc)[kAvx512Mr][2]) {
+// acc = A_panel * B_panel over kc steps, for the panel's first R rows.
+template <int64_t R, typename A, typename B>
+__attribute__((always_inline)) inline void multiply(int64_t kc, A a, B b, __m512 (&acc)[R][2]) {
 #pragma GCC unroll 8
-  for (int64_t r = 0; r < kAvx512Mr; ++r) {
+  for (int64_t r = 0; r < R; ++r) {
     acc[r][0] = _mm512_setzero_ps();
     acc[r][1] = _mm512_setzero_ps();
   }
@@ -87,7 +86,7 @@ __attribute__((always_inline)) inline void multiply(int64_t kc, A a, B b,
     const float* row = b.row(p);
     const __m512 b0 = B::load(row);
     const __m512 b1 = B::load(row + 16);
-    for (int64_t r = 0; r < kAvx512Mr; ++r) {  // unrolled by the compiler (constant trip count)
+    for (int64_t r = 0; r < R; ++r) {  // unrolled by the compiler (constant trip count)
       const __m512 av = _mm512_set1_ps(*a.at(p, r));
       acc[r][0] = _mm512_fmadd_ps(av, b0, acc[r][0]);
       acc[r][1] = _mm512_fmadd_ps(av, b1, acc[r][1]);
@@ -95,13 +94,14 @@ __attribute__((always_inline)) inline void multiply(int64_t kc, A a, B b,
   }
 }
 
-template <typename A, typename B>
+// The tile's first R rows (R < kAvx512Mr: a shorter panel, see the 7 x 32 kernels).
+template <int64_t R = kAvx512Mr, typename A, typename B>
 inline void kernel(int64_t kc, A a, B b, float* c, int64_t ldc, bool accumulate,
                    const TileEpilogue* epilogue) {
-  __m512 acc[kAvx512Mr][2];
+  __m512 acc[R][2];
   multiply(kc, a, b, acc);
 #pragma GCC unroll 8
-  for (int64_t r = 0; r < kAvx512Mr; ++r) {
+  for (int64_t r = 0; r < R; ++r) {
     float* row = c + r * ldc;
     if (accumulate) {
       acc[r][0] = _mm512_add_ps(acc[r][0], _mm512_loadu_ps(row));
@@ -154,16 +154,19 @@ __attribute__((always_inline)) inline void transpose_8x16(const __m512 (&v)[8], 
   }
 }
 
-}  // namespace
-
-__attribute__((flatten)) void microkernel_avx512_8x32_offsets_a_transposed(
-    int64_t kc, const float* const* a_cols, const int64_t* a_offsets, const float* b,
-    const TransposedStore& t) {
-  __m512 acc[kAvx512Mr][2];
+// The offsets kernel for the first R rows of the panel, its tile stored transposed (rows past
+// R are zeros in the transpose and never stored: t.rows <= R).
+template <int64_t R>
+__attribute__((always_inline)) inline void offsets_transposed(int64_t kc,
+                                                              const float* const* a_cols,
+                                                              const int64_t* a_offsets,
+                                                              const float* b,
+                                                              const TransposedStore& t) {
+  __m512 acc[R][2];
   multiply(kc, OffsetsA(a_cols, a_offsets), PackedB{b}, acc);
   if (t.partial != nullptr) {
 #pragma GCC unroll 8
-    for (int64_t r = 0; r < kAvx512Mr; ++r) {
+    for (int64_t r = 0; r < R; ++r) {
       acc[r][0] = _mm512_add_ps(acc[r][0], _mm512_load_ps(t.partial + r * kAvx512Nr));
       acc[r][1] = _mm512_add_ps(acc[r][1], _mm512_load_ps(t.partial + r * kAvx512Nr + 16));
     }
@@ -190,11 +193,19 @@ __attribute__((flatten)) void microkernel_avx512_8x32_offsets_a_transposed(
   };
   __m512 half[8];
 #pragma GCC unroll 8
-  for (int64_t r = 0; r < kAvx512Mr; ++r) half[r] = acc[r][0];
+  for (int64_t r = 0; r < kAvx512Mr; ++r) half[r] = r < R ? acc[r][0] : _mm512_setzero_ps();
   transpose_8x16(half, [&](int64_t j, __m256 v) { store(j, v); });
 #pragma GCC unroll 8
-  for (int64_t r = 0; r < kAvx512Mr; ++r) half[r] = acc[r][1];
+  for (int64_t r = 0; r < kAvx512Mr; ++r) half[r] = r < R ? acc[r][1] : _mm512_setzero_ps();
   transpose_8x16(half, [&](int64_t j, __m256 v) { store(16 + j, v); });
+}
+
+}  // namespace
+
+__attribute__((flatten)) void microkernel_avx512_8x32_offsets_a_transposed(
+    int64_t kc, const float* const* a_cols, const int64_t* a_offsets, const float* b,
+    const TransposedStore& t) {
+  offsets_transposed<kAvx512Mr>(kc, a_cols, a_offsets, b, t);
 }
 
 void microkernel_avx512_8x32(int64_t kc, const float* a, const float* b, float* c, int64_t ldc,
@@ -219,6 +230,20 @@ __attribute__((flatten)) void microkernel_avx512_8x32_offsets_a(
     int64_t kc, const float* const* a_cols, const int64_t* a_offsets, const float* b, float* c,
     int64_t ldc, bool accumulate, const TileEpilogue* epilogue) {
   kernel(kc, OffsetsA(a_cols, a_offsets), PackedB{b}, c, ldc, accumulate, epilogue);
+}
+
+// 7 x 32: the offsets kernels for panels of 7 pixels (7 x 7 and 14 x 14 outputs are 7 and 28 such
+// panels, where 8-row panels compute 56 and 200 rows).
+__attribute__((flatten)) void microkernel_avx512_7x32_offsets_a_transposed(
+    int64_t kc, const float* const* a_cols, const int64_t* a_offsets, const float* b,
+    const TransposedStore& t) {
+  offsets_transposed<7>(kc, a_cols, a_offsets, b, t);
+}
+
+__attribute__((flatten)) void microkernel_avx512_7x32_offsets_a(
+    int64_t kc, const float* const* a_cols, const int64_t* a_offsets, const float* b, float* c,
+    int64_t ldc, bool accumulate, const TileEpilogue* epilogue) {
+  kernel<7>(kc, OffsetsA(a_cols, a_offsets), PackedB{b}, c, ldc, accumulate, epilogue);
 }
 
 }  // namespace ptec::kernels::optimized::detail
