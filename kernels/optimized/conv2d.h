@@ -76,6 +76,11 @@ bool conv2d_pixels_applies(const Conv2dShape& s);
 /// (24 -> 144 channels at 56x56: 0.17 ms against 0.26). It pays most where the columns waste
 /// most: 64 -> 256 channels 3x3 at 13x13 0.40 -> 0.30 ms, 256 -> 512 3x3 stride 2 at 14x14
 /// 0.96 -> 0.78, 512 3x3 at 7x7 1.76 -> 1.56, 960 -> 160 at 7x7 0.118 -> 0.101.
+/// A strided 1x1 convolution takes Pixels wherever its rows are no more than the Channels
+/// product's and its input fits in 2 MiB (L2): Pixels reads it in place where Channels copies its
+/// stride phase (64 -> 128 and 64 -> 256 channels at 56x56 stride 2: 0.116 -> 0.093 and
+/// 0.23 -> 0.19 ms, 32 -> 64 at 112x112 0.17 -> 0.14); with a larger input Channels is faster
+/// (256 -> 512 at 56x56: 1.54 ms against 1.77).
 bool conv2d_pixels_preferred(const Conv2dShape& s);
 
 /// Weights packed for the active GEMM microkernel and the rows `rows` resolves to: one

@@ -20,6 +20,7 @@ constexpr int64_t kMaxNr = 32;      // the widest (AVX-512)
 // conv2d_pixels_preferred's limits (see conv2d_pixels.h).
 constexpr int64_t kPointwisePixelsMax = 256;
 constexpr double kPreferredShare = 0.97;
+constexpr size_t kStrided1x1Input = size_t{2} << 20;
 
 size_t align_up(size_t x) { return (x + kAlign - 1) / kAlign * kAlign; }
 int64_t round_up(int64_t x, int64_t m) { return (x + m - 1) / m * m; }
@@ -51,8 +52,11 @@ PackedMatrix weights_of(const Conv2dShape& s, const float* packed) {
       packed, s.k(), s.oc, gemm_tile(active_gemm_isa()).nr, true, gemm_slice_depth()};
 }
 
-// One image's product: work item `item` is B panel item / m_blocks (nr output channels) times
-// pixel block item % m_blocks (item_rows pixels).
+// One image's product: work item `item` is pixel block item / panels (item_rows pixels) times B
+// panel item % panels (nr output channels), panels = ceil(OC / nr). Consecutive items share
+// their pixels: the weights (B) are streamed once per pixel block, from L2 where they fit,
+// instead of the input once per B panel (256 -> 128 channels 1x1 stride 2 at 56x56, a 3.2 MB
+// input: 0.61 -> 0.48 ms).
 struct Job {
   const Conv2dShape& s;
   const GemmEpilogue& e;
@@ -122,8 +126,9 @@ __attribute__((always_inline)) inline void run_item(const Job& job, int64_t item
   const Conv2dShape& s = job.s;
   const GemmEpilogue& e = job.e;
   const int64_t k = s.k(), depth = job.b.depth;
-  const int64_t j0 = item / job.m_blocks * Nr, cols = std::min(Nr, s.oc - j0);
-  const int64_t m0 = item % job.m_blocks * job.item_rows;
+  const int64_t b_panels = (s.oc + Nr - 1) / Nr;
+  const int64_t j0 = item % b_panels * Nr, cols = std::min(Nr, s.oc - j0);
+  const int64_t m0 = item / b_panels * job.item_rows;
   const int64_t count = std::min(job.item_rows, job.m - m0);
   const bool clamp = is_clamp(e.activation);
   const ClampBounds bounds =
@@ -238,7 +243,12 @@ bool conv2d_pixels_preferred(const Conv2dShape& s) {
   const double pixels =
       static_cast<double>(round_up(m, panel_rows(active_gemm_isa(), m)) * round_up(s.oc, t.nr));
   const double channels = static_cast<double>(round_up(s.oc, t.mr) * round_up(columns, t.nr));
-  return pixels <= kPreferredShare * channels;
+  // A strided 1x1 convolution reads its input in place here, where the channel-major path
+  // copies its stride phase first: Pixels unless it computes more, or its input is larger than
+  // L2 (see conv2d.h).
+  const bool strided_1x1 = s.kh == 1 && s.kw == 1 && !s.pointwise() &&
+                           static_cast<size_t>(s.c * s.h * s.w) * sizeof(float) <= kStrided1x1Input;
+  return pixels <= (strided_1x1 ? 1.0 : kPreferredShare) * channels;
 }
 
 size_t conv2d_pixels_packed_weights_bytes(const Conv2dShape& s) {

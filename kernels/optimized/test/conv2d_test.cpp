@@ -519,6 +519,9 @@ TEST_P(Conv2d, PixelRowsPreferredWhereTheColumnsWasteMore) {
   EXPECT_FALSE(conv2d_pixels_preferred(shape(1, 128, 13, 13, 4, 1, 1, 0)));
   EXPECT_FALSE(conv2d_pixels_preferred(shape(1, 64, 7, 7, 64, 3, 1, 1, 1, 2)));
   EXPECT_FALSE(conv2d_pixels_applies(shape(1, 64, 7, 7, 64, 3, 1, 1, 1, 64)));
+  // Strided 1x1: Pixels at equal rows while the input fits in L2 (0.6 MB), not past it (3.2 MB).
+  EXPECT_TRUE(conv2d_pixels_preferred(shape(1, 64, 48, 48, 128, 1, 2, 0)));
+  EXPECT_FALSE(conv2d_pixels_preferred(shape(1, 256, 56, 56, 512, 1, 2, 0)));
 }
 
 TEST(WinogradPreferred, PicksTheVariantByChannelsAndTiles) {
