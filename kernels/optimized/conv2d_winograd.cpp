@@ -5,6 +5,7 @@
 #include <cstring>
 
 #include "kernels/optimized/activation.h"
+#include "kernels/optimized/lane_vectors.h"
 #include "kernels/optimized/threadpool.h"
 
 namespace ptec::kernels::optimized {
@@ -13,6 +14,11 @@ namespace {
 constexpr size_t kAlign = 64;
 // Transformed inputs plus products of one pass (see winograd_default_chunk).
 constexpr int64_t kPassBytes = int64_t{2} << 20;
+// Floats left between consecutive positions' matrices (transformed inputs and products): at
+// sizes that are multiples of 4 KiB (C x 64 tiles) every position's row falls in the same L1 set,
+// and the transforms, which read or write all 16 or 36 positions of a tile, missed L1 on most of
+// them. One cache line of skew spreads them over the sets.
+constexpr int64_t kPositionSkew = 16;
 
 size_t align_up(size_t x) { return (x + kAlign - 1) / kAlign * kAlign; }
 int64_t round_up(int64_t x, int64_t m) { return (x + m - 1) / m * m; }
@@ -48,13 +54,13 @@ int64_t resolve_chunk(const Conv2dShape& s, WinogradVariant v, int64_t chunk) {
 // arithmetic vectorizes across tiles and the packed-B stores are contiguous. Position
 // patch * r + q of an array is row r, column q of the patch (or of its transform).
 constexpr int64_t kBlock = 16;
-using Lanes = float[kMaxPositions][kBlock];
+using TileLanes = float[kMaxPositions][kBlock];
 
 // d[patch * r + q][j] = the input at row r, column q of tile t0 + j's patch (zero outside the
 // image, and for lanes j >= valid). Patches inside the image are copied without bounds checks.
 template <int64_t T>
 void gather_patches(const Conv2dShape& s, const Tiles& tiles, const float* plane, int64_t t0,
-                    int64_t valid, Lanes& d) {
+                    int64_t valid, TileLanes& d) {
   constexpr int64_t kPatch = T + 2;
   for (int64_t j = 0; j < kBlock; ++j) {
     const int64_t t = t0 + j;
@@ -79,8 +85,9 @@ void gather_patches(const Conv2dShape& s, const Tiles& tiles, const float* plane
 
 // F(2x2, 3x3): v = B^T d B, lane by lane, with
 //   B^T = [1 0 -1 0; 0 1 1 0; 0 -1 1 0; 0 1 0 -1].
-__attribute__((target_clones("avx2", "default"))) void input_transform_2(const Lanes& d, Lanes& v) {
-  Lanes e;  // B^T d
+__attribute__((target_clones("avx2", "default"))) void input_transform_2(const TileLanes& d,
+                                                                         TileLanes& v) {
+  TileLanes e;  // B^T d
   for (int64_t q = 0; q < 4; ++q) {
     for (int64_t j = 0; j < kBlock; ++j) {
       e[q][j] = d[q][j] - d[8 + q][j];
@@ -114,8 +121,9 @@ inline void bt6(const float* in, float* out, int64_t step) {
   out[5 * step] = 4.0f * x1 - 5.0f * x3 + x5;
 }
 
-__attribute__((target_clones("avx2", "default"))) void input_transform_4(const Lanes& d, Lanes& v) {
-  Lanes e;  // B^T d: each column q of the patch
+__attribute__((target_clones("avx2", "default"))) void input_transform_4(const TileLanes& d,
+                                                                         TileLanes& v) {
+  TileLanes e;  // B^T d: each column q of the patch
   for (int64_t q = 0; q < 6; ++q) {
     for (int64_t j = 0; j < kBlock; ++j) bt6(&d[q][j], &e[q][j], 6 * kBlock);
   }
@@ -132,7 +140,7 @@ void transform_inputs(const Conv2dShape& s, const Sizes& z, const Tiles& tiles, 
                       int64_t v_stride, float scale, float* v) {
   const int64_t run = std::min(nr, kBlock);  // lanes contiguous in one panel
   for (int64_t i0 = 0; i0 < padded; i0 += kBlock) {
-    Lanes d, out;
+    TileLanes d, out;
     const int64_t valid = std::clamp<int64_t>(count - i0, 0, kBlock);
     if (z.t == 4) {
       gather_patches<4>(s, tiles, plane, t0 + i0, valid, d);
@@ -161,7 +169,7 @@ void transform_inputs(const Conv2dShape& s, const Sizes& z, const Tiles& tiles, 
 // is output (r, q) of each tile.
 __attribute__((target_clones("avx2", "default"))) void output_transform_2(const float* row,
                                                                           int64_t m_stride,
-                                                                          Lanes& y) {
+                                                                          TileLanes& y) {
   float m[16][kBlock];
   for (int64_t xi = 0; xi < 16; ++xi) {
     for (int64_t j = 0; j < kBlock; ++j) m[xi][j] = row[xi * m_stride + j];
@@ -195,7 +203,7 @@ inline void at6(const float* in, int64_t in_step, float* out, int64_t out_step) 
 // As output_transform_2 for F(4x4, 3x3): y[4 r + q] is output (r, q) of each tile.
 __attribute__((target_clones("avx2", "default"))) void output_transform_4(const float* row,
                                                                           int64_t m_stride,
-                                                                          Lanes& y) {
+                                                                          TileLanes& y) {
   float a[4][6][kBlock];  // A^T M: each column q of the products
   for (int64_t q = 0; q < 6; ++q) {
     for (int64_t j = 0; j < kBlock; ++j) {
@@ -207,34 +215,58 @@ __attribute__((target_clones("avx2", "default"))) void output_transform_4(const 
   }
 }
 
+// rows[r][T j + q] = y[T r + q][j]: output row r of the kBlock tiles side by side, so that the
+// tiles of one tile row give one contiguous run of outputs per row. Built from 4-float vectors
+// (native on every x86 CPU): a 4x4 transpose per 4 tiles (T = 4), pairs interleaved (T = 2).
+template <int64_t T>
+void interleave_rows(const TileLanes& y, float (&rows)[T][T * kBlock]) {
+  using Vec = Lanes<4>::Vec;
+  for (int64_t r = 0; r < T; ++r) {
+    for (int64_t j = 0; j < kBlock; j += 4) {
+      if constexpr (T == 4) {
+        Vec v[4];
+        for (int64_t q = 0; q < 4; ++q) std::memcpy(&v[q], &y[4 * r + q][j], sizeof(Vec));
+        transpose<4>(v);  // v[i]: outputs (r, 0..3) of tile j + i
+        for (int64_t i = 0; i < 4; ++i) std::memcpy(&rows[r][4 * (j + i)], &v[i], sizeof(Vec));
+      } else {
+        Vec a, b;
+        std::memcpy(&a, &y[2 * r][j], sizeof(Vec));
+        std::memcpy(&b, &y[2 * r + 1][j], sizeof(Vec));
+        const Vec lo = __builtin_shufflevector(a, b, 0, 4, 1, 5);
+        const Vec hi = __builtin_shufflevector(a, b, 2, 6, 3, 7);
+        std::memcpy(&rows[r][2 * j], &lo, sizeof(Vec));
+        std::memcpy(&rows[r][2 * j + 4], &hi, sizeof(Vec));
+      }
+    }
+  }
+}
+
 // Writes the outputs y of the tiles [t0 + i0, t0 + i0 + valid) into the plane `out` with bias,
-// residual and activation `act` (value -> activated value). Tiles inside the output are written
-// without bounds checks.
+// residual and activation `act` (value -> activated value): per run of tiles in one tile row,
+// each output row is one contiguous loop (cut at the plane's right and bottom edges).
 template <int64_t T, typename Act>
-void store_tiles(const Conv2dShape& s, const Tiles& tiles, const Lanes& y, int64_t t0, int64_t i0,
-                 int64_t valid, float bias, const float* residual, Act act, float* out) {
+void store_tiles(const Conv2dShape& s, const Tiles& tiles, const TileLanes& y, int64_t t0,
+                 int64_t i0, int64_t valid, float bias, const float* residual, Act act,
+                 float* out) {
   const int64_t oh = s.oh(), ow = s.ow();
-  for (int64_t j = 0; j < valid; ++j) {
-    const int64_t t = t0 + i0 + j, oy = T * (t / tiles.cols), ox = T * (t % tiles.cols);
-    const int64_t rows = std::min(T, oh - oy), cols = std::min(T, ow - ox);
-    if (rows == T && cols == T) {
-      for (int64_t r = 0; r < T; ++r) {
-        float* o = out + (oy + r) * ow + ox;
-        const float* res = residual != nullptr ? residual + (oy + r) * ow + ox : nullptr;
-        for (int64_t q = 0; q < T; ++q) {
-          const float value = y[T * r + q][j] + bias;
-          o[q] = act(res != nullptr ? value + res[q] : value);
-        }
-      }
-      continue;
-    }
-    for (int64_t r = 0; r < rows; ++r) {
-      for (int64_t q = 0; q < cols; ++q) {
-        const int64_t at = (oy + r) * ow + ox + q;
-        const float value = y[T * r + q][j] + bias;
-        out[at] = act(residual != nullptr ? value + residual[at] : value);
+  alignas(64) float rows[T][T * kBlock];
+  interleave_rows<T>(y, rows);
+  for (int64_t j = 0; j < valid;) {
+    const int64_t t = t0 + i0 + j, tx = t % tiles.cols;
+    const int64_t run = std::min(valid - j, tiles.cols - tx);
+    const int64_t oy = T * (t / tiles.cols), ox = T * tx;
+    const int64_t height = std::min(T, oh - oy), width = std::min(T * run, ow - ox);
+    for (int64_t r = 0; r < height; ++r) {
+      const float* src = &rows[r][T * j];
+      float* o = out + (oy + r) * ow + ox;
+      if (residual != nullptr) {
+        const float* res = residual + (oy + r) * ow + ox;
+        for (int64_t x = 0; x < width; ++x) o[x] = act(src[x] + bias + res[x]);
+      } else {
+        for (int64_t x = 0; x < width; ++x) o[x] = act(src[x] + bias);
       }
     }
+    j += run;
   }
 }
 
@@ -248,7 +280,7 @@ void transform_outputs(const Conv2dShape& s, const Tiles& tiles, const float* m,
   const float lo = e.clamp_min, hi = e.clamp_max;
   auto run = [&](auto act) {
     for (int64_t i0 = 0; i0 < count; i0 += kBlock) {
-      Lanes y;
+      TileLanes y;
       if constexpr (T == 4) {
         output_transform_4(m + o * m_ld + i0, m_stride, y);
       } else {
@@ -351,8 +383,8 @@ size_t winograd_scratch_bytes(const Conv2dShape& s, WinogradVariant v, int64_t c
   if (!winograd_applies(s) || chunk < 0) return 0;
   const auto padded = static_cast<size_t>(resolve_chunk(s, v, chunk));
   const auto positions = static_cast<size_t>(sizes_of(v).positions);
-  return align_up(positions * static_cast<size_t>(s.c) * padded * sizeof(float)) +
-         align_up(positions * static_cast<size_t>(s.oc) * padded * sizeof(float));
+  return align_up(positions * static_cast<size_t>(s.c * padded + kPositionSkew) * sizeof(float)) +
+         align_up(positions * static_cast<size_t>(s.oc * padded + kPositionSkew) * sizeof(float));
 }
 
 bool conv2d_winograd(const Conv2dShape& s, WinogradVariant variant, const float* input,
@@ -365,7 +397,7 @@ bool conv2d_winograd(const Conv2dShape& s, WinogradVariant variant, const float*
   const GemmTile tile = gemm_tile(active_gemm_isa());
   const Tiles tiles = tiles_of(s, z);
   const int64_t padded_chunk = resolve_chunk(s, variant, chunk);
-  const int64_t v_stride = s.c * padded_chunk;
+  const int64_t v_stride = s.c * padded_chunk + kPositionSkew;
   auto* v = static_cast<float*>(scratch);
   float* m =
       v + align_up(static_cast<size_t>(z.positions * v_stride) * sizeof(float)) / sizeof(float);
@@ -382,7 +414,7 @@ bool conv2d_winograd(const Conv2dShape& s, WinogradVariant variant, const float*
       const int64_t count = std::min(padded_chunk, tiles.count() - t0);
       const int64_t padded = round_up(count, chunk_unit());
       // The panels of a shorter last pass are laid out for its own width (padded).
-      const int64_t vs = s.c * padded, ms = s.oc * padded;
+      const int64_t vs = s.c * padded + kPositionSkew, ms = s.oc * padded + kPositionSkew;
       parallel_for(s.c, [&](int64_t c) {
         transform_inputs(s, z, tiles, in + c * s.h * s.w, c, t0, count, padded, tile.nr, vs,
                          input_scale != nullptr ? input_scale[b * s.c + c] : 1.0f, v);

@@ -459,26 +459,35 @@ TEST_P(Conv2d, WinogradMatchesDirectReference) {
     Aligned packed(winograd_packed_weights_bytes(s, v));
     winograd_pack_weights(s, v, w.data(), packed.ptr);
     Aligned scratch(winograd_scratch_bytes(s, v, c.chunk));
-    for (int epilogue = 0; epilogue < 2; ++epilogue) {
-      const bool fused = epilogue == 1;  // bias + residual + relu
+    const auto sums = reference(s, in, w, bias, {}, false);
+    // Nothing fused; then bias + residual + relu, bias + residual + clamp, and bias + GELU (an
+    // activation the stores call activate() for).
+    struct Epilogue {
+      bool fused;
+      bool with_residual;
+      Activation act;
+    };
+    for (const Epilogue& ep :
+         {Epilogue{false, false, Activation::None}, Epilogue{true, true, Activation::Relu},
+          Epilogue{true, true, Activation::Clamp}, Epilogue{true, false, Activation::Gelu}}) {
       GemmEpilogue e;
-      if (fused) {
-        e.bias = bias.data();
-        e.residual = residual.data();
-        e.activation = Activation::Relu;
-      }
+      if (ep.fused) e = epilogue_of(bias, ep.with_residual ? residual.data() : nullptr, ep.act);
       std::vector<float> out(static_cast<size_t>(out_numel), 99.0f);
       ASSERT_TRUE(conv2d_winograd(s, v, in.data(), packed.ptr, e, out.data(), c.chunk, scratch.ptr))
           << describe(s);
-      const auto ref = reference(s, in, w, fused ? bias : std::vector<float>{},
-                                 fused ? residual : std::vector<float>{}, fused);
+      const auto plain = ep.fused ? std::vector<double>{} : reference(s, in, w, {}, {}, false);
       // |error| grows with the number of products summed: F(2x2) 1e-4 per 9 x C terms of size
       // <= 1, F(4x4) (transforms scaling by up to 8, weights by 1/24) ten times that.
       const double per_term = v == WinogradVariant::F4x4 ? 1e-4 : 1e-5;
       const double tol = per_term * static_cast<double>(9 * s.c);
       for (size_t i = 0; i < out.size(); ++i) {
-        ASSERT_NEAR(out[i], ref[i], tol) << describe(s) << " " << to_string(v) << " chunk "
-                                         << c.chunk << (fused ? " fused" : "") << " at " << i;
+        const double want =
+            ep.fused
+                ? activate(static_cast<float>(ep.with_residual ? sums[i] + residual[i] : sums[i]),
+                           ep.act, e.clamp_min, e.clamp_max)
+                : plain[i];
+        ASSERT_NEAR(out[i], want, tol) << describe(s) << " " << to_string(v) << " chunk " << c.chunk
+                                       << " activation " << int(ep.act) << " at " << i;
       }
     }
   }
