@@ -338,10 +338,12 @@ bool winograd_applies(const Conv2dShape& s) {
 bool winograd_preferred(const Conv2dShape& s, WinogradVariant* variant) {
   if (!winograd_applies(s)) return false;
   WinogradVariant v;
-  if (s.c >= 96 && s.oc >= 96 && tiles_of(s, sizes_of(WinogradVariant::F4x4)).count() >= 49) {
+  // The transforms cost per input and per output channel, the saving is per channel pair: the
+  // channels' harmonic half c oc / (c + oc) (64 for 128 -> 128) measures what a tile gains.
+  const int64_t pair_share = s.c * s.oc / (s.c + s.oc);
+  if (pair_share >= 24 && tiles_of(s, sizes_of(WinogradVariant::F4x4)).count() >= 49) {
     v = WinogradVariant::F4x4;
-  } else if (s.c >= 128 && s.oc >= 128 &&
-             tiles_of(s, sizes_of(WinogradVariant::F2x2)).count() >= 32) {
+  } else if (pair_share >= 64 && tiles_of(s, sizes_of(WinogradVariant::F2x2)).count() >= 32) {
     v = WinogradVariant::F2x2;
   } else {
     return false;

@@ -42,13 +42,15 @@ const char* to_string(WinogradVariant v);
 bool winograd_applies(const Conv2dShape& s);
 
 /// The default choice between Winograd and conv2d (a direct convolution at stride 1), measured
-/// with bench/conv_bench (one thread, ms, direct / F(2x2) / F(4x4)): F(4x4) where both channel
-/// counts are at least 96 and the image has at least 7 x 7 of its tiles (28x28x128: 1.27 / 1.24
-/// / 0.92; 28x28x96: 0.74 / 0.83 / 0.63); else F(2x2) where both are at least 128 and there are
-/// at least 32 of its tiles (14x14x256: 1.34 / 0.92 / 1.08); else direct (56x56x64: 1.29 / 2.13
-/// / 1.54, the transforms' cost is per channel and the saving per channel pair; 7x7x512: 1.57 /
-/// 1.64 / 3.88, the weights are 16/9 or 4 times the bytes). Returns whether Winograd is preferred
-/// and, if so and `variant` is not null, which variant.
+/// with a residual and relu (one thread, ms, direct / F(2x2) / F(4x4)). The transforms cost per
+/// channel and the saving is per channel pair, so the choice follows c oc / (c + oc): F(4x4) where
+/// that is at least 24 and the image has at least 7 x 7 of its tiles (56x56x64: 1.25 / 1.19 /
+/// 0.94; 56x56x48: 0.73 / 0.78 / 0.65; 28x28x64: 0.29 / 0.32 / 0.20; 28x28x128: 1.11 / 0.89 /
+/// 0.60; but 56x56x32: 0.31 / 0.46 / 0.44); else F(2x2) where it is at least 64 and there are at
+/// least 32 of its tiles (14x14x256: 1.25 / 0.84 / 0.99; 14x14x128: 0.29 / 0.25 / 0.29); else
+/// direct (14x14x96: 0.165 / 0.162 / 0.177; 7x7x512: 1.32 / 1.62 / 3.76, the weights are 16/9 or
+/// 4 times the bytes). Returns whether Winograd is preferred and, if so and `variant` is not
+/// null, which variant.
 bool winograd_preferred(const Conv2dShape& s, WinogradVariant* variant = nullptr);
 
 /// Bytes of the transformed, packed weights: one packed OC x C matrix per transform position

@@ -514,8 +514,8 @@ TEST_P(Conv2d, WinogradRefusesShapesItDoesNotCompute) {
   }
 }
 
-// The default choice follows the measured thresholds: F(4x4) from 96 channels and 7 x 7 of its
-// tiles, F(2x2) from 128 channels and 32 of its tiles, else the direct convolution.
+// The default choice follows the measured thresholds: F(4x4) from c oc / (c + oc) = 24 and 7 x 7
+// of its tiles, F(2x2) from 64 and 32 of its tiles, else the direct convolution.
 // Auto takes output pixels as rows where the channel-major product's columns waste more (small
 // planes, strided 3x3 layers), with every microkernel's panels; not for large stride-1 pointwise
 // planes, nor for few output channels (a fraction of a panel) or groups.
@@ -544,7 +544,10 @@ TEST(WinogradPreferred, PicksTheVariantByChannelsAndTiles) {
   EXPECT_EQ(pick(96, 28, 96), "F(4x4, 3x3)");
   EXPECT_EQ(pick(256, 14, 256), "F(2x2, 3x3)");
   EXPECT_EQ(pick(512, 7, 512), "direct");
-  EXPECT_EQ(pick(64, 56, 64), "direct");
+  EXPECT_EQ(pick(64, 56, 64), "F(4x4, 3x3)");
+  EXPECT_EQ(pick(48, 56, 48), "F(4x4, 3x3)");
+  EXPECT_EQ(pick(32, 56, 32), "direct");  // too few channels for the transforms to pay
+  EXPECT_EQ(pick(128, 14, 128), "F(2x2, 3x3)");
   EXPECT_EQ(pick(96, 14, 96), "direct");  // too few channels for F(2x2), too few tiles for F(4x4)
 }
 
