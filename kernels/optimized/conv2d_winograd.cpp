@@ -56,28 +56,58 @@ int64_t resolve_chunk(const Conv2dShape& s, WinogradVariant v, int64_t chunk) {
 constexpr int64_t kBlock = 16;
 using TileLanes = float[kMaxPositions][kBlock];
 
-// d[patch * r + q][j] = the input at row r, column q of tile t0 + j's patch (zero outside the
-// image, and for lanes j >= valid). Patches inside the image are copied without bounds checks.
+// The planes patches are read from: the image itself where every patch lies inside it (no
+// padding, and tiles that end at its edges), else a zero-padded copy (fill_patch_plane) of
+// (T tiles.rows + 2) x (T tiles.cols + 2) floats, input pixel (y, x) at (y + ph, x + pw), so that
+// every patch is read without bounds checks.
+struct PatchPlanes {
+  int64_t rows, pitch;
+  bool copied;
+  int64_t floats() const { return rows * pitch; }
+};
+PatchPlanes patch_planes(const Conv2dShape& s, const Sizes& z, const Tiles& tiles) {
+  const int64_t rows = z.t * tiles.rows + 2, pitch = z.t * tiles.cols + 2;
+  if (s.ph == 0 && s.pw == 0 && rows == s.h && pitch == s.w) return {s.h, s.w, false};
+  return {rows, pitch, true};
+}
+
+// One input plane (h x w) into its zero-padded patch plane.
+void fill_patch_plane(const Conv2dShape& s, const PatchPlanes& p, const float* src, float* dst) {
+  std::fill(dst, dst + s.ph * p.pitch, 0.0f);
+  for (int64_t y = 0; y < s.h; ++y) {
+    float* row = dst + (s.ph + y) * p.pitch;
+    std::fill(row, row + s.pw, 0.0f);
+    std::memcpy(row + s.pw, src + y * s.w, static_cast<size_t>(s.w) * sizeof(float));
+    std::fill(row + s.pw + s.w, row + p.pitch, 0.0f);
+  }
+  std::fill(dst + (s.ph + s.h) * p.pitch, dst + p.floats(), 0.0f);
+}
+
+// d[patch * r + q][j] = row r, column q of tile t0 + j's patch in `plane` (a patch plane of row
+// pitch `pitch`); lanes of tiles past `last` repeat tile `last` (their products are never
+// stored). Per patch row and 4 tiles, 4-float rows are loaded and transposed into lanes (columns
+// 0-3; for T = 4 also 2-5, of which 4 and 5 are kept).
 template <int64_t T>
-void gather_patches(const Conv2dShape& s, const Tiles& tiles, const float* plane, int64_t t0,
-                    int64_t valid, TileLanes& d) {
+void gather_patches(const Tiles& tiles, const float* plane, int64_t pitch, int64_t t0, int64_t last,
+                    TileLanes& d) {
+  using Vec = Lanes<4>::Vec;
   constexpr int64_t kPatch = T + 2;
+  const float* at[kBlock];
   for (int64_t j = 0; j < kBlock; ++j) {
-    const int64_t t = t0 + j;
-    const int64_t py = T * (t / tiles.cols) - s.ph, px = T * (t % tiles.cols) - s.pw;
-    if (j < valid && py >= 0 && py + kPatch <= s.h && px >= 0 && px + kPatch <= s.w) {
-      const float* at = plane + py * s.w + px;
-      for (int64_t r = 0; r < kPatch; ++r) {
-        for (int64_t q = 0; q < kPatch; ++q) d[kPatch * r + q][j] = at[r * s.w + q];
-      }
-      continue;
-    }
-    for (int64_t r = 0; r < kPatch; ++r) {
-      const int64_t y = py + r;
-      for (int64_t q = 0; q < kPatch; ++q) {
-        const int64_t x = px + q;
-        d[kPatch * r + q][j] =
-            j < valid && y >= 0 && y < s.h && x >= 0 && x < s.w ? plane[y * s.w + x] : 0.0f;
+    const int64_t t = std::min(t0 + j, last);
+    at[j] = plane + T * (t / tiles.cols) * pitch + T * (t % tiles.cols);
+  }
+  for (int64_t r = 0; r < kPatch; ++r) {
+    for (int64_t j = 0; j < kBlock; j += 4) {
+      Vec v[4];
+      for (int64_t i = 0; i < 4; ++i) std::memcpy(&v[i], at[j + i] + r * pitch, sizeof(Vec));
+      transpose<4>(v);  // v[q]: column q of the 4 tiles
+      for (int64_t q = 0; q < 4; ++q) std::memcpy(&d[kPatch * r + q][j], &v[q], sizeof(Vec));
+      if constexpr (T == 4) {
+        for (int64_t i = 0; i < 4; ++i) std::memcpy(&v[i], at[j + i] + r * pitch + 2, sizeof(Vec));
+        transpose<4>(v);  // v[q]: column 2 + q
+        std::memcpy(&d[kPatch * r + 4][j], &v[2], sizeof(Vec));
+        std::memcpy(&d[kPatch * r + 5][j], &v[3], sizeof(Vec));
       }
     }
   }
@@ -132,21 +162,20 @@ __attribute__((target_clones("avx2", "default"))) void input_transform_4(const T
   }
 }
 
-// The transformed inputs of tiles [t0, t0 + padded) of input channel `c` (plane) into the
-// packed-B matrices, one per position (position xi at v + xi * v_stride: C x padded in panels of
-// nr tile columns). Tiles past `count` are zero.
+// The transformed inputs of tiles [t0, t0 + padded) of input channel `c` (its patch plane, row
+// pitch `pitch`) into the packed-B matrices, one per position (position xi at v + xi * v_stride:
+// C x padded in panels of nr tile columns). Tiles past `count` repeat the last one.
 void transform_inputs(const Conv2dShape& s, const Sizes& z, const Tiles& tiles, const float* plane,
-                      int64_t c, int64_t t0, int64_t count, int64_t padded, int64_t nr,
-                      int64_t v_stride, float scale, float* v) {
+                      int64_t pitch, int64_t c, int64_t t0, int64_t count, int64_t padded,
+                      int64_t nr, int64_t v_stride, float scale, float* v) {
   const int64_t run = std::min(nr, kBlock);  // lanes contiguous in one panel
   for (int64_t i0 = 0; i0 < padded; i0 += kBlock) {
     TileLanes d, out;
-    const int64_t valid = std::clamp<int64_t>(count - i0, 0, kBlock);
     if (z.t == 4) {
-      gather_patches<4>(s, tiles, plane, t0 + i0, valid, d);
+      gather_patches<4>(tiles, plane, pitch, t0 + i0, t0 + count - 1, d);
       input_transform_4(d, out);
     } else {
-      gather_patches<2>(s, tiles, plane, t0 + i0, valid, d);
+      gather_patches<2>(tiles, plane, pitch, t0 + i0, t0 + count - 1, d);
       input_transform_2(d, out);
     }
     if (scale != 1.0f) {  // B^T (s d) B = s (B^T d B)
@@ -385,8 +414,12 @@ size_t winograd_scratch_bytes(const Conv2dShape& s, WinogradVariant v, int64_t c
   if (!winograd_applies(s) || chunk < 0) return 0;
   const auto padded = static_cast<size_t>(resolve_chunk(s, v, chunk));
   const auto positions = static_cast<size_t>(sizes_of(v).positions);
+  const Sizes z = sizes_of(v);
+  const PatchPlanes planes = patch_planes(s, z, tiles_of(s, z));
+  const size_t copy = planes.copied ? static_cast<size_t>(s.c * planes.floats()) : 0;
   return align_up(positions * static_cast<size_t>(s.c * padded + kPositionSkew) * sizeof(float)) +
-         align_up(positions * static_cast<size_t>(s.oc * padded + kPositionSkew) * sizeof(float));
+         align_up(positions * static_cast<size_t>(s.oc * padded + kPositionSkew) * sizeof(float)) +
+         align_up(copy * sizeof(float));
 }
 
 bool conv2d_winograd(const Conv2dShape& s, WinogradVariant variant, const float* input,
@@ -403,6 +436,12 @@ bool conv2d_winograd(const Conv2dShape& s, WinogradVariant variant, const float*
   auto* v = static_cast<float*>(scratch);
   float* m =
       v + align_up(static_cast<size_t>(z.positions * v_stride) * sizeof(float)) / sizeof(float);
+  // (the last pass's m is no larger: its padded width is at most padded_chunk)
+  float* copy =
+      m + align_up(static_cast<size_t>(z.positions * (s.oc * padded_chunk + kPositionSkew)) *
+                   sizeof(float)) /
+              sizeof(float);
+  const PatchPlanes planes = patch_planes(s, z, tiles);
   const size_t per_position = packed_a_bytes(s.oc, s.c) / sizeof(float);
   const int64_t in_image = s.c * s.h * s.w, out_plane = s.oh() * s.ow();
   const int64_t out_image = s.oc * out_plane;
@@ -412,13 +451,20 @@ bool conv2d_winograd(const Conv2dShape& s, WinogradVariant variant, const float*
     float* out = output + b * out_image;
     const float* residual =
         epilogue.residual != nullptr ? epilogue.residual + b * out_image : nullptr;
+    if (planes.copied) {
+      parallel_for(s.c, [&](int64_t c) {
+        fill_patch_plane(s, planes, in + c * s.h * s.w, copy + c * planes.floats());
+      });
+    }
+    const float* base = planes.copied ? copy : in;
     for (int64_t t0 = 0; t0 < tiles.count(); t0 += padded_chunk) {
       const int64_t count = std::min(padded_chunk, tiles.count() - t0);
       const int64_t padded = round_up(count, chunk_unit());
       // The panels of a shorter last pass are laid out for its own width (padded).
       const int64_t vs = s.c * padded + kPositionSkew, ms = s.oc * padded + kPositionSkew;
       parallel_for(s.c, [&](int64_t c) {
-        transform_inputs(s, z, tiles, in + c * s.h * s.w, c, t0, count, padded, tile.nr, vs,
+        transform_inputs(s, z, tiles, base + c * planes.floats(), planes.pitch, c, t0, count,
+                         padded, tile.nr, vs,
                          input_scale != nullptr ? input_scale[b * s.c + c] : 1.0f, v);
       });
       std::atomic<bool> ok{true};

@@ -65,7 +65,9 @@ void winograd_pack_weights(const Conv2dShape& s, WinogradVariant v, const float*
 /// pass's transformed inputs and products take about 2 MiB (never more tiles than the image has,
 /// rounded up to nr).
 int64_t winograd_default_chunk(const Conv2dShape& s, WinogradVariant v);
-/// Scratch conv2d_winograd needs with `chunk` tiles per pass (0: the default), 64-byte aligned.
+/// Scratch conv2d_winograd needs with `chunk` tiles per pass (0: the default), 64-byte aligned:
+/// the pass's transformed inputs and products, and a zero-padded copy of one image's input unless
+/// every patch lies inside it.
 size_t winograd_scratch_bytes(const Conv2dShape& s, WinogradVariant v, int64_t chunk);
 
 /// output[N, OC, OH, OW] = act(conv(input, weights) + bias + residual) with the weights as
