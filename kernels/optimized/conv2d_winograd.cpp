@@ -12,8 +12,9 @@ namespace ptec::kernels::optimized {
 namespace {
 
 constexpr size_t kAlign = 64;
-// Transformed inputs plus products of one pass (see winograd_default_chunk).
-constexpr int64_t kPassBytes = int64_t{2} << 20;
+// Transformed inputs plus products of one pass, F(4x4) and F(2x2) (see winograd_default_chunk).
+constexpr int64_t kPassBytes4x4 = int64_t{1} << 20;
+constexpr int64_t kPassBytes2x2 = int64_t{2} << 20;
 // Floats left between consecutive positions' matrices (transformed inputs and products): at
 // sizes that are multiples of 4 KiB (C x 64 tiles) every position's row falls in the same L1 set,
 // and the transforms, which read or write all 16 or 36 positions of a tile, missed L1 on most of
@@ -406,7 +407,8 @@ int64_t winograd_default_chunk(const Conv2dShape& s, WinogradVariant v) {
   const Sizes z = sizes_of(v);
   const int64_t unit = chunk_unit();
   const int64_t per_tile = z.positions * (s.c + s.oc) * static_cast<int64_t>(sizeof(float));
-  const int64_t chunk = std::max(unit, kPassBytes / per_tile / unit * unit);
+  const int64_t pass_bytes = v == WinogradVariant::F4x4 ? kPassBytes4x4 : kPassBytes2x2;
+  const int64_t chunk = std::max(unit, pass_bytes / per_tile / unit * unit);
   return std::min(chunk, round_up(tiles_of(s, z).count(), unit));
 }
 
