@@ -42,15 +42,16 @@ const char* to_string(WinogradVariant v);
 bool winograd_applies(const Conv2dShape& s);
 
 /// The default choice between Winograd and conv2d (a direct convolution at stride 1), measured
-/// with a residual and relu (one thread, ms, direct / F(2x2) / F(4x4)). The transforms cost per
-/// channel and the saving is per channel pair, so the choice follows c oc / (c + oc): F(4x4) where
-/// that is at least 24 and the image has at least 7 x 7 of its tiles (56x56x64: 1.25 / 1.19 /
-/// 0.94; 56x56x48: 0.73 / 0.78 / 0.65; 28x28x64: 0.29 / 0.32 / 0.20; 28x28x128: 1.11 / 0.89 /
-/// 0.60; but 56x56x32: 0.31 / 0.46 / 0.44); else F(2x2) where it is at least 64 and there are at
-/// least 32 of its tiles (14x14x256: 1.25 / 0.84 / 0.99; 14x14x128: 0.29 / 0.25 / 0.29); else
-/// direct (14x14x96: 0.165 / 0.162 / 0.177; 7x7x512: 1.32 / 1.62 / 3.76, the weights are 16/9 or
-/// 4 times the bytes). Returns whether Winograd is preferred and, if so and `variant` is not
-/// null, which variant.
+/// with a residual and relu (ms, direct / F(2x2) / F(4x4), one thread unless said). The transforms
+/// cost per channel and the saving is per channel pair, so the choice follows c oc / (c + oc):
+/// F(4x4) where that is at least 24 and the image has at least 7 x 7 of its tiles (56x56x64: 1.21
+/// / 1.16 / 0.68; 56x56x48: 0.84 / 0.82 / 0.48; 28x28x128: 1.13 / 0.91 / 0.59); not below 24,
+/// where Winograd wins at one thread but loses at two (56x56x32: 0.35 / 0.48 / 0.27, two threads
+/// 0.25 / 0.37 / 0.30; 55x55 16 -> 64 two threads 0.22 / 0.39 / 0.31); else F(2x2) where it is at
+/// least 64 and there are at least 32 of its tiles (14x14x256: 1.34 / 0.92 / 1.06; 14x14x128:
+/// 0.28 / 0.25 / 0.27); else direct (14x14x96: 0.180 / 0.167 / 0.179; 7x7x512: 1.28 / 1.60 /
+/// 4.05, the weights are 16/9 or 4 times the bytes). Returns whether Winograd is preferred and,
+/// if so and `variant` is not null, which variant.
 bool winograd_preferred(const Conv2dShape& s, WinogradVariant* variant = nullptr);
 
 /// Bytes of the transformed, packed weights: one packed OC x C matrix per transform position
