@@ -86,13 +86,15 @@ void BM_Winograd(benchmark::State& state) {
   std::vector<float> out(static_cast<size_t>(s.oc * s.oh() * s.ow()));
   Buffer packed(winograd_packed_weights_bytes(s, v));
   winograd_pack_weights(s, v, w.data(), static_cast<float*>(packed.ptr));
-  Buffer scratch(winograd_scratch_bytes(s, v, chunk));
+  const int64_t workers =
+      state.range(5);  // the passes split among the threads, as the backend does
+  Buffer scratch(winograd_scratch_bytes(s, v, chunk, workers));
   GemmEpilogue e;
   e.bias = bias.data();
   e.activation = Activation::Relu;
   for (auto _ : state) {
     conv2d_winograd(s, v, in.data(), static_cast<const float*>(packed.ptr), e, out.data(), chunk,
-                    scratch.ptr);
+                    scratch.ptr, nullptr, workers);
     benchmark::DoNotOptimize(out.data());
   }
   const double flops = 2.0 * static_cast<double>(s.oc * s.oh() * s.ow() * s.c * 9);

@@ -45,10 +45,23 @@ Tiles tiles_of(const Conv2dShape& s, const Sizes& z) {
 // Tiles per pass are a multiple of both nr (whole B panels) and the transforms' block.
 int64_t chunk_unit() { return std::max<int64_t>(gemm_tile(active_gemm_isa()).nr, 16); }
 
-int64_t resolve_chunk(const Conv2dShape& s, WinogradVariant v, int64_t chunk) {
+int64_t resolve_chunk(const Conv2dShape& s, WinogradVariant v, int64_t chunk, int64_t workers) {
   const int64_t unit = chunk_unit();
-  if (chunk == 0) return winograd_default_chunk(s, v);
+  if (chunk == 0) return winograd_default_chunk(s, v, workers);
   return std::min(round_up(chunk, unit), round_up(tiles_of(s, sizes_of(v)).count(), unit));
+}
+
+// Floats of one worker's pass: its transformed inputs (positions x (C x chunk + skew)), then its
+// products (positions x (OC x chunk + skew)), each 64-byte aligned.
+size_t inputs_floats(const Conv2dShape& s, const Sizes& z, int64_t chunk) {
+  return align_up(static_cast<size_t>(z.positions * (s.c * chunk + kPositionSkew)) *
+                  sizeof(float)) /
+         sizeof(float);
+}
+size_t products_floats(const Conv2dShape& s, const Sizes& z, int64_t chunk) {
+  return align_up(static_cast<size_t>(z.positions * (s.oc * chunk + kPositionSkew)) *
+                  sizeof(float)) /
+         sizeof(float);
 }
 
 // Tiles are transformed kBlock at a time, lane j of each array being tile t0 + j, so that the
@@ -403,46 +416,48 @@ void winograd_pack_weights(const Conv2dShape& s, WinogradVariant v, const float*
   }
 }
 
-int64_t winograd_default_chunk(const Conv2dShape& s, WinogradVariant v) {
+int64_t winograd_default_chunk(const Conv2dShape& s, WinogradVariant v, int64_t workers) {
   const Sizes z = sizes_of(v);
   const int64_t unit = chunk_unit();
   const int64_t per_tile = z.positions * (s.c + s.oc) * static_cast<int64_t>(sizeof(float));
   const int64_t pass_bytes = v == WinogradVariant::F4x4 ? kPassBytes4x4 : kPassBytes2x2;
   const int64_t chunk = std::max(unit, pass_bytes / per_tile / unit * unit);
-  return std::min(chunk, round_up(tiles_of(s, z).count(), unit));
+  // At least one pass per worker where the tiles allow it.
+  const int64_t tiles = tiles_of(s, z).count();
+  const int64_t per_worker =
+      (tiles + std::max<int64_t>(workers, 1) - 1) / std::max<int64_t>(workers, 1);
+  return std::min({chunk, round_up(per_worker, unit), round_up(tiles, unit)});
 }
 
-size_t winograd_scratch_bytes(const Conv2dShape& s, WinogradVariant v, int64_t chunk) {
-  if (!winograd_applies(s) || chunk < 0) return 0;
-  const auto padded = static_cast<size_t>(resolve_chunk(s, v, chunk));
-  const auto positions = static_cast<size_t>(sizes_of(v).positions);
+size_t winograd_scratch_bytes(const Conv2dShape& s, WinogradVariant v, int64_t chunk,
+                              int64_t workers) {
+  if (!winograd_applies(s) || chunk < 0 || workers < 1) return 0;
   const Sizes z = sizes_of(v);
+  const int64_t padded = resolve_chunk(s, v, chunk, workers);
   const PatchPlanes planes = patch_planes(s, z, tiles_of(s, z));
   const size_t copy = planes.copied ? static_cast<size_t>(s.c * planes.floats()) : 0;
-  return align_up(positions * static_cast<size_t>(s.c * padded + kPositionSkew) * sizeof(float)) +
-         align_up(positions * static_cast<size_t>(s.oc * padded + kPositionSkew) * sizeof(float)) +
+  return static_cast<size_t>(workers) *
+             (inputs_floats(s, z, padded) + products_floats(s, z, padded)) * sizeof(float) +
          align_up(copy * sizeof(float));
 }
 
 bool conv2d_winograd(const Conv2dShape& s, WinogradVariant variant, const float* input,
                      const float* packed_weights, const GemmEpilogue& epilogue, float* output,
-                     int64_t chunk, void* scratch, const float* input_scale) {
-  if (!winograd_applies(s) || chunk < 0 || scratch == nullptr || packed_weights == nullptr) {
+                     int64_t chunk, void* scratch, const float* input_scale, int64_t workers) {
+  if (!winograd_applies(s) || chunk < 0 || workers < 1 || scratch == nullptr ||
+      packed_weights == nullptr) {
     return false;
   }
   const Sizes z = sizes_of(variant);
   const GemmTile tile = gemm_tile(active_gemm_isa());
   const Tiles tiles = tiles_of(s, z);
-  const int64_t padded_chunk = resolve_chunk(s, variant, chunk);
-  const int64_t v_stride = s.c * padded_chunk + kPositionSkew;
-  auto* v = static_cast<float*>(scratch);
-  float* m =
-      v + align_up(static_cast<size_t>(z.positions * v_stride) * sizeof(float)) / sizeof(float);
-  // (the last pass's m is no larger: its padded width is at most padded_chunk)
-  float* copy =
-      m + align_up(static_cast<size_t>(z.positions * (s.oc * padded_chunk + kPositionSkew)) *
-                   sizeof(float)) /
-              sizeof(float);
+  const int64_t padded_chunk = resolve_chunk(s, variant, chunk, workers);
+  const int64_t passes = (tiles.count() + padded_chunk - 1) / padded_chunk;
+  const int64_t used = std::min(workers, passes);
+  // Worker w's transformed inputs and products, then the padded copy of the input.
+  const size_t slot = inputs_floats(s, z, padded_chunk) + products_floats(s, z, padded_chunk);
+  auto* slots = static_cast<float*>(scratch);
+  float* copy = slots + static_cast<size_t>(workers) * slot;
   const PatchPlanes planes = patch_planes(s, z, tiles);
   const size_t per_position = packed_a_bytes(s.oc, s.c) / sizeof(float);
   const int64_t in_image = s.c * s.h * s.w, out_plane = s.oh() * s.ow();
@@ -459,40 +474,49 @@ bool conv2d_winograd(const Conv2dShape& s, WinogradVariant variant, const float*
       });
     }
     const float* base = planes.copied ? copy : in;
-    for (int64_t t0 = 0; t0 < tiles.count(); t0 += padded_chunk) {
-      const int64_t count = std::min(padded_chunk, tiles.count() - t0);
-      const int64_t padded = round_up(count, chunk_unit());
-      // The panels of a shorter last pass are laid out for its own width (padded).
-      const int64_t vs = s.c * padded + kPositionSkew, ms = s.oc * padded + kPositionSkew;
-      parallel_for(s.c, [&](int64_t c) {
-        transform_inputs(s, z, tiles, base + c * planes.floats(), planes.pitch, c, t0, count,
-                         padded, tile.nr, vs,
-                         input_scale != nullptr ? input_scale[b * s.c + c] : 1.0f, v);
-      });
-      std::atomic<bool> ok{true};
-      parallel_for(z.positions, [&](int64_t xi) {
-        PackedMatrix a{packed_weights + static_cast<size_t>(xi) * per_position, s.oc, s.c, tile.mr};
-        a.slice_major = true;
-        a.depth = gemm_slice_depth();  // as packed_a_offset laid them out
-        const PackedMatrix bm{v + xi * vs, s.c, count, tile.nr};
-        if (!gemm(s.oc, count, s.c, GemmOperand::prepacked(a), GemmOperand::prepacked(bm),
-                  m + xi * ms, padded, GemmEpilogue{}, nullptr)) {
-          ok.store(false, std::memory_order_relaxed);
+    // Each worker runs whole passes (every pass = used-th one) in its own slot: one parallel
+    // region per image instead of three per pass, whose wake-ups cost more than a small pass.
+    std::atomic<bool> ok{true};
+    parallel_for(used, [&](int64_t w) {
+      float* v = slots + static_cast<size_t>(w) * slot;
+      float* m = v + inputs_floats(s, z, padded_chunk);
+      for (int64_t pass = w; pass < passes; pass += used) {
+        const int64_t t0 = pass * padded_chunk;
+        const int64_t count = std::min(padded_chunk, tiles.count() - t0);
+        const int64_t padded = round_up(count, chunk_unit());
+        // The panels of a shorter last pass are laid out for its own width (padded).
+        const int64_t vs = s.c * padded + kPositionSkew, ms = s.oc * padded + kPositionSkew;
+        for (int64_t c = 0; c < s.c; ++c) {
+          transform_inputs(s, z, tiles, base + c * planes.floats(), planes.pitch, c, t0, count,
+                           padded, tile.nr, vs,
+                           input_scale != nullptr ? input_scale[b * s.c + c] : 1.0f, v);
         }
-      });
-      if (!ok.load()) return false;
-      parallel_for(s.oc, [&](int64_t o) {
-        const float bias = epilogue.bias != nullptr ? epilogue.bias[o] : 0.0f;
-        const float* res = residual != nullptr ? residual + o * out_plane : nullptr;
-        if (z.t == 4) {
-          transform_outputs<4>(s, tiles, m, o, t0, count, padded, ms, bias, res, epilogue,
-                               out + o * out_plane);
-        } else {
-          transform_outputs<2>(s, tiles, m, o, t0, count, padded, ms, bias, res, epilogue,
-                               out + o * out_plane);
+        for (int64_t xi = 0; xi < z.positions; ++xi) {
+          PackedMatrix a{packed_weights + static_cast<size_t>(xi) * per_position, s.oc, s.c,
+                         tile.mr};
+          a.slice_major = true;
+          a.depth = gemm_slice_depth();  // as packed_a_offset laid them out
+          const PackedMatrix bm{v + xi * vs, s.c, count, tile.nr};
+          if (!gemm(s.oc, count, s.c, GemmOperand::prepacked(a), GemmOperand::prepacked(bm),
+                    m + xi * ms, padded, GemmEpilogue{}, nullptr)) {
+            ok.store(false, std::memory_order_relaxed);
+            return;
+          }
         }
-      });
-    }
+        for (int64_t o = 0; o < s.oc; ++o) {
+          const float bias = epilogue.bias != nullptr ? epilogue.bias[o] : 0.0f;
+          const float* res = residual != nullptr ? residual + o * out_plane : nullptr;
+          if (z.t == 4) {
+            transform_outputs<4>(s, tiles, m, o, t0, count, padded, ms, bias, res, epilogue,
+                                 out + o * out_plane);
+          } else {
+            transform_outputs<2>(s, tiles, m, o, t0, count, padded, ms, bias, res, epilogue,
+                                 out + o * out_plane);
+          }
+        }
+      }
+    });
+    if (!ok.load()) return false;
   }
   return true;
 }

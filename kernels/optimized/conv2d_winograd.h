@@ -67,19 +67,24 @@ void winograd_pack_weights(const Conv2dShape& s, WinogradVariant v, const float*
 /// more tiles than the image has, rounded up to nr). Measured, one thread, AVX-512, ms by tiles
 /// per pass (32 / 64 / 96 / all): F(4x4) 56x56x64 0.75 / 0.80 / 0.99 / 1.12, 28x28x128 0.62 /
 /// 0.80 / 0.83 / 0.84; F(2x2) 14x14x256 0.96 / 0.90 / 0.90 / 0.90. Passes that outgrow L2 cost
-/// more than the weights they read again; F(2x2)'s 14x14 layers pay more for each extra pass.
-int64_t winograd_default_chunk(const Conv2dShape& s, WinogradVariant v);
-/// Scratch conv2d_winograd needs with `chunk` tiles per pass (0: the default), 64-byte aligned:
-/// the pass's transformed inputs and products, and a zero-padded copy of one image's input unless
-/// every patch lies inside it.
-size_t winograd_scratch_bytes(const Conv2dShape& s, WinogradVariant v, int64_t chunk);
+/// more than the weights they read again; F(2x2)'s 14x14 layers pay more for each extra pass. With
+/// `workers` > 1, also no more tiles than one worker's share (so that each has a pass to run).
+int64_t winograd_default_chunk(const Conv2dShape& s, WinogradVariant v, int64_t workers = 1);
+/// Scratch conv2d_winograd needs with `chunk` tiles per pass (0: the default) and `workers`
+/// workers, 64-byte aligned: each worker's transformed inputs and products of one pass, and a
+/// zero-padded copy of one image's input unless every patch lies inside it.
+size_t winograd_scratch_bytes(const Conv2dShape& s, WinogradVariant v, int64_t chunk,
+                              int64_t workers = 1);
 
 /// output[N, OC, OH, OW] = act(conv(input, weights) + bias + residual) with the weights as
-/// winograd_pack_weights wrote them for the same variant. `chunk` as for winograd_scratch_bytes
-/// (a value that is not a multiple of nr is rounded up to one). `input_scale` as for conv2d.
-/// Returns false when the shape does not apply, chunk is negative, or scratch is missing.
+/// winograd_pack_weights wrote them for the same variant. `chunk` and `workers` as for
+/// winograd_scratch_bytes (a chunk that is not a multiple of nr is rounded up to one); the
+/// passes are split among up to `workers` threads (one parallel region per image; with one
+/// worker the GEMMs may use the threads themselves). `input_scale` as for conv2d. Returns false
+/// when the shape does not apply, chunk is negative, workers is below 1, or scratch is missing.
 bool conv2d_winograd(const Conv2dShape& s, WinogradVariant v, const float* input,
                      const float* packed_weights, const GemmEpilogue& epilogue, float* output,
-                     int64_t chunk, void* scratch, const float* input_scale = nullptr);
+                     int64_t chunk, void* scratch, const float* input_scale = nullptr,
+                     int64_t workers = 1);
 
 }  // namespace ptec::kernels::optimized

@@ -84,7 +84,8 @@ struct NodeState {
   opt::Conv2dShape conv;          // Conv2d
   bool winograd = false;          // Conv2d: Winograd (packed: its weights)
   opt::WinogradVariant variant = opt::WinogradVariant::F2x2;  // Conv2d with winograd: which
-  int64_t block = 0;  // Conv2d: the algorithm's blocking (0: default)
+  int64_t block = 0;    // Conv2d: the algorithm's blocking (0: default)
+  int64_t workers = 1;  // Conv2d with winograd: the threads its passes are split among (scratch)
   opt::DepthwisePath depthwise_path = opt::DepthwisePath::Auto;  // Conv2d, depthwise
   opt::ConvRows rows = opt::ConvRows::Auto;                      // Conv2d, not depthwise
   int64_t m = 0, n = 0, k = 0;                                   // Linear, BatchMatMul
@@ -481,9 +482,13 @@ Error prepare_node(Handle& h, NodeState& st, MemoryAllocator& alloc, size_t* scr
         }
         st.packed = packed;
       }
-      *scratch =
-          std::max(*scratch, st.winograd ? opt::winograd_scratch_bytes(s, st.variant, st.block)
-                                         : opt::conv2d_scratch_bytes(s, true, st.rows));
+      // Winograd's scratch holds a pass per worker: the thread setting at init (a node's own
+      // lower setting where it has one); more threads at run time leave the extra ones idle.
+      st.workers =
+          n->threads() > 0 ? std::min<int64_t>(n->threads(), num_threads()) : num_threads();
+      *scratch = std::max(
+          *scratch, st.winograd ? opt::winograd_scratch_bytes(s, st.variant, st.block, st.workers)
+                                : opt::conv2d_scratch_bytes(s, true, st.rows));
       return Error::Ok;
     }
     case fb::NodeKind::Linear: {
@@ -1102,7 +1107,7 @@ Error run_node(Handle& h, const NodeState& st, runtime::BackendExecutionContext&
       const float* scale = slot(4) != nullptr ? slot(4)->data : nullptr;
       const bool ok = st.winograd
                           ? opt::conv2d_winograd(st.conv, st.variant, slot(0)->data, st.packed, e,
-                                                 out.data, st.block, h.scratch, scale)
+                                                 out.data, st.block, h.scratch, scale, st.workers)
                           : opt::conv2d(st.conv, slot(0)->data, slot(1)->data, st.packed, e,
                                         out.data, h.scratch, scale, st.depthwise_path, st.rows);
       return ok ? Error::Ok : Error::Internal;

@@ -458,36 +458,41 @@ TEST_P(Conv2d, WinogradMatchesDirectReference) {
     const auto residual = random_vector(out_numel, 4);
     Aligned packed(winograd_packed_weights_bytes(s, v));
     winograd_pack_weights(s, v, w.data(), packed.ptr);
-    Aligned scratch(winograd_scratch_bytes(s, v, c.chunk));
-    const auto sums = reference(s, in, w, bias, {}, false);
-    // Nothing fused; then bias + residual + relu, bias + residual + clamp, and bias + GELU (an
-    // activation the stores call activate() for).
-    struct Epilogue {
-      bool fused;
-      bool with_residual;
-      Activation act;
-    };
-    for (const Epilogue& ep :
-         {Epilogue{false, false, Activation::None}, Epilogue{true, true, Activation::Relu},
-          Epilogue{true, true, Activation::Clamp}, Epilogue{true, false, Activation::Gelu}}) {
-      GemmEpilogue e;
-      if (ep.fused) e = epilogue_of(bias, ep.with_residual ? residual.data() : nullptr, ep.act);
-      std::vector<float> out(static_cast<size_t>(out_numel), 99.0f);
-      ASSERT_TRUE(conv2d_winograd(s, v, in.data(), packed.ptr, e, out.data(), c.chunk, scratch.ptr))
-          << describe(s);
-      const auto plain = ep.fused ? std::vector<double>{} : reference(s, in, w, {}, {}, false);
-      // |error| grows with the number of products summed: F(2x2) 1e-4 per 9 x C terms of size
-      // <= 1, F(4x4) (transforms scaling by up to 8, weights by 1/24) ten times that.
-      const double per_term = v == WinogradVariant::F4x4 ? 1e-4 : 1e-5;
-      const double tol = per_term * static_cast<double>(9 * s.c);
-      for (size_t i = 0; i < out.size(); ++i) {
-        const double want =
-            ep.fused
-                ? activate(static_cast<float>(ep.with_residual ? sums[i] + residual[i] : sums[i]),
-                           ep.act, e.clamp_min, e.clamp_max)
-                : plain[i];
-        ASSERT_NEAR(out[i], want, tol) << describe(s) << " " << to_string(v) << " chunk " << c.chunk
-                                       << " activation " << int(ep.act) << " at " << i;
+    // One worker, and three (the passes split among up to three threads, one slot each).
+    for (int64_t workers : {1, 3}) {
+      Aligned scratch(winograd_scratch_bytes(s, v, c.chunk, workers));
+      const auto sums = reference(s, in, w, bias, {}, false);
+      // Nothing fused; then bias + residual + relu, bias + residual + clamp, and bias + GELU (an
+      // activation the stores call activate() for).
+      struct Epilogue {
+        bool fused;
+        bool with_residual;
+        Activation act;
+      };
+      for (const Epilogue& ep :
+           {Epilogue{false, false, Activation::None}, Epilogue{true, true, Activation::Relu},
+            Epilogue{true, true, Activation::Clamp}, Epilogue{true, false, Activation::Gelu}}) {
+        GemmEpilogue e;
+        if (ep.fused) e = epilogue_of(bias, ep.with_residual ? residual.data() : nullptr, ep.act);
+        std::vector<float> out(static_cast<size_t>(out_numel), 99.0f);
+        ASSERT_TRUE(conv2d_winograd(s, v, in.data(), packed.ptr, e, out.data(), c.chunk,
+                                    scratch.ptr, nullptr, workers))
+            << describe(s);
+        const auto plain = ep.fused ? std::vector<double>{} : reference(s, in, w, {}, {}, false);
+        // |error| grows with the number of products summed: F(2x2) 1e-4 per 9 x C terms of size
+        // <= 1, F(4x4) (transforms scaling by up to 8, weights by 1/24) ten times that.
+        const double per_term = v == WinogradVariant::F4x4 ? 1e-4 : 1e-5;
+        const double tol = per_term * static_cast<double>(9 * s.c);
+        for (size_t i = 0; i < out.size(); ++i) {
+          const double want =
+              ep.fused
+                  ? activate(static_cast<float>(ep.with_residual ? sums[i] + residual[i] : sums[i]),
+                             ep.act, e.clamp_min, e.clamp_max)
+                  : plain[i];
+          ASSERT_NEAR(out[i], want, tol)
+              << describe(s) << " " << to_string(v) << " chunk " << c.chunk << " workers "
+              << workers << " activation " << int(ep.act) << " at " << i;
+        }
       }
     }
   }
@@ -511,6 +516,9 @@ TEST_P(Conv2d, WinogradRefusesShapesItDoesNotCompute) {
   for (WinogradVariant v : {WinogradVariant::F2x2, WinogradVariant::F4x4}) {
     EXPECT_FALSE(conv2d_winograd(ok, v, buf.data(), buf.data(), {}, buf.data(), 0, nullptr));
     EXPECT_FALSE(conv2d_winograd(ok, v, buf.data(), buf.data(), {}, buf.data(), -1, buf.data()));
+    EXPECT_FALSE(conv2d_winograd(ok, v, buf.data(), buf.data(), {}, buf.data(), 0, buf.data(),
+                                 nullptr, 0));  // no worker
+    EXPECT_EQ(winograd_scratch_bytes(ok, v, 0, 0), 0u);
   }
 }
 
