@@ -171,6 +171,32 @@ __attribute__((always_inline)) inline void offsets_transposed(int64_t kc,
       acc[r][1] = _mm512_add_ps(acc[r][1], _mm512_load_ps(t.partial + r * kAvx512Nr + 16));
     }
   }
+  // The bias runs along the accumulators' lanes (columns), so it is added before the transpose,
+  // 16 columns per instruction (masked past t.cols), and so is the clamp where no residual comes
+  // after it: half the epilogue's vector operations of doing both per stored column.
+  if (t.bias != nullptr) {
+    const __mmask16 m0 = t.cols >= 16 ? 0xffff : static_cast<__mmask16>((1u << t.cols) - 1);
+    const __mmask16 m1 =
+        t.cols >= 32 ? 0xffff : static_cast<__mmask16>(t.cols > 16 ? (1u << (t.cols - 16)) - 1 : 0);
+    const __m512 b0 = _mm512_maskz_loadu_ps(m0, t.bias);
+    const __m512 b1 = _mm512_maskz_loadu_ps(m1, t.bias + 16);
+#pragma GCC unroll 8
+    for (int64_t r = 0; r < R; ++r) {
+      acc[r][0] = _mm512_add_ps(acc[r][0], b0);
+      acc[r][1] = _mm512_add_ps(acc[r][1], b1);
+    }
+  }
+  const bool clamped = t.residual == nullptr;
+  if (clamped) {
+    const __m512 lo = _mm512_set1_ps(t.lo), hi = _mm512_set1_ps(t.hi);
+#pragma GCC unroll 8
+    for (int64_t r = 0; r < R; ++r) {
+      for (int64_t h = 0; h < 2; ++h) {
+        acc[r][h] =
+            t.relu ? _mm512_max_ps(acc[r][h], lo) : _mm512_min_ps(hi, _mm512_max_ps(lo, acc[r][h]));
+      }
+    }
+  }
   // Rows past t.rows are neither loaded (residual) nor stored: a lane mask.
   const bool whole = t.rows == kAvx512Mr;
   const __m256i mask = _mm256_cmpgt_epi32(_mm256_set1_epi32(static_cast<int>(t.rows)),
@@ -178,12 +204,11 @@ __attribute__((always_inline)) inline void offsets_transposed(int64_t kc,
   const __m256 lo = _mm256_set1_ps(t.lo), hi = _mm256_set1_ps(t.hi);
   auto store = [&](int64_t j, __m256 v) {
     if (j >= t.cols) return;
-    if (t.bias != nullptr) v = _mm256_add_ps(v, _mm256_set1_ps(t.bias[j]));
-    if (t.residual != nullptr) {
+    if (!clamped) {
       const float* res = t.residual + j * t.ldr;
       v = _mm256_add_ps(v, whole ? _mm256_loadu_ps(res) : _mm256_maskload_ps(res, mask));
+      v = t.relu ? _mm256_max_ps(v, lo) : _mm256_min_ps(hi, _mm256_max_ps(lo, v));
     }
-    v = t.relu ? _mm256_max_ps(v, lo) : _mm256_min_ps(hi, _mm256_max_ps(lo, v));
     float* out = t.c + j * t.ldc;
     if (whole) {
       _mm256_storeu_ps(out, v);
