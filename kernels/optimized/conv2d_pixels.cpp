@@ -28,15 +28,15 @@ int64_t round_up(int64_t x, int64_t m) { return (x + m - 1) / m * m; }
 // Pixel offsets for M pixels: the last panel of any microkernel reads up to its height past M.
 int64_t offsets_count(int64_t m) { return round_up(m, kMaxMr) + kMaxMr; }
 
-// The pixel panels' height for M pixels: the ISA's tile, or with AVX-512 the 7-row kernels where
-// they compute at least 5% fewer rows (a 7 x 7 output: 7 panels of 7 instead of 56 rows, 10-12%
-// faster; measured unchanged on 14 x 14, 196 rows instead of 200).
+// The pixel panels' height for M pixels: the ISA's tile, or its shorter kernels (7 rows with
+// AVX-512, 5 with AVX2) where they compute at least 5% fewer rows (a 7 x 7 output: 7 panels of 7
+// instead of 56 rows, 10-12% faster; measured unchanged on 14 x 14, 196 rows instead of 200).
 int64_t panel_rows(GemmIsa isa, int64_t m) {
   const int64_t mr = gemm_tile(isa).mr;
-  if (isa == GemmIsa::Avx512 && 20 * round_up(m, detail::kAvx512ShortMr) <= 19 * round_up(m, mr)) {
-    return detail::kAvx512ShortMr;
-  }
-  return mr;
+  const int64_t short_mr = isa == GemmIsa::Avx512 ? detail::kAvx512ShortMr
+                           : isa == GemmIsa::Avx2 ? detail::kAvx2ShortMr
+                                                  : mr;
+  return 20 * round_up(m, short_mr) <= 19 * round_up(m, mr) ? short_mr : mr;
 }
 
 // The planes A reads: the input's own (h x w) or a zero-padded copy's.
@@ -205,6 +205,10 @@ __attribute__((target("avx2,fma"))) void run_item_avx2(const Job& job, int64_t i
   run_item<8, detail::kAvx2Mr, detail::kAvx2Nr>(job, item, detail::microkernel_avx2_6x16_offsets_a,
                                                 nullptr);
 }
+__attribute__((target("avx2,fma"))) void run_item_avx2_5(const Job& job, int64_t item) {
+  run_item<8, detail::kAvx2ShortMr, detail::kAvx2Nr>(
+      job, item, detail::microkernel_avx2_5x16_offsets_a, nullptr);
+}
 #endif
 void run_item_generic(const Job& job, int64_t item) {
   run_item<4, detail::kGenericMr, detail::kGenericNr>(
@@ -294,7 +298,7 @@ bool conv2d_pixels(const Conv2dShape& s, const float* input, const float* packed
   void (*run)(const Job&, int64_t) = run_item_generic;
 #if defined(PTEC_GEMM_HAVE_AVX2)
   if (isa == GemmIsa::Avx512) run = mr == detail::kAvx512Mr ? run_item_avx512 : run_item_avx512_7;
-  if (isa == GemmIsa::Avx2) run = run_item_avx2;
+  if (isa == GemmIsa::Avx2) run = mr == detail::kAvx2Mr ? run_item_avx2 : run_item_avx2_5;
 #endif
   const int64_t in_image = s.c * s.h * s.w, out_image = s.oc * m, taps = s.kh * s.kw;
   for (int64_t b = 0; b < s.n; ++b) {

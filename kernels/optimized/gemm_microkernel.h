@@ -72,6 +72,12 @@ void microkernel_avx2_6x16_rows_a(int64_t kc, const float* const* a_rows, const 
 void microkernel_avx2_6x16_offsets_a(int64_t kc, const float* const* a_cols,
                                      const int64_t* a_offsets, const float* b, float* c,
                                      int64_t ldc, bool accumulate, const TileEpilogue* epilogue);
+/// The offsets kernel for the panel's first 5 rows (C gets 5 rows; a_offsets holds 6): panels of 5
+/// pixels, where that computes 5% fewer rows than panels of 6 (7 x 7 outputs: 50 rows, not 54).
+inline constexpr int64_t kAvx2ShortMr = 5;
+void microkernel_avx2_5x16_offsets_a(int64_t kc, const float* const* a_cols,
+                                     const int64_t* a_offsets, const float* b, float* c,
+                                     int64_t ldc, bool accumulate, const TileEpilogue* epilogue);
 
 /// Where a transposing microkernel stores its tile: element (r, j) (row r < rows, column
 /// j < cols) at c[j * ldc + r], as act(sum + partial + bias[j] + residual[j * ldr + r]) with the

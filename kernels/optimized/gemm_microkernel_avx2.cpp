@@ -1,5 +1,6 @@
-// AVX2 + FMA microkernel, 6 x 16. Built with -mavx2 -mfma (kernels/optimized/CMakeLists.txt);
-// keep includes to <immintrin.h> so that no inline library function is compiled for AVX2 here.
+// AVX2 + FMA microkernels, 6 x 16, and 5 x 16 for the offsets kernel. Built with -mavx2 -mfma
+// (kernels/optimized/CMakeLists.txt); keep includes to <immintrin.h> so that no inline library
+// function is compiled for AVX2 here.
 
 #include <immintrin.h>
 
@@ -71,78 +72,40 @@ inline void finish(const TileEpilogue& e, int64_t r, __m256& v0, __m256& v1) {
   v1 = _mm256_min_ps(hi, _mm256_max_ps(lo, v1));
 }
 
-template <typename A, typename B>
-inline void kernel(int64_t kc, A a, B b, float* c, int64_t ldc, bool accumulate,
-                   const TileEpilogue* epilogue) {
-  __m256 c00 = _mm256_setzero_ps(), c01 = _mm256_setzero_ps();
-  __m256 c10 = _mm256_setzero_ps(), c11 = _mm256_setzero_ps();
-  __m256 c20 = _mm256_setzero_ps(), c21 = _mm256_setzero_ps();
-  __m256 c30 = _mm256_setzero_ps(), c31 = _mm256_setzero_ps();
-  __m256 c40 = _mm256_setzero_ps(), c41 = _mm256_setzero_ps();
-  __m256 c50 = _mm256_setzero_ps(), c51 = _mm256_setzero_ps();
+// C's first R rows (R < kAvx2Mr: a shorter panel, see the 5 x 16 kernel) = A panel * B panel
+// over kc steps, accumulated into C and through the epilogue as asked. Fully unrolled over the
+// rows: the 2 R accumulators, two B vectors and the broadcast fit the 16 AVX registers.
+template <int64_t R = kAvx2Mr, typename A, typename B>
+__attribute__((always_inline)) inline void kernel(int64_t kc, A a, B b, float* c, int64_t ldc,
+                                                  bool accumulate, const TileEpilogue* epilogue) {
+  __m256 acc[R][2];
+#pragma GCC unroll 8
+  for (int64_t r = 0; r < R; ++r) {
+    acc[r][0] = _mm256_setzero_ps();
+    acc[r][1] = _mm256_setzero_ps();
+  }
   for (int64_t p = 0; p < kc; ++p) {
     const float* row = b.row(p);
     const __m256 b0 = B::load(row);
     const __m256 b1 = B::load(row + 8);
-    __m256 av = _mm256_broadcast_ss(a.at(p, 0));
-    c00 = _mm256_fmadd_ps(av, b0, c00);
-    c01 = _mm256_fmadd_ps(av, b1, c01);
-    av = _mm256_broadcast_ss(a.at(p, 1));
-    c10 = _mm256_fmadd_ps(av, b0, c10);
-    c11 = _mm256_fmadd_ps(av, b1, c11);
-    av = _mm256_broadcast_ss(a.at(p, 2));
-    c20 = _mm256_fmadd_ps(av, b0, c20);
-    c21 = _mm256_fmadd_ps(av, b1, c21);
-    av = _mm256_broadcast_ss(a.at(p, 3));
-    c30 = _mm256_fmadd_ps(av, b0, c30);
-    c31 = _mm256_fmadd_ps(av, b1, c31);
-    av = _mm256_broadcast_ss(a.at(p, 4));
-    c40 = _mm256_fmadd_ps(av, b0, c40);
-    c41 = _mm256_fmadd_ps(av, b1, c41);
-    av = _mm256_broadcast_ss(a.at(p, 5));
-    c50 = _mm256_fmadd_ps(av, b0, c50);
-    c51 = _mm256_fmadd_ps(av, b1, c51);
+#pragma GCC unroll 8
+    for (int64_t r = 0; r < R; ++r) {
+      const __m256 av = _mm256_broadcast_ss(a.at(p, r));
+      acc[r][0] = _mm256_fmadd_ps(av, b0, acc[r][0]);
+      acc[r][1] = _mm256_fmadd_ps(av, b1, acc[r][1]);
+    }
   }
-  float* r0 = c;
-  float* r1 = c + ldc;
-  float* r2 = c + 2 * ldc;
-  float* r3 = c + 3 * ldc;
-  float* r4 = c + 4 * ldc;
-  float* r5 = c + 5 * ldc;
-  if (accumulate) {
-    c00 = _mm256_add_ps(c00, _mm256_loadu_ps(r0));
-    c01 = _mm256_add_ps(c01, _mm256_loadu_ps(r0 + 8));
-    c10 = _mm256_add_ps(c10, _mm256_loadu_ps(r1));
-    c11 = _mm256_add_ps(c11, _mm256_loadu_ps(r1 + 8));
-    c20 = _mm256_add_ps(c20, _mm256_loadu_ps(r2));
-    c21 = _mm256_add_ps(c21, _mm256_loadu_ps(r2 + 8));
-    c30 = _mm256_add_ps(c30, _mm256_loadu_ps(r3));
-    c31 = _mm256_add_ps(c31, _mm256_loadu_ps(r3 + 8));
-    c40 = _mm256_add_ps(c40, _mm256_loadu_ps(r4));
-    c41 = _mm256_add_ps(c41, _mm256_loadu_ps(r4 + 8));
-    c50 = _mm256_add_ps(c50, _mm256_loadu_ps(r5));
-    c51 = _mm256_add_ps(c51, _mm256_loadu_ps(r5 + 8));
+#pragma GCC unroll 8
+  for (int64_t r = 0; r < R; ++r) {
+    float* out = c + r * ldc;
+    if (accumulate) {
+      acc[r][0] = _mm256_add_ps(acc[r][0], _mm256_loadu_ps(out));
+      acc[r][1] = _mm256_add_ps(acc[r][1], _mm256_loadu_ps(out + 8));
+    }
+    if (epilogue != nullptr) finish(*epilogue, r, acc[r][0], acc[r][1]);
+    _mm256_storeu_ps(out, acc[r][0]);
+    _mm256_storeu_ps(out + 8, acc[r][1]);
   }
-  if (epilogue != nullptr) {
-    finish(*epilogue, 0, c00, c01);
-    finish(*epilogue, 1, c10, c11);
-    finish(*epilogue, 2, c20, c21);
-    finish(*epilogue, 3, c30, c31);
-    finish(*epilogue, 4, c40, c41);
-    finish(*epilogue, 5, c50, c51);
-  }
-  _mm256_storeu_ps(r0, c00);
-  _mm256_storeu_ps(r0 + 8, c01);
-  _mm256_storeu_ps(r1, c10);
-  _mm256_storeu_ps(r1 + 8, c11);
-  _mm256_storeu_ps(r2, c20);
-  _mm256_storeu_ps(r2 + 8, c21);
-  _mm256_storeu_ps(r3, c30);
-  _mm256_storeu_ps(r3 + 8, c31);
-  _mm256_storeu_ps(r4, c40);
-  _mm256_storeu_ps(r4 + 8, c41);
-  _mm256_storeu_ps(r5, c50);
-  _mm256_storeu_ps(r5 + 8, c51);
 }
 
 }  // namespace
@@ -168,6 +131,14 @@ __attribute__((flatten)) void microkernel_avx2_6x16_offsets_a(
     int64_t kc, const float* const* a_cols, const int64_t* a_offsets, const float* b, float* c,
     int64_t ldc, bool accumulate, const TileEpilogue* epilogue) {
   kernel(kc, OffsetsA(a_cols, a_offsets), PackedB{b}, c, ldc, accumulate, epilogue);
+}
+
+// 5 x 16: the offsets kernel for panels of 5 pixels (a 7 x 7 output is 10 panels of 5, where 6-row
+// panels compute 54 rows).
+__attribute__((flatten)) void microkernel_avx2_5x16_offsets_a(
+    int64_t kc, const float* const* a_cols, const int64_t* a_offsets, const float* b, float* c,
+    int64_t ldc, bool accumulate, const TileEpilogue* epilogue) {
+  kernel<5>(kc, OffsetsA(a_cols, a_offsets), PackedB{b}, c, ldc, accumulate, epilogue);
 }
 
 }  // namespace ptec::kernels::optimized::detail

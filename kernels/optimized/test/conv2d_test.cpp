@@ -327,9 +327,9 @@ TEST_P(Conv2d, DepthwiseEpilogueTreatsNaNAsActivateDoes) {
 // activations other than clamps before that without a residual, after it with one).
 TEST_P(Conv2d, DirectEpilogueAppliesEveryActivationAsActivateDoes) {
   // Small shapes (stride 1 and 2, a 1x1 at stride 2), K = 576 in several slices over two B
-  // panels (the GEMM's A-panel-major order; 7 x 7 outputs: AVX-512's 7-row pixel panels), and stems
-  // whose flat result (over 2 MB) is larger than half of L2, stored tile by tile through the GEMM's
-  // column map; a pointwise one.
+  // panels (the GEMM's A-panel-major order; 7 x 7 outputs: 7-row pixel panels with AVX-512, 5-row
+  // ones with AVX2), and stems whose flat result (over 2 MB) is larger than half of L2, stored tile
+  // by tile through the GEMM's column map; a pointwise one.
   for (const Conv2dShape& s :
        {shape(1, 5, 9, 11, 6, 3, 1, 1), shape(2, 4, 10, 13, 9, 3, 2, 1),
         shape(1, 3, 8, 8, 5, 1, 2, 0), shape(1, 64, 7, 7, 20, 3, 1, 1),
