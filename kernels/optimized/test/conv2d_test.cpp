@@ -404,9 +404,9 @@ TEST_P(Conv2d, InputScaleEqualsConvolvingTheScaledInput) {
     for (WinogradVariant v : {WinogradVariant::F2x2, WinogradVariant::F4x4}) {
       Aligned wpacked(winograd_packed_weights_bytes(s, v));
       winograd_pack_weights(s, v, w.data(), wpacked.ptr);
-      Aligned wscratch(winograd_scratch_bytes(s, v, 0));
+      Aligned wscratch(winograd_scratch_bytes(s, v, 0, 2));  // two workers, two scaled images
       ASSERT_TRUE(conv2d_winograd(s, v, in.data(), wpacked.ptr, {}, got.data(), 0, wscratch.ptr,
-                                  scale.data()));
+                                  scale.data(), 2));
       for (size_t i = 0; i < got.size(); ++i) {
         ASSERT_NEAR(got[i], want[i], 1e-3) << describe(s) << " " << to_string(v);
       }
