@@ -525,6 +525,33 @@ bool pixel_rows(const Conv2dShape& s, ConvRows rows) {
 
 }  // namespace
 
+namespace {
+
+// Whether `path` runs a depthwise convolution channel-interleaved.
+bool channels_path(const Conv2dShape& s, DepthwisePath path) {
+  return path == DepthwisePath::Channels ? depthwise_channels_applies(s)
+         : path == DepthwisePath::Auto   ? depthwise_channels_preferred(s)
+                                         : false;
+}
+
+}  // namespace
+
+int64_t blocked_channels() { return gemm_tile(active_gemm_isa()).nr / 2; }
+
+bool conv2d_reads_blocked(const Conv2dShape& s, DepthwisePath depthwise_path, ConvRows rows) {
+  const int64_t b = blocked_channels();
+  if (!s.valid() || s.c % b != 0) return false;
+  if (s.depthwise()) return s.oc == s.c && channels_path(s, depthwise_path);
+  return pixel_rows(s, rows) && s.ph == 0 && s.pw == 0;
+}
+
+bool conv2d_writes_blocked(const Conv2dShape& s, DepthwisePath depthwise_path, ConvRows rows) {
+  const int64_t b = blocked_channels();
+  if (!s.valid() || s.oc % b != 0) return false;
+  if (s.depthwise()) return s.oc == s.c && channels_path(s, depthwise_path);
+  return pixel_rows(s, rows);
+}
+
 size_t conv2d_packed_weights_bytes(const Conv2dShape& s, ConvRows rows) {
   if (s.depthwise()) return 0;
   if (pixel_rows(s, rows)) return conv2d_pixels_packed_weights_bytes(s);
@@ -585,16 +612,21 @@ size_t conv2d_scratch_bytes(const Conv2dShape& s, bool weights_packed, ConvRows 
 
 bool conv2d(const Conv2dShape& s, const float* input, const float* weights,
             const float* packed_weights, const GemmEpilogue& epilogue, float* output, void* scratch,
-            const float* input_scale, DepthwisePath depthwise_path, ConvRows rows) {
+            const float* input_scale, DepthwisePath depthwise_path, ConvRows rows,
+            ConvLayouts layouts) {
   if (!s.valid() || (input_scale != nullptr && s.depthwise())) return false;
+  if ((layouts.input_blocked &&
+       (!conv2d_reads_blocked(s, depthwise_path, rows) || input_scale != nullptr)) ||
+      (layouts.output_blocked &&
+       (!conv2d_writes_blocked(s, depthwise_path, rows) || epilogue.residual != nullptr))) {
+    return false;
+  }
   const int64_t oh = s.oh(), ow = s.ow(), ohw = oh * ow;
   const int64_t in_image = s.c * s.h * s.w, out_image = s.oc * ohw;
 
   if (s.depthwise()) {
-    if (depthwise_path == DepthwisePath::Channels ? depthwise_channels_applies(s)
-        : depthwise_path == DepthwisePath::Auto   ? depthwise_channels_preferred(s)
-                                                  : false) {
-      depthwise_channels(s, input, weights, epilogue, output);
+    if (channels_path(s, depthwise_path)) {
+      depthwise_channels(s, input, weights, epilogue, output, layouts);
       return true;
     }
     const int64_t mult = s.oc / s.c;
@@ -631,7 +663,7 @@ bool conv2d(const Conv2dShape& s, const float* input, const float* weights,
     bytes += conv2d_packed_weights_bytes(s, rows);
   }
   if (pixel_rows(s, rows)) {
-    return conv2d_pixels(s, input, packed_weights, epilogue, output, bytes, input_scale);
+    return conv2d_pixels(s, input, packed_weights, epilogue, output, bytes, input_scale, layouts);
   }
   if (conv2d_direct_applies(s)) {
     return conv2d_direct(s, input, packed_weights, epilogue, output, bytes, input_scale);

@@ -98,6 +98,23 @@ void conv2d_pack_weights(const Conv2dShape& s, const float* weights, float* out,
 size_t conv2d_scratch_bytes(const Conv2dShape& s, bool weights_packed,
                             ConvRows rows = ConvRows::Auto);
 
+/// Where a convolution's input or output is kept in blocks of channels instead of planes (between
+/// two convolutions that both run on it, so that neither transposes): element (n, c, y, x) of an
+/// N x C x H x W tensor at ((n C / B + c / B) H W + y W + x) B + c % B, B = blocked_channels().
+struct ConvLayouts {
+  bool input_blocked = false;
+  bool output_blocked = false;
+};
+/// The channels per block: half the active GEMM microkernel's panel width, which is also the
+/// channel-interleaved depthwise path's lane count (16 with AVX-512, 8 with AVX2, else 4).
+int64_t blocked_channels();
+/// Whether conv2d() with these choices reads a blocked input / writes a blocked output (without a
+/// residual or input scale): the channel-interleaved depthwise path (channel multiplier 1) both;
+/// output pixels as the GEMM's rows the output, and the input where it reads it in place (no
+/// padding). The channel counts must be multiples of blocked_channels().
+bool conv2d_reads_blocked(const Conv2dShape& s, DepthwisePath depthwise_path, ConvRows rows);
+bool conv2d_writes_blocked(const Conv2dShape& s, DepthwisePath depthwise_path, ConvRows rows);
+
 /// output[N, OC, OH, OW] = act(conv(input, weights) + bias + residual). `weights` is the plain
 /// [OC, C/groups, KH, KW] tensor, or (packed_weights != null) what conv2d_pack_weights wrote.
 /// epilogue.bias (per output channel), epilogue.residual (output-shaped, ldr ignored) and the
@@ -106,11 +123,13 @@ size_t conv2d_scratch_bytes(const Conv2dShape& s, bool weights_packed,
 /// gate folded into the convolution that reads it; not for depthwise convolutions).
 /// `depthwise_path` chooses a depthwise convolution's path (Flat or Channels where it does not
 /// apply runs Rows), `rows` another one's (Pixels where it does not apply runs Channels; packed
-/// weights must have been packed for the same `rows`). Returns false on an invalid shape, missing
-/// scratch or a scale on a depthwise convolution.
+/// weights must have been packed for the same `rows`). `layouts`: a blocked input or output
+/// (ConvLayouts) where conv2d_reads_blocked / conv2d_writes_blocked. Returns false on an invalid
+/// shape, missing scratch, a scale on a depthwise convolution, or a blocked layout the chosen path
+/// does not take (or with a residual or input scale).
 bool conv2d(const Conv2dShape& s, const float* input, const float* weights,
             const float* packed_weights, const GemmEpilogue& epilogue, float* output, void* scratch,
             const float* input_scale = nullptr, DepthwisePath depthwise_path = DepthwisePath::Auto,
-            ConvRows rows = ConvRows::Auto);
+            ConvRows rows = ConvRows::Auto, ConvLayouts layouts = {});
 
 }  // namespace ptec::kernels::optimized

@@ -42,6 +42,10 @@ struct Block {
   float* out[L];
   const float* res[L];  // null: no residual
   int64_t lanes;        // valid channels
+  // The block's input and output where they are blocked (conv2d.h: its L channels side by side,
+  // pixel after pixel, as the band buffers hold them), else null.
+  const float* in_block = nullptr;
+  float* out_block = nullptr;
 };
 
 // Padded input rows [r0, r0 + count) of the block into `buf`, interleaved: padded pixel x of row
@@ -67,8 +71,15 @@ __attribute__((always_inline)) inline void pack_rows(const Conv2dShape& s, const
     for (int64_t x = s.pw + s.w; x < g.pitch; ++x) std::memcpy(row + x * L, &zero, sizeof(zero));
   }
   if (first < 0) return;
-  const float* run = nullptr;  // (per lane: blk.in[c] + offset)
   const int64_t offset = (r0 + first - s.ph) * s.w;
+  if (blk.in_block != nullptr) {  // already interleaved: a row at a time
+    for (int64_t i = first; i <= last; ++i) {
+      std::memcpy(buf + (i * g.pitch + s.pw) * L, blk.in_block + (offset + (i - first) * s.w) * L,
+                  static_cast<size_t>(s.w * L) * sizeof(float));
+    }
+    return;
+  }
+  const float* run = nullptr;  // (per lane: blk.in[c] + offset)
   const int64_t pixels = (last - first + 1) * s.w;
   if (pixels < L) {  // a tiny plane: lane by lane
     for (int64_t c = 0; c < L; ++c) {
@@ -179,9 +190,13 @@ __attribute__((always_inline)) inline void run_block(const Conv2dShape& s, const
     if (!clamp_only && !residual) {
       activate_in_place(obuf, count * L, e.activation, e.clamp_min, e.clamp_max);
     }
+    const int64_t base = oy0 * ow;
+    if (blk.out_block != nullptr) {  // stored as computed (no residual)
+      std::memcpy(blk.out_block + base * L, obuf, static_cast<size_t>(count * L) * sizeof(float));
+      continue;
+    }
     // Back into the planes L outputs at a time, transposed so that vector c holds lane c's
     // outputs; the last group is the L ending at the band's last output (some stored twice).
-    const int64_t base = oy0 * ow;
     if (count < L) {  // a tiny plane: lane by lane
       for (int64_t c = 0; c < lanes; ++c) {
         for (int64_t i = 0; i < count; ++i) {
@@ -224,6 +239,7 @@ struct Job {
   float* output;
   Bands g;
   int64_t blocks;
+  ConvLayouts layouts;
 };
 
 template <int L>
@@ -244,6 +260,9 @@ __attribute__((always_inline)) inline void run_item(const Job& job, int64_t item
     blk.bias[c] = valid && e.bias != nullptr ? e.bias[o] : 0.0f;
     for (int64_t t = 0; t < taps; ++t) blk.w[t * L + c] = valid ? job.weights[o * taps + t] : 0.0f;
   }
+  // Blocked tensors hold block o0 / L of image b (channel multiplier 1, so in and out alike).
+  if (job.layouts.input_blocked) blk.in_block = job.input + (b * s.c + o0) * hw;
+  if (job.layouts.output_blocked) blk.out_block = job.output + (b * s.oc + o0) * ohw;
   run_block<L>(s, job.g, blk, e);
 }
 
@@ -266,7 +285,7 @@ bool depthwise_channels_applies(const Conv2dShape& s) {
 }
 
 void depthwise_channels(const Conv2dShape& s, const float* input, const float* weights,
-                        const GemmEpilogue& e, float* output) {
+                        const GemmEpilogue& e, float* output, ConvLayouts layouts) {
   const GemmIsa isa = active_gemm_isa();
   const int64_t lanes = isa == GemmIsa::Avx512 ? kAvx512Lanes
                         : isa == GemmIsa::Avx2 ? kAvx2Lanes
@@ -277,7 +296,7 @@ void depthwise_channels(const Conv2dShape& s, const float* input, const float* w
   if (isa == GemmIsa::Avx2) run = run_item_avx2;
 #endif
   const int64_t blocks = (s.oc + lanes - 1) / lanes;
-  const Job job{s, input, weights, e, output, bands_of(s, lanes), blocks};
+  const Job job{s, input, weights, e, output, bands_of(s, lanes), blocks, layouts};
   parallel_for(s.n * blocks, [&](int64_t item) { run(job, item); });
 }
 

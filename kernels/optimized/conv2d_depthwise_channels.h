@@ -15,8 +15,10 @@ namespace ptec::kernels::optimized {
 
 /// conv2d() for a depthwise shape where depthwise_channels_applies (conv2d.h): `weights` is the
 /// plain [OC, 1, KH, KW] tensor; epilogue.bias is per output channel, epilogue.residual
-/// output-shaped.
+/// output-shaped. `layouts`: the input and output blocked (conv2d.h; their blocks are this path's
+/// lanes, so a band is copied instead of transposed), with a channel multiplier of 1 and no
+/// residual.
 void depthwise_channels(const Conv2dShape& s, const float* input, const float* weights,
-                        const GemmEpilogue& epilogue, float* output);
+                        const GemmEpilogue& epilogue, float* output, ConvLayouts layouts = {});
 
 }  // namespace ptec::kernels::optimized

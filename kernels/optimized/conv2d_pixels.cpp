@@ -66,6 +66,7 @@ struct Job {
   float* out;                // this image's output
   const float* residual;     // this image's residual, or null
   int64_t m, item_rows, m_blocks;
+  bool out_blocked;  // the output in blocks of Nr / 2 channels (conv2d.h), stored untransposed
 };
 
 // out[j * plane + i] = clamp(tile[i * ldt + j] + bias[j] + residual[j * plane + i]) for `count`
@@ -117,11 +118,17 @@ __attribute__((always_inline)) inline void store_transposed(const float* tile, i
 // never makes the round trip through the stack buffer.
 using TransposedKernel = void (*)(int64_t kc, const float* const* a_cols, const int64_t* a_offsets,
                                   const float* b, const detail::TransposedStore& t);
+// `blocked` (may be null): the ISA's microkernel that stores its tile in channel blocks with bias
+// and clamp, used for the last k slice of a blocked output (conv2d.h) where the activation is a
+// clamp (or none); otherwise the tile goes through the stack buffer to the blocks.
+using BlockedKernel = void (*)(int64_t kc, const float* const* a_cols, const int64_t* a_offsets,
+                               const float* b, const detail::BlockedStore& t);
 
 template <int L, int64_t Mr, int64_t Nr>
 __attribute__((always_inline)) inline void run_item(const Job& job, int64_t item,
                                                     detail::OffsetsAMicroKernel kernel,
-                                                    TransposedKernel transposed) {
+                                                    TransposedKernel transposed,
+                                                    BlockedKernel blocked) {
   static_assert(Mr <= kMaxMr && Nr <= kMaxNr && Nr % L == 0);
   const Conv2dShape& s = job.s;
   const GemmEpilogue& e = job.e;
@@ -136,7 +143,9 @@ __attribute__((always_inline)) inline void run_item(const Job& job, int64_t item
   const float* bias = e.bias != nullptr ? e.bias + j0 : nullptr;
   const float* residual = job.residual != nullptr ? job.residual + j0 * job.m + m0 : nullptr;
   float* out = job.out + j0 * job.m + m0;
-  const bool direct = transposed != nullptr && clamp;
+  const bool direct =
+      job.out_blocked ? blocked != nullptr && clamp : transposed != nullptr && clamp;
+  constexpr int64_t kB = Nr / 2;  // channels per block of a blocked output
   // Each k slice of the B panel (in L1) meets every pixel panel of the item; the tile
   // accumulates over the slices.
   alignas(64) float tile[kItemRows * kMaxNr];
@@ -152,6 +161,20 @@ __attribute__((always_inline)) inline void run_item(const Job& job, int64_t item
     for (int64_t i0 = 0, t = 0; i0 < count; i0 += Mr, ++t) {
       for (int64_t f = t * share; f < std::min(next_floats, (t + 1) * share); f += 16) {
         __builtin_prefetch(next + f);
+      }
+      if (direct && next == nullptr && job.out_blocked) {  // the last slice, into its blocks
+        detail::BlockedStore bs;
+        bs.c = job.out + ((j0 / kB) * job.m + m0 + i0) * kB;
+        bs.block_stride = job.m * kB;
+        bs.rows = std::min(Mr, count - i0);
+        bs.cols = cols;
+        bs.partial = pc > 0 ? tile + i0 * Nr : nullptr;
+        bs.bias = bias;
+        bs.relu = bounds.relu;
+        bs.lo = bounds.lo;
+        bs.hi = bounds.hi;
+        blocked(kc, job.cols + pc, job.offsets + m0 + i0, b, bs);
+        continue;
       }
       if (direct && next == nullptr) {  // the last slice, stored transposed
         detail::TransposedStore ts;
@@ -173,6 +196,19 @@ __attribute__((always_inline)) inline void run_item(const Job& job, int64_t item
     }
   }
   if (direct) return;
+  if (job.out_blocked) {  // act(c + bias) over the tile, each row's halves into their blocks
+    for (int64_t i = 0; i < count && bias != nullptr; ++i) {
+      for (int64_t j = 0; j < cols; ++j) tile[i * Nr + j] += bias[j];
+    }
+    activate_in_place(tile, count * Nr, e.activation, e.clamp_min, e.clamp_max);
+    for (int64_t h = 0; h * kB < cols; ++h) {  // (cols is a multiple of kB)
+      float* block = job.out + ((j0 / kB + h) * job.m + m0) * kB;
+      for (int64_t i = 0; i < count; ++i) {
+        std::memcpy(block + i * kB, tile + i * Nr + h * kB, kB * sizeof(float));
+      }
+    }
+    return;
+  }
   if (!clamp && residual == nullptr) {  // act(c + bias) over the tile's rows, then stored
     for (int64_t i = 0; i < count && bias != nullptr; ++i) {
       for (int64_t j = 0; j < cols; ++j) tile[i * Nr + j] += bias[j];
@@ -194,25 +230,27 @@ __attribute__((always_inline)) inline void run_item(const Job& job, int64_t item
 __attribute__((target("avx512f"))) void run_item_avx512(const Job& job, int64_t item) {
   run_item<16, detail::kAvx512Mr, detail::kAvx512Nr>(
       job, item, detail::microkernel_avx512_8x32_offsets_a,
-      detail::microkernel_avx512_8x32_offsets_a_transposed);
+      detail::microkernel_avx512_8x32_offsets_a_transposed,
+      detail::microkernel_avx512_8x32_offsets_a_blocked);
 }
 __attribute__((target("avx512f"))) void run_item_avx512_7(const Job& job, int64_t item) {
   run_item<16, detail::kAvx512ShortMr, detail::kAvx512Nr>(
       job, item, detail::microkernel_avx512_7x32_offsets_a,
-      detail::microkernel_avx512_7x32_offsets_a_transposed);
+      detail::microkernel_avx512_7x32_offsets_a_transposed,
+      detail::microkernel_avx512_7x32_offsets_a_blocked);
 }
 __attribute__((target("avx2,fma"))) void run_item_avx2(const Job& job, int64_t item) {
   run_item<8, detail::kAvx2Mr, detail::kAvx2Nr>(job, item, detail::microkernel_avx2_6x16_offsets_a,
-                                                nullptr);
+                                                nullptr, nullptr);
 }
 __attribute__((target("avx2,fma"))) void run_item_avx2_5(const Job& job, int64_t item) {
   run_item<8, detail::kAvx2ShortMr, detail::kAvx2Nr>(
-      job, item, detail::microkernel_avx2_5x16_offsets_a, nullptr);
+      job, item, detail::microkernel_avx2_5x16_offsets_a, nullptr, nullptr);
 }
 #endif
 void run_item_generic(const Job& job, int64_t item) {
   run_item<4, detail::kGenericMr, detail::kGenericNr>(
-      job, item, detail::microkernel_generic_4x8_offsets_a, nullptr);
+      job, item, detail::microkernel_generic_4x8_offsets_a, nullptr, nullptr);
 }
 
 // Channel c of the image (times `scale`) into its zero-padded plane.
@@ -273,12 +311,19 @@ size_t conv2d_pixels_scratch_bytes(const Conv2dShape& s) {
 
 bool conv2d_pixels(const Conv2dShape& s, const float* input, const float* packed_weights,
                    const GemmEpilogue& epilogue, float* output, void* scratch,
-                   const float* input_scale) {
+                   const float* input_scale, ConvLayouts layouts) {
   if (!conv2d_pixels_applies(s) || scratch == nullptr || packed_weights == nullptr) return false;
   const GemmIsa isa = active_gemm_isa();
   const GemmTile tile = gemm_tile(isa);
   const int64_t m = s.oh() * s.ow(), k = s.k(), ow = s.ow();
   const bool copy = input_scale != nullptr || s.ph > 0 || s.pw > 0;
+  const int64_t block = tile.nr / 2;  // channels per block of a blocked input or output
+  if ((layouts.input_blocked && (copy || s.c % block != 0)) ||
+      (layouts.output_blocked && (epilogue.residual != nullptr || s.oc % block != 0))) {
+    return false;
+  }
+  // A blocked input: channel c's pixel x at (c / block * h w + x) block + c % block.
+  const int64_t step = layouts.input_blocked ? block : 1;
   const Planes planes = copy ? copied_planes(s) : Planes{s.h, s.w};
   auto* bytes = static_cast<unsigned char*>(scratch);
   auto* offsets = reinterpret_cast<int64_t*>(bytes);
@@ -289,7 +334,7 @@ bool conv2d_pixels(const Conv2dShape& s, const float* input, const float* packed
   // Pixel i's first tap, relative to each tap's base; the rows past M repeat the last pixel.
   for (int64_t i = 0; i < offsets_count(m); ++i) {
     const int64_t p = std::min(i, m - 1);
-    offsets[i] = p / ow * s.sh * planes.pitch + p % ow * s.sw;
+    offsets[i] = (p / ow * s.sh * planes.pitch + p % ow * s.sw) * step;
   }
   const int64_t mr = panel_rows(isa, m);
   const int64_t item_rows = kItemRows / mr * mr;
@@ -314,8 +359,11 @@ bool conv2d_pixels(const Conv2dShape& s, const float* input, const float* packed
     for (int64_t c = 0; c < s.c; ++c) {
       for (int64_t ky = 0; ky < s.kh; ++ky) {
         for (int64_t kx = 0; kx < s.kw; ++kx) {
+          const int64_t channel = layouts.input_blocked
+                                      ? c / block * planes.floats() * block + c % block
+                                      : c * planes.floats();
           cols[c * taps + ky * s.kw + kx] =
-              base + c * planes.floats() + ky * s.dh * planes.pitch + kx * s.dw;
+              base + channel + (ky * s.dh * planes.pitch + kx * s.dw) * step;
         }
       }
     }
@@ -328,7 +376,8 @@ bool conv2d_pixels(const Conv2dShape& s, const float* input, const float* packed
                   epilogue.residual != nullptr ? epilogue.residual + b * out_image : nullptr,
                   m,
                   item_rows,
-                  m_blocks};
+                  m_blocks,
+                  layouts.output_blocked};
     parallel_for(panels * m_blocks, [&](int64_t item) { run(job, item); });
   }
   return true;

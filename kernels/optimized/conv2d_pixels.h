@@ -35,8 +35,10 @@ size_t conv2d_pixels_scratch_bytes(const Conv2dShape& s);
 
 /// conv2d() for a shape where conv2d_pixels_applies, with weights packed by
 /// conv2d_pixels_pack_weights. Returns false when the shape does not apply or scratch is missing.
+/// `layouts`: a blocked input (read in place: no padding or scale) and output (no residual), the
+/// blocks conv2d.h describes; a blocked output is stored from the tile rows without transposing.
 bool conv2d_pixels(const Conv2dShape& s, const float* input, const float* packed_weights,
                    const GemmEpilogue& epilogue, float* output, void* scratch,
-                   const float* input_scale);
+                   const float* input_scale, ConvLayouts layouts = {});
 
 }  // namespace ptec::kernels::optimized

@@ -98,6 +98,21 @@ struct TransposedStore {
   float hi = 0.0f;
 };
 
+/// Where an offsets kernel stores its tile in channel blocks (conv2d.h's blocked layout, 16
+/// channels per block): row r < rows, columns 0-15 at c + r * 16, columns 16-31 (when cols > 16) at
+/// c + block_stride + r * 16, as clamp(sum + partial + bias[j]) with TransposedStore's rules.
+struct BlockedStore {
+  float* c = nullptr;
+  int64_t block_stride = 0;
+  int64_t rows = 0;
+  int64_t cols = 0;
+  const float* partial = nullptr;
+  const float* bias = nullptr;
+  bool relu = false;
+  float lo = 0.0f;
+  float hi = 0.0f;
+};
+
 // AVX-512F: 8 x 32 (sixteen 16-wide accumulators), same rules as the AVX2 kernel.
 inline constexpr int64_t kAvx512Mr = 8;
 inline constexpr int64_t kAvx512Nr = 32;
@@ -116,6 +131,10 @@ void microkernel_avx512_8x32_offsets_a_transposed(int64_t kc, const float* const
 void microkernel_avx512_8x32_offsets_a(int64_t kc, const float* const* a_cols,
                                        const int64_t* a_offsets, const float* b, float* c,
                                        int64_t ldc, bool accumulate, const TileEpilogue* epilogue);
+/// The offsets kernel storing its tile in channel blocks, with bias and clamp (BlockedStore).
+void microkernel_avx512_8x32_offsets_a_blocked(int64_t kc, const float* const* a_cols,
+                                               const int64_t* a_offsets, const float* b,
+                                               const BlockedStore& t);
 /// The two offsets kernels for the panel's first 7 rows (C gets 7 rows; a_offsets holds 8): panels
 /// of 7 pixels, where the pixel count is a multiple of 7 and not of 8 (7 x 7 and 14 x 14 outputs).
 inline constexpr int64_t kAvx512ShortMr = 7;
@@ -125,5 +144,8 @@ void microkernel_avx512_7x32_offsets_a_transposed(int64_t kc, const float* const
 void microkernel_avx512_7x32_offsets_a(int64_t kc, const float* const* a_cols,
                                        const int64_t* a_offsets, const float* b, float* c,
                                        int64_t ldc, bool accumulate, const TileEpilogue* epilogue);
+void microkernel_avx512_7x32_offsets_a_blocked(int64_t kc, const float* const* a_cols,
+                                               const int64_t* a_offsets, const float* b,
+                                               const BlockedStore& t);
 
 }  // namespace ptec::kernels::optimized::detail

@@ -154,6 +154,66 @@ __attribute__((always_inline)) inline void transpose_8x16(const __m512 (&v)[8], 
   }
 }
 
+// acc[r] += bias (columns along the lanes, masked past `cols`), then, when `clamp`, the clamp of
+// TransposedStore's rules: on the 16 accumulators, before any transpose or store.
+template <int64_t R>
+__attribute__((always_inline)) inline void bias_and_clamp(__m512 (&acc)[R][2], const float* bias,
+                                                          int64_t cols, bool clamp, bool relu,
+                                                          float lo_value, float hi_value) {
+  if (bias != nullptr) {
+    const __mmask16 m0 = cols >= 16 ? 0xffff : static_cast<__mmask16>((1u << cols) - 1);
+    const __mmask16 m1 =
+        cols >= 32 ? 0xffff : static_cast<__mmask16>(cols > 16 ? (1u << (cols - 16)) - 1 : 0);
+    const __m512 b0 = _mm512_maskz_loadu_ps(m0, bias);
+    const __m512 b1 = _mm512_maskz_loadu_ps(m1, bias + 16);
+#pragma GCC unroll 8
+    for (int64_t r = 0; r < R; ++r) {
+      acc[r][0] = _mm512_add_ps(acc[r][0], b0);
+      acc[r][1] = _mm512_add_ps(acc[r][1], b1);
+    }
+  }
+  if (!clamp) return;
+  const __m512 lo = _mm512_set1_ps(lo_value), hi = _mm512_set1_ps(hi_value);
+#pragma GCC unroll 8
+  for (int64_t r = 0; r < R; ++r) {
+    for (int64_t h = 0; h < 2; ++h) {
+      acc[r][h] =
+          relu ? _mm512_max_ps(acc[r][h], lo) : _mm512_min_ps(hi, _mm512_max_ps(lo, acc[r][h]));
+    }
+  }
+}
+
+// Earlier k slices' sums (MR x NR floats, leading dimension NR, 64-byte aligned) into acc.
+template <int64_t R>
+__attribute__((always_inline)) inline void add_partial(__m512 (&acc)[R][2], const float* partial) {
+  if (partial == nullptr) return;
+#pragma GCC unroll 8
+  for (int64_t r = 0; r < R; ++r) {
+    acc[r][0] = _mm512_add_ps(acc[r][0], _mm512_load_ps(partial + r * kAvx512Nr));
+    acc[r][1] = _mm512_add_ps(acc[r][1], _mm512_load_ps(partial + r * kAvx512Nr + 16));
+  }
+}
+
+// The offsets kernel for the first R rows of the panel, its tile stored in channel blocks
+// (BlockedStore): each row's two 16-column halves are whole vectors of their blocks, so nothing is
+// transposed.
+template <int64_t R>
+__attribute__((always_inline)) inline void offsets_blocked(int64_t kc, const float* const* a_cols,
+                                                           const int64_t* a_offsets, const float* b,
+                                                           const BlockedStore& t) {
+  __m512 acc[R][2];
+  multiply(kc, OffsetsA(a_cols, a_offsets), PackedB{b}, acc);
+  add_partial(acc, t.partial);
+  bias_and_clamp(acc, t.bias, t.cols, true, t.relu, t.lo, t.hi);
+  const bool second = t.cols > 16;
+#pragma GCC unroll 8
+  for (int64_t r = 0; r < R; ++r) {
+    if (r >= t.rows) break;
+    _mm512_storeu_ps(t.c + r * 16, acc[r][0]);
+    if (second) _mm512_storeu_ps(t.c + t.block_stride + r * 16, acc[r][1]);
+  }
+}
+
 // The offsets kernel for the first R rows of the panel, its tile stored transposed (rows past
 // R are zeros in the transpose and never stored: t.rows <= R).
 template <int64_t R>
@@ -164,39 +224,12 @@ __attribute__((always_inline)) inline void offsets_transposed(int64_t kc,
                                                               const TransposedStore& t) {
   __m512 acc[R][2];
   multiply(kc, OffsetsA(a_cols, a_offsets), PackedB{b}, acc);
-  if (t.partial != nullptr) {
-#pragma GCC unroll 8
-    for (int64_t r = 0; r < R; ++r) {
-      acc[r][0] = _mm512_add_ps(acc[r][0], _mm512_load_ps(t.partial + r * kAvx512Nr));
-      acc[r][1] = _mm512_add_ps(acc[r][1], _mm512_load_ps(t.partial + r * kAvx512Nr + 16));
-    }
-  }
+  add_partial(acc, t.partial);
   // The bias runs along the accumulators' lanes (columns), so it is added before the transpose,
-  // 16 columns per instruction (masked past t.cols), and so is the clamp where no residual comes
-  // after it: half the epilogue's vector operations of doing both per stored column.
-  if (t.bias != nullptr) {
-    const __mmask16 m0 = t.cols >= 16 ? 0xffff : static_cast<__mmask16>((1u << t.cols) - 1);
-    const __mmask16 m1 =
-        t.cols >= 32 ? 0xffff : static_cast<__mmask16>(t.cols > 16 ? (1u << (t.cols - 16)) - 1 : 0);
-    const __m512 b0 = _mm512_maskz_loadu_ps(m0, t.bias);
-    const __m512 b1 = _mm512_maskz_loadu_ps(m1, t.bias + 16);
-#pragma GCC unroll 8
-    for (int64_t r = 0; r < R; ++r) {
-      acc[r][0] = _mm512_add_ps(acc[r][0], b0);
-      acc[r][1] = _mm512_add_ps(acc[r][1], b1);
-    }
-  }
+  // 16 columns per instruction, and so is the clamp where no residual comes after it: half the
+  // epilogue's vector operations of doing both per stored column.
   const bool clamped = t.residual == nullptr;
-  if (clamped) {
-    const __m512 lo = _mm512_set1_ps(t.lo), hi = _mm512_set1_ps(t.hi);
-#pragma GCC unroll 8
-    for (int64_t r = 0; r < R; ++r) {
-      for (int64_t h = 0; h < 2; ++h) {
-        acc[r][h] =
-            t.relu ? _mm512_max_ps(acc[r][h], lo) : _mm512_min_ps(hi, _mm512_max_ps(lo, acc[r][h]));
-      }
-    }
-  }
+  bias_and_clamp(acc, t.bias, t.cols, clamped, t.relu, t.lo, t.hi);
   // Rows past t.rows are neither loaded (residual) nor stored: a lane mask.
   const bool whole = t.rows == kAvx512Mr;
   const __m256i mask = _mm256_cmpgt_epi32(_mm256_set1_epi32(static_cast<int>(t.rows)),
@@ -231,6 +264,14 @@ __attribute__((flatten)) void microkernel_avx512_8x32_offsets_a_transposed(
     int64_t kc, const float* const* a_cols, const int64_t* a_offsets, const float* b,
     const TransposedStore& t) {
   offsets_transposed<kAvx512Mr>(kc, a_cols, a_offsets, b, t);
+}
+
+__attribute__((flatten)) void microkernel_avx512_8x32_offsets_a_blocked(int64_t kc,
+                                                                        const float* const* a_cols,
+                                                                        const int64_t* a_offsets,
+                                                                        const float* b,
+                                                                        const BlockedStore& t) {
+  offsets_blocked<kAvx512Mr>(kc, a_cols, a_offsets, b, t);
 }
 
 void microkernel_avx512_8x32(int64_t kc, const float* a, const float* b, float* c, int64_t ldc,
@@ -269,6 +310,14 @@ __attribute__((flatten)) void microkernel_avx512_7x32_offsets_a(
     int64_t kc, const float* const* a_cols, const int64_t* a_offsets, const float* b, float* c,
     int64_t ldc, bool accumulate, const TileEpilogue* epilogue) {
   kernel<7>(kc, OffsetsA(a_cols, a_offsets), PackedB{b}, c, ldc, accumulate, epilogue);
+}
+
+__attribute__((flatten)) void microkernel_avx512_7x32_offsets_a_blocked(int64_t kc,
+                                                                        const float* const* a_cols,
+                                                                        const int64_t* a_offsets,
+                                                                        const float* b,
+                                                                        const BlockedStore& t) {
+  offsets_blocked<7>(kc, a_cols, a_offsets, b, t);
 }
 
 }  // namespace ptec::kernels::optimized::detail

@@ -522,6 +522,102 @@ TEST_P(Conv2d, WinogradRefusesShapesItDoesNotCompute) {
   }
 }
 
+// N x C x H x W planes <-> blocks of b channels (conv2d.h's blocked layout).
+std::vector<float> to_blocks(const std::vector<float>& planes, int64_t n, int64_t c, int64_t hw,
+                             int64_t b) {
+  std::vector<float> out(planes.size());
+  for (int64_t i = 0; i < n; ++i) {
+    for (int64_t ch = 0; ch < c; ++ch) {
+      for (int64_t x = 0; x < hw; ++x) {
+        out[static_cast<size_t>(((i * c / b + ch / b) * hw + x) * b + ch % b)] =
+            planes[static_cast<size_t>((i * c + ch) * hw + x)];
+      }
+    }
+  }
+  return out;
+}
+std::vector<float> from_blocks(const std::vector<float>& blocks, int64_t n, int64_t c, int64_t hw,
+                               int64_t b) {
+  std::vector<float> out(blocks.size());
+  for (int64_t i = 0; i < n; ++i) {
+    for (int64_t ch = 0; ch < c; ++ch) {
+      for (int64_t x = 0; x < hw; ++x) {
+        out[static_cast<size_t>((i * c + ch) * hw + x)] =
+            blocks[static_cast<size_t>(((i * c / b + ch / b) * hw + x) * b + ch % b)];
+      }
+    }
+  }
+  return out;
+}
+
+// A blocked input or output (conv2d.h) gives the planar result in blocks: output pixels as rows
+// (pointwise with batch 2 and K over several slices, strided 1x1, 3x3 unpadded on a 7x7 output)
+// and the channel-interleaved depthwise path (stride 1 and 2, 5x5, a plane of several bands), with
+// a clamp and with GELU.
+// Paths and epilogues that cannot take blocks refuse them.
+TEST_P(Conv2d, BlockedLayoutsMatchPlanes) {
+  const int64_t b = blocked_channels();
+  ASSERT_EQ(b, gemm_tile(active_gemm_isa()).nr / 2);
+  for (const Conv2dShape& s :
+       {shape(2, 32, 7, 9, 48, 1, 1, 0), shape(1, 160, 6, 6, 32, 1, 1, 0),
+        shape(1, 16, 12, 12, 32, 1, 2, 0), shape(1, 32, 9, 9, 16, 3, 1, 0),
+        shape(2, 32, 14, 14, 32, 3, 1, 1, 1, 32), shape(1, 48, 13, 13, 48, 3, 2, 1, 1, 48),
+        shape(1, 32, 10, 10, 32, 5, 1, 2, 1, 32), shape(1, 16, 40, 40, 16, 3, 1, 1, 1, 16)}) {
+    const ConvRows rows = ConvRows::Pixels;
+    const DepthwisePath path = DepthwisePath::Channels;
+    ASSERT_TRUE(conv2d_reads_blocked(s, path, rows)) << describe(s);
+    ASSERT_TRUE(conv2d_writes_blocked(s, path, rows)) << describe(s);
+    const int64_t hw = s.h * s.w, ohw = s.oh() * s.ow();
+    const auto in = random_vector(s.n * s.c * hw, 21);
+    const auto w = random_vector(s.oc * s.c_per_group() * s.kh * s.kw, 22);
+    const auto bias = random_vector(s.oc, 23);
+    Aligned packed(conv2d_packed_weights_bytes(s, rows));
+    conv2d_pack_weights(s, w.data(), packed.ptr, rows);
+    Aligned scratch(conv2d_scratch_bytes(s, true, rows));
+    const float* pw = s.depthwise() ? nullptr : packed.ptr;
+    for (Activation act : {Activation::Clamp, Activation::Gelu}) {
+      const GemmEpilogue e = epilogue_of(bias, nullptr, act);
+      std::vector<float> want(static_cast<size_t>(s.n * s.oc * ohw));
+      ASSERT_TRUE(
+          conv2d(s, in.data(), w.data(), pw, e, want.data(), scratch.ptr, nullptr, path, rows));
+      const auto in_blocks = to_blocks(in, s.n, s.c, hw, b);
+      for (ConvLayouts layouts :
+           {ConvLayouts{true, false}, ConvLayouts{false, true}, ConvLayouts{true, true}}) {
+        std::vector<float> got(want.size(), 99.0f);
+        ASSERT_TRUE(conv2d(s, layouts.input_blocked ? in_blocks.data() : in.data(), w.data(), pw, e,
+                           got.data(), scratch.ptr, nullptr, path, rows, layouts))
+            << describe(s);
+        if (layouts.output_blocked) got = from_blocks(got, s.n, s.oc, ohw, b);
+        for (size_t i = 0; i < got.size(); ++i) {
+          ASSERT_NEAR(got[i], want[i], 1e-5)
+              << describe(s) << " activation " << int(act) << " blocked in/out "
+              << layouts.input_blocked << layouts.output_blocked << " at " << i;
+        }
+      }
+    }
+  }
+  // Refused: a residual with a blocked output, a padded pixel-rows input, channel counts that
+  // are not whole blocks, the per-plane depthwise paths.
+  const Conv2dShape padded = shape(1, 32, 9, 9, 32, 3, 1, 1);
+  EXPECT_FALSE(conv2d_reads_blocked(padded, DepthwisePath::Auto, ConvRows::Pixels));
+  EXPECT_TRUE(conv2d_writes_blocked(padded, DepthwisePath::Auto, ConvRows::Pixels));
+  EXPECT_FALSE(conv2d_writes_blocked(shape(1, 32, 9, 9, 3 * b / 2, 1, 1, 0), DepthwisePath::Auto,
+                                     ConvRows::Pixels));
+  EXPECT_FALSE(conv2d_reads_blocked(shape(1, 32, 70, 70, 32, 3, 1, 1, 1, 32), DepthwisePath::Rows,
+                                    ConvRows::Auto));
+  const Conv2dShape pointwise = shape(1, 32, 7, 7, 32, 1, 1, 0);
+  const auto x = random_vector(32 * 49, 24);
+  const auto bias = random_vector(32, 25);
+  Aligned scratch(conv2d_scratch_bytes(pointwise, false, ConvRows::Pixels));
+  std::vector<float> out(32 * 49);
+  const GemmEpilogue with_residual = epilogue_of(bias, x.data(), Activation::Relu);
+  EXPECT_FALSE(conv2d(pointwise, x.data(), x.data(), nullptr, with_residual, out.data(),
+                      scratch.ptr, nullptr, DepthwisePath::Auto, ConvRows::Pixels,
+                      ConvLayouts{false, true}));
+  EXPECT_FALSE(conv2d(padded, x.data(), x.data(), nullptr, {}, out.data(), scratch.ptr, nullptr,
+                      DepthwisePath::Auto, ConvRows::Pixels, ConvLayouts{true, false}));
+}
+
 // The default choice follows the measured thresholds: F(4x4) from c oc / (c + oc) = 24 and 7 x 7
 // of its tiles, F(2x2) from 64 and 32 of its tiles, else the direct convolution.
 // Auto takes output pixels as rows where the channel-major product's columns waste more (small
