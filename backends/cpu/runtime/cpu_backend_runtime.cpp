@@ -86,6 +86,7 @@ struct NodeState {
   opt::WinogradVariant variant = opt::WinogradVariant::F2x2;  // Conv2d with winograd: which
   int64_t block = 0;    // Conv2d: the algorithm's blocking (0: default)
   int64_t workers = 1;  // Conv2d with winograd: the threads its passes are split among (scratch)
+  opt::ConvLayouts layouts;  // Conv2d: input / output kept in channel blocks (plan_blocked_layouts)
   opt::DepthwisePath depthwise_path = opt::DepthwisePath::Auto;  // Conv2d, depthwise
   opt::ConvRows rows = opt::ConvRows::Auto;                      // Conv2d, not depthwise
   int64_t m = 0, n = 0, k = 0;                                   // Linear, BatchMatMul
@@ -1088,6 +1089,52 @@ Error run_quantized(Handle& h, const NodeState& st) {
   return Error::Internal;
 }
 
+// Keeps an intermediate in channel blocks (opt::ConvLayouts) where one convolution writes it and
+// exactly one other convolution reads it, and both take blocks there: in MobileNet-style blocks,
+// a pointwise layer with output pixels as its rows feeding the channel-interleaved depthwise
+// layer, and that one feeding the next pointwise layer. Neither side then transposes the tensor.
+// Never a delegate input or output, nor one another node (a view, a Cat) also reads. Without
+// memory for its counts it plans nothing (the planar layouts are always correct).
+template <typename IsIo>
+void plan_blocked_layouts(Handle& h, MemoryAllocator& alloc, IsIo is_io) {
+  uint32_t* readers = allocate_array<uint32_t>(alloc, h.num_tensors);  // reads of each tensor
+  uint32_t* reader = allocate_array<uint32_t>(alloc, h.num_tensors);   // the last node reading it
+  if (readers == nullptr || reader == nullptr) return;
+  std::fill(readers, readers + h.num_tensors, 0u);
+  std::fill(reader, reader + h.num_tensors, kAbsent);
+  for (uint32_t i = 0; i < h.num_nodes; ++i) {
+    const fb::Node* n = h.nodes[i].node;
+    if (n->inputs() == nullptr) continue;
+    for (uint32_t id : *n->inputs()) {
+      if (id == kAbsent || id >= h.num_tensors) continue;
+      ++readers[id];
+      reader[id] = i;
+    }
+  }
+  auto convolution = [&](const NodeState& st) {
+    return st.node->kind() == fb::NodeKind::Conv2d && !st.skip && !st.winograd;
+  };
+  for (uint32_t i = 0; i < h.num_nodes; ++i) {
+    NodeState& producer = h.nodes[i];
+    if (!convolution(producer) || producer.node->outputs() == nullptr ||
+        producer.node->outputs()->size() != 1 || input(producer.node, 3) != kAbsent) {
+      continue;  // (a residual would have to be blocked too)
+    }
+    const uint32_t id = producer.node->outputs()->Get(0);
+    if (id >= h.num_tensors || is_io(id) || readers[id] != 1) continue;
+    NodeState& consumer = h.nodes[reader[id]];
+    if (!convolution(consumer) || input(consumer.node, 0) != id ||
+        input(consumer.node, 4) != kAbsent) {
+      continue;
+    }
+    if (opt::conv2d_writes_blocked(producer.conv, producer.depthwise_path, producer.rows) &&
+        opt::conv2d_reads_blocked(consumer.conv, consumer.depthwise_path, consumer.rows)) {
+      producer.layouts.output_blocked = true;
+      consumer.layouts.input_blocked = true;
+    }
+  }
+}
+
 Error run_node(Handle& h, const NodeState& st, runtime::BackendExecutionContext& context) {
   const fb::Node* n = st.node;
   const TensorSlot& out = h.tensors[n->outputs()->Get(0)];
@@ -1105,11 +1152,11 @@ Error run_node(Handle& h, const NodeState& st, runtime::BackendExecutionContext&
       e.clamp_min = n->clamp_min();
       e.clamp_max = n->clamp_max();
       const float* scale = slot(4) != nullptr ? slot(4)->data : nullptr;
-      const bool ok = st.winograd
-                          ? opt::conv2d_winograd(st.conv, st.variant, slot(0)->data, st.packed, e,
-                                                 out.data, st.block, h.scratch, scale, st.workers)
-                          : opt::conv2d(st.conv, slot(0)->data, slot(1)->data, st.packed, e,
-                                        out.data, h.scratch, scale, st.depthwise_path, st.rows);
+      const bool ok =
+          st.winograd ? opt::conv2d_winograd(st.conv, st.variant, slot(0)->data, st.packed, e,
+                                             out.data, st.block, h.scratch, scale, st.workers)
+                      : opt::conv2d(st.conv, slot(0)->data, slot(1)->data, st.packed, e, out.data,
+                                    h.scratch, scale, st.depthwise_path, st.rows, st.layouts);
       return ok ? Error::Ok : Error::Internal;
     }
     case fb::NodeKind::Linear: {
@@ -1512,6 +1559,7 @@ Result<runtime::DelegateHandle*> CpuBackendRuntime::init(
     }
   }
   h->scratch_bytes = scratch;
+  plan_blocked_layouts(*h, *alloc, is_io);
   return h;
 }
 

@@ -95,6 +95,49 @@ TEST_F(CpuBackend, BothOperandsOfAResidualAddAreConvolutions) {
   EXPECT_EQ(expect_same(build, {{1, 4, 8, 8}}), 1u);
 }
 
+// MobileNet-V2's inverted residual block: x → pointwise 32 → 64 → relu6 → depthwise 3x3 → relu6 →
+// pointwise 64 → 32 → + x, on 7x7 planes, where the expansion's and the depthwise layer's
+// outputs stay in channel blocks inside the delegate (each has one reader, and both ends take
+// blocks). Shared: the expansion's output is also a graph output and the depthwise output also
+// feeds another pointwise layer, so neither may be blocked; the first output (the one compared)
+// is the expansion's (`shared` 1) or the sum of both pointwise layers reading the depthwise
+// output (2).
+ir::ExportedProgram inverted_residual(int64_t batch, int shared) {
+  builder::GraphBuilder b("inverted_residual");
+  Value x = b.input("x", DType::Float, {batch, 32, 7, 7});
+  Value we = b.parameter("we", tensor({64, 32, 1, 1}, 31));
+  Value be = b.parameter("be", tensor({64}, 32));
+  Value wd = b.parameter("wd", tensor({64, 1, 3, 3}, 33));
+  Value bd = b.parameter("bd", tensor({64}, 34));
+  Value wp = b.parameter("wp", tensor({32, 64, 1, 1}, 35));
+  Value wq = b.parameter("wq", tensor({32, 64, 1, 1}, 36));
+  const std::vector<int64_t> one = {1, 1}, zero = {0, 0};
+  Value e = b.call("aten::convolution", {x, we, be, one, zero, one, false, zero, 1});
+  Value e6 = b.call("aten::hardtanh", {e, 0.0, 6.0});
+  Value d = b.call("aten::convolution", {e6, wd, bd, one, one, one, false, zero, 64});
+  Value d6 = b.call("aten::hardtanh", {d, 0.0, 6.0});
+  Value p = b.call("aten::convolution", {d6, wp, nullptr, one, zero, one, false, zero, 1});
+  Value y = b.call("aten::add.Tensor", {p, x});
+  if (shared > 0) {
+    Value q = b.call("aten::convolution", {d6, wq, nullptr, one, zero, one, false, zero, 1});
+    if (shared == 1) b.output({e6, y, q});
+    if (shared == 2) b.output({b.call("aten::add.Tensor", {y, q}), e6});
+  } else {
+    b.output({y});
+  }
+  return b.build();
+}
+
+TEST_F(CpuBackend, InvertedResidualBlocksMatchPortable) {
+  for (int shared : {0, 1, 2}) {
+    EXPECT_EQ(expect_same([shared] { return inverted_residual(1, shared); }, {{1, 32, 7, 7}}), 1u)
+        << "shared " << shared;
+  }
+  set_num_threads(2);
+  EXPECT_EQ(expect_same([] { return inverted_residual(3, 0); }, {{3, 32, 7, 7}}), 1u);
+  set_num_threads(0);
+}
+
 // Squeeze-excitation (mean → linear → sigmoid → broadcast mul), cat, sub/div and gelu/tanh.
 TEST_F(CpuBackend, BroadcastingBinaryOpsCatAndActivations) {
   auto build = [] {
