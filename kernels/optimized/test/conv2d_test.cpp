@@ -522,28 +522,21 @@ TEST_P(Conv2d, WinogradRefusesShapesItDoesNotCompute) {
   }
 }
 
-// N x C x H x W planes <-> blocks of b channels (conv2d.h's blocked layout).
-std::vector<float> to_blocks(const std::vector<float>& planes, int64_t n, int64_t c, int64_t hw,
-                             int64_t b) {
-  std::vector<float> out(planes.size());
+// N x C x H x W planes into blocks of b channels (conv2d.h's blocked layout), or (`back`) blocks
+// into planes.
+std::vector<float> reblock(const std::vector<float>& values, int64_t n, int64_t c, int64_t hw,
+                           int64_t b, bool back = false) {
+  std::vector<float> out(values.size());
   for (int64_t i = 0; i < n; ++i) {
     for (int64_t ch = 0; ch < c; ++ch) {
       for (int64_t x = 0; x < hw; ++x) {
-        out[static_cast<size_t>(((i * c / b + ch / b) * hw + x) * b + ch % b)] =
-            planes[static_cast<size_t>((i * c + ch) * hw + x)];
-      }
-    }
-  }
-  return out;
-}
-std::vector<float> from_blocks(const std::vector<float>& blocks, int64_t n, int64_t c, int64_t hw,
-                               int64_t b) {
-  std::vector<float> out(blocks.size());
-  for (int64_t i = 0; i < n; ++i) {
-    for (int64_t ch = 0; ch < c; ++ch) {
-      for (int64_t x = 0; x < hw; ++x) {
-        out[static_cast<size_t>((i * c + ch) * hw + x)] =
-            blocks[static_cast<size_t>(((i * c / b + ch / b) * hw + x) * b + ch % b)];
+        const auto planar = static_cast<size_t>((i * c + ch) * hw + x);
+        const auto blocked = static_cast<size_t>(((i * c / b + ch / b) * hw + x) * b + ch % b);
+        if (back) {
+          out[planar] = values[blocked];
+        } else {
+          out[blocked] = values[planar];
+        }
       }
     }
   }
@@ -580,14 +573,14 @@ TEST_P(Conv2d, BlockedLayoutsMatchPlanes) {
       std::vector<float> want(static_cast<size_t>(s.n * s.oc * ohw));
       ASSERT_TRUE(
           conv2d(s, in.data(), w.data(), pw, e, want.data(), scratch.ptr, nullptr, path, rows));
-      const auto in_blocks = to_blocks(in, s.n, s.c, hw, b);
+      const auto in_blocks = reblock(in, s.n, s.c, hw, b);
       for (ConvLayouts layouts :
            {ConvLayouts{true, false}, ConvLayouts{false, true}, ConvLayouts{true, true}}) {
         std::vector<float> got(want.size(), 99.0f);
         ASSERT_TRUE(conv2d(s, layouts.input_blocked ? in_blocks.data() : in.data(), w.data(), pw, e,
                            got.data(), scratch.ptr, nullptr, path, rows, layouts))
             << describe(s);
-        if (layouts.output_blocked) got = from_blocks(got, s.n, s.oc, ohw, b);
+        if (layouts.output_blocked) got = reblock(got, s.n, s.oc, ohw, b, true);
         for (size_t i = 0; i < got.size(); ++i) {
           ASSERT_NEAR(got[i], want[i], 1e-5)
               << describe(s) << " activation " << int(act) << " blocked in/out "
