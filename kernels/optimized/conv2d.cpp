@@ -523,10 +523,6 @@ bool pixel_rows(const Conv2dShape& s, ConvRows rows) {
                                   : false;
 }
 
-}  // namespace
-
-namespace {
-
 // Whether `path` runs a depthwise convolution channel-interleaved.
 bool channels_path(const Conv2dShape& s, DepthwisePath path) {
   return path == DepthwisePath::Channels ? depthwise_channels_applies(s)
@@ -534,22 +530,25 @@ bool channels_path(const Conv2dShape& s, DepthwisePath path) {
                                          : false;
 }
 
+// Whether these choices run one of the paths that take channel blocks: channel-interleaved
+// depthwise (multiplier 1) or output pixels as rows.
+bool blocked_path(const Conv2dShape& s, DepthwisePath depthwise_path, ConvRows rows) {
+  if (!s.valid()) return false;
+  return s.depthwise() ? s.oc == s.c && channels_path(s, depthwise_path) : pixel_rows(s, rows);
+}
+
 }  // namespace
 
 int64_t blocked_channels() { return gemm_tile(active_gemm_isa()).nr / 2; }
 
 bool conv2d_reads_blocked(const Conv2dShape& s, DepthwisePath depthwise_path, ConvRows rows) {
-  const int64_t b = blocked_channels();
-  if (!s.valid() || s.c % b != 0) return false;
-  if (s.depthwise()) return s.oc == s.c && channels_path(s, depthwise_path);
-  return pixel_rows(s, rows) && s.ph == 0 && s.pw == 0;
+  // (pixel rows read a blocked input in place only: no padded copy)
+  return blocked_path(s, depthwise_path, rows) && s.c % blocked_channels() == 0 &&
+         (s.depthwise() || (s.ph == 0 && s.pw == 0));
 }
 
 bool conv2d_writes_blocked(const Conv2dShape& s, DepthwisePath depthwise_path, ConvRows rows) {
-  const int64_t b = blocked_channels();
-  if (!s.valid() || s.oc % b != 0) return false;
-  if (s.depthwise()) return s.oc == s.c && channels_path(s, depthwise_path);
-  return pixel_rows(s, rows);
+  return blocked_path(s, depthwise_path, rows) && s.oc % blocked_channels() == 0;
 }
 
 size_t conv2d_packed_weights_bytes(const Conv2dShape& s, ConvRows rows) {

@@ -196,11 +196,16 @@ __attribute__((always_inline)) inline void run_item(const Job& job, int64_t item
     }
   }
   if (direct) return;
-  if (job.out_blocked) {  // act(c + bias) over the tile, each row's halves into their blocks
+  // act(c + bias) over the tile's rows before they are stored: always into blocks (no residual),
+  // and transposed where the activation is not a clamp and no residual comes after it.
+  if (job.out_blocked || (!clamp && residual == nullptr)) {
     for (int64_t i = 0; i < count && bias != nullptr; ++i) {
       for (int64_t j = 0; j < cols; ++j) tile[i * Nr + j] += bias[j];
     }
     activate_in_place(tile, count * Nr, e.activation, e.clamp_min, e.clamp_max);
+    bias = nullptr;
+  }
+  if (job.out_blocked) {                       // each row's halves into their blocks
     for (int64_t h = 0; h * kB < cols; ++h) {  // (cols is a multiple of kB)
       float* block = job.out + ((j0 / kB + h) * job.m + m0) * kB;
       for (int64_t i = 0; i < count; ++i) {
@@ -208,13 +213,6 @@ __attribute__((always_inline)) inline void run_item(const Job& job, int64_t item
       }
     }
     return;
-  }
-  if (!clamp && residual == nullptr) {  // act(c + bias) over the tile's rows, then stored
-    for (int64_t i = 0; i < count && bias != nullptr; ++i) {
-      for (int64_t j = 0; j < cols; ++j) tile[i * Nr + j] += bias[j];
-    }
-    activate_in_place(tile, count * Nr, e.activation, e.clamp_min, e.clamp_max);
-    bias = nullptr;
   }
   store_transposed<L>(tile, Nr, count, cols, out, job.m, bias, residual, bounds);
   if (!clamp && residual != nullptr) {  // act(c + bias + residual) over the stored runs
@@ -317,7 +315,7 @@ bool conv2d_pixels(const Conv2dShape& s, const float* input, const float* packed
   const GemmTile tile = gemm_tile(isa);
   const int64_t m = s.oh() * s.ow(), k = s.k(), ow = s.ow();
   const bool copy = input_scale != nullptr || s.ph > 0 || s.pw > 0;
-  const int64_t block = tile.nr / 2;  // channels per block of a blocked input or output
+  const int64_t block = blocked_channels();  // (tile.nr / 2, as run_item's blocks)
   if ((layouts.input_blocked && (copy || s.c % block != 0)) ||
       (layouts.output_blocked && (epilogue.residual != nullptr || s.oc % block != 0))) {
     return false;

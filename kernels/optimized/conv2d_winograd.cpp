@@ -423,9 +423,8 @@ int64_t winograd_default_chunk(const Conv2dShape& s, WinogradVariant v, int64_t 
   const int64_t pass_bytes = v == WinogradVariant::F4x4 ? kPassBytes4x4 : kPassBytes2x2;
   const int64_t chunk = std::max(unit, pass_bytes / per_tile / unit * unit);
   // At least one pass per worker where the tiles allow it.
-  const int64_t tiles = tiles_of(s, z).count();
-  const int64_t per_worker =
-      (tiles + std::max<int64_t>(workers, 1) - 1) / std::max<int64_t>(workers, 1);
+  const int64_t tiles = tiles_of(s, z).count(), w = std::max<int64_t>(workers, 1);
+  const int64_t per_worker = (tiles + w - 1) / w;
   return std::min({chunk, round_up(per_worker, unit), round_up(tiles, unit)});
 }
 
