@@ -421,6 +421,11 @@ int64_t gemm_slice_depth(bool deep) {
                                                                                  : standard;
 }
 
+int64_t gemm_weights_depth(int64_t k) {
+  const int64_t deep = gemm_slice_depth(true);
+  return k > deep ? deep : gemm_slice_depth();
+}
+
 size_t packed_a_bytes(int64_t m, int64_t k) {
   const int64_t mr = kernel_info(active_gemm_isa()).mr;
   return align_up(static_cast<size_t>(round_up(m, mr) * k) * sizeof(float));
@@ -550,8 +555,9 @@ bool gemm(int64_t m, int64_t n, int64_t k, const GemmOperand& a, const GemmOpera
     const Item item = item_bounds(split, m, n, nr, index);
     const int64_t ic = item.ic, ic_end = item.ic_end, jc = item.jc, jc_end = item.jc_end;
     alignas(64) float tile[8 * 32];  // an edge tile (mr x nr <= 8 x 32)
-    // B slice b_slice (panel j0's slice at pc) against A panel i0 into C.
-    auto panel = [&](int64_t i0, int64_t j0, int64_t pc, int64_t kc, const float* b_slice) {
+    // B slice b_slice (panel j0's slice at pc) against A panel i0 into C, prefetching `next`.
+    auto panel = [&](int64_t i0, int64_t j0, int64_t pc, int64_t kc, const float* b_slice,
+                     const float* next) {
       const int64_t rows = std::min(mr, m - i0);
       const bool accumulate = pc > 0 || epilogue.beta_one;
       const float* a_slice = nullptr;
@@ -566,9 +572,9 @@ bool gemm(int64_t m, int64_t n, int64_t k, const GemmOperand& a, const GemmOpera
                     pc + kc == k ? fused : nullptr,
                     [&](float* out, int64_t ld, const detail::TileEpilogue* e) {
                       if (a_in_place) {
-                        info.rows_a(kc, a_rows, b_slice, out, ld, accumulate, e);
+                        info.rows_a(kc, a_rows, b_slice, out, ld, accumulate, e, next);
                       } else {
-                        info.fn(kc, a_slice, b_slice, out, ld, accumulate, e);
+                        info.fn(kc, a_slice, b_slice, out, ld, accumulate, e, next);
                       }
                     });
     };
@@ -582,7 +588,7 @@ bool gemm(int64_t m, int64_t n, int64_t k, const GemmOperand& a, const GemmOpera
         rows.ic_end = std::min(ic_end, i0 + mr);
         EpilogueStrips strips{epilogue, c, ldc, rows, jc};
         for (int64_t j0 = jc; j0 < jc_end; j0 += nr) {
-          panel(i0, j0, 0, k, b_at(j0, 0, k));
+          panel(i0, j0, 0, k, b_at(j0, 0, k), nullptr);
           if (strips_due) strips.finished(std::min(n, j0 + nr));
         }
       }
@@ -594,19 +600,19 @@ bool gemm(int64_t m, int64_t n, int64_t k, const GemmOperand& a, const GemmOpera
       for (int64_t j0 = jc; j0 < jc_end; j0 += nr) {
         const float* b_slice = b_at(j0, pc, kc);
         // The next B slice (this slice of the next panel, or the next slice of the first one)
-        // is prefetched a share per A panel: weights arriving from memory (a linear layer's B)
-        // then stream in while this slice is multiplied.
+        // is prefetched a share per A panel, by the microkernels as they multiply: weights
+        // arriving from memory (a linear layer's B) then stream in while this slice is
+        // multiplied.
+        const int64_t next_kc = j0 + nr < jc_end ? kc : std::min(kKc, k - pc - kc);
         const float* b_next = j0 + nr < jc_end ? b_at(j0 + nr, pc, kc)
-                              : pc + kc < k    ? b_at(jc, pc + kc, std::min(kKc, k - pc - kc))
+                              : pc + kc < k    ? b_at(jc, pc + kc, next_kc)
                                                : nullptr;
-        const int64_t share = round_up(
-            (kc * nr + (ic_end - ic + mr - 1) / mr - 1) / ((ic_end - ic + mr - 1) / mr), 16);
+        const int64_t row_panels = (ic_end - ic + mr - 1) / mr;
+        const int64_t share = round_up((next_kc * nr + row_panels - 1) / row_panels, 16);
         for (int64_t i0 = ic; i0 < ic_end; i0 += mr) {
-          if (b_next != nullptr) {
-            const float* part = b_next + (i0 - ic) / mr * share;
-            for (int64_t f = 0; f < share; f += 16) __builtin_prefetch(part + f);
-          }
-          panel(i0, j0, pc, kc, b_slice);
+          const int64_t at = (i0 - ic) / mr * share;  // this panel's share of the next slice
+          panel(i0, j0, pc, kc, b_slice,
+                b_next != nullptr && at < next_kc * nr ? b_next + at : nullptr);
         }
         if (pc + kc == k && strips_due) strips.finished(std::min(n, j0 + nr));
       }
@@ -666,7 +672,7 @@ bool gemm_indirect(int64_t m, int64_t n, int64_t k, const PackedMatrix& a,
                     pc + kc == k ? fused : nullptr,
                     [&](float* out, int64_t ld, const detail::TileEpilogue* e) {
                       if (cols < nr) {
-                        info.fn(kc, a_slice, edge, out, ld, accumulate, e);
+                        info.fn(kc, a_slice, edge, out, ld, accumulate, e, nullptr);
                       } else {
                         info.indirect(kc, a_slice, b_rows + pc, j0, out, ld, accumulate, e);
                       }
@@ -695,7 +701,7 @@ bool gemm_indirect(int64_t m, int64_t n, int64_t k, const PackedMatrix& a,
             continue;
           }
           if (cols < nr) {
-            info.fn(k, a_slice, edge, tile, nr, false, nullptr);
+            info.fn(k, a_slice, edge, tile, nr, false, nullptr, nullptr);
           } else {
             info.indirect(k, a_slice, b_rows, j0, tile, nr, false, nullptr);
           }

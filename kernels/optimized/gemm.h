@@ -75,8 +75,13 @@ struct PackedMatrix {
 /// (depth x nr floats) stays in L1 while every A panel of a row block passes it. Standard: 16 KiB
 /// of B. `deep`: 256 rows where that slice fits in two thirds of the L1 data cache (AVX-512 on a
 /// 48 KiB L1), else the standard depth: half the passes over C, which pays for convolutions with
-/// a deep K read through gemm_indirect but not for pointwise or linear layers (measured).
+/// a deep K read through gemm_indirect and for linear layers whose K spans several deep slices,
+/// not for pointwise layers (measured).
 int64_t gemm_slice_depth(bool deep = false);
+/// The slice depth for the prepacked weights (B) of a linear layer with K inputs: deep where K
+/// spans more than one deep slice (512^3: 81% -> 87% of peak; ViT-Ti and the encoder 3-5% faster),
+/// else the standard depth (a K of 192 or 256 in one deep slice made ViT-Ti slower).
+int64_t gemm_weights_depth(int64_t k);
 
 /// Bytes of a packed A (M x K) / B (K x N) for the active microkernel.
 size_t packed_a_bytes(int64_t m, int64_t k);

@@ -23,10 +23,28 @@ struct TileEpilogue {
   float hi = 0.0f;
 };
 
+/// Prefetches as a microkernel multiplies: step p of kc prefetches the cache line at byte 32 p from
+/// `next` when p is even, kc / 2 lines in all, under the FMAs. gemm() points it at a share of the
+/// next B slice, so that weights arriving from memory stream in while this slice is multiplied (a
+/// burst of prefetches before the call instead waited on the L1's few line-fill buffers). The
+/// lines may run past the end of the data (a prefetch never faults); the address is therefore an
+/// integer. One register: the rows-of-A kernel has none left for more.
+struct StreamPrefetch {
+  std::uintptr_t next;
+  void step(int64_t p) const {
+    if ((p & 1) == 0) __builtin_prefetch(reinterpret_cast<const void*>(next + 32 * p));
+  }
+};
+/// No prefetches.
+struct NoPrefetch {
+  void step(int64_t) const {}
+};
+
 /// `accumulate`: add the product to C instead of overwriting it. `epilogue` (may be null): applied
-/// to the tile (after the accumulation) before it is stored.
+/// to the tile (after the accumulation) before it is stored. `prefetch` (may be null): see
+/// StreamPrefetch.
 using MicroKernel = void (*)(int64_t kc, const float* a, const float* b, float* c, int64_t ldc,
-                             bool accumulate, const TileEpilogue* epilogue);
+                             bool accumulate, const TileEpilogue* epilogue, const void* prefetch);
 /// The same with B given by rows: step p reads b_rows[p][j, j + NR) (unaligned), an implicit
 /// im2col for direct convolutions (gemm_indirect).
 using IndirectMicroKernel = void (*)(int64_t kc, const float* a, const float* const* b_rows,
@@ -35,7 +53,8 @@ using IndirectMicroKernel = void (*)(int64_t kc, const float* a, const float* co
 /// The same with A read in place: step p reads a_rows[r][p] for the MR rows r (a row-major A,
 /// e.g. a linear layer's activations, never packed).
 using RowsAMicroKernel = void (*)(int64_t kc, const float* const* a_rows, const float* b, float* c,
-                                  int64_t ldc, bool accumulate, const TileEpilogue* epilogue);
+                                  int64_t ldc, bool accumulate, const TileEpilogue* epilogue,
+                                  const void* prefetch);
 /// The same with A read through per-row offsets: step p reads a_cols[p][a_offsets[r]] for the MR
 /// rows r (a convolution's output pixels as rows, each tap a column: conv2d_pixels.h).
 using OffsetsAMicroKernel = void (*)(int64_t kc, const float* const* a_cols,
@@ -46,13 +65,13 @@ using OffsetsAMicroKernel = void (*)(int64_t kc, const float* const* a_cols,
 inline constexpr int64_t kGenericMr = 4;
 inline constexpr int64_t kGenericNr = 8;
 void microkernel_generic_4x8(int64_t kc, const float* a, const float* b, float* c, int64_t ldc,
-                             bool accumulate, const TileEpilogue* epilogue);
+                             bool accumulate, const TileEpilogue* epilogue, const void* prefetch);
 void microkernel_generic_4x8_indirect(int64_t kc, const float* a, const float* const* b_rows,
                                       int64_t j, float* c, int64_t ldc, bool accumulate,
                                       const TileEpilogue* epilogue);
 void microkernel_generic_4x8_rows_a(int64_t kc, const float* const* a_rows, const float* b,
                                     float* c, int64_t ldc, bool accumulate,
-                                    const TileEpilogue* epilogue);
+                                    const TileEpilogue* epilogue, const void* prefetch);
 void microkernel_generic_4x8_offsets_a(int64_t kc, const float* const* a_cols,
                                        const int64_t* a_offsets, const float* b, float* c,
                                        int64_t ldc, bool accumulate, const TileEpilogue* epilogue);
@@ -63,12 +82,13 @@ void microkernel_generic_4x8_offsets_a(int64_t kc, const float* const* a_cols,
 inline constexpr int64_t kAvx2Mr = 6;
 inline constexpr int64_t kAvx2Nr = 16;
 void microkernel_avx2_6x16(int64_t kc, const float* a, const float* b, float* c, int64_t ldc,
-                           bool accumulate, const TileEpilogue* epilogue);
+                           bool accumulate, const TileEpilogue* epilogue, const void* prefetch);
 void microkernel_avx2_6x16_indirect(int64_t kc, const float* a, const float* const* b_rows,
                                     int64_t j, float* c, int64_t ldc, bool accumulate,
                                     const TileEpilogue* epilogue);
 void microkernel_avx2_6x16_rows_a(int64_t kc, const float* const* a_rows, const float* b, float* c,
-                                  int64_t ldc, bool accumulate, const TileEpilogue* epilogue);
+                                  int64_t ldc, bool accumulate, const TileEpilogue* epilogue,
+                                  const void* prefetch);
 void microkernel_avx2_6x16_offsets_a(int64_t kc, const float* const* a_cols,
                                      const int64_t* a_offsets, const float* b, float* c,
                                      int64_t ldc, bool accumulate, const TileEpilogue* epilogue);
@@ -117,13 +137,13 @@ struct BlockedStore {
 inline constexpr int64_t kAvx512Mr = 8;
 inline constexpr int64_t kAvx512Nr = 32;
 void microkernel_avx512_8x32(int64_t kc, const float* a, const float* b, float* c, int64_t ldc,
-                             bool accumulate, const TileEpilogue* epilogue);
+                             bool accumulate, const TileEpilogue* epilogue, const void* prefetch);
 void microkernel_avx512_8x32_indirect(int64_t kc, const float* a, const float* const* b_rows,
                                       int64_t j, float* c, int64_t ldc, bool accumulate,
                                       const TileEpilogue* epilogue);
 void microkernel_avx512_8x32_rows_a(int64_t kc, const float* const* a_rows, const float* b,
                                     float* c, int64_t ldc, bool accumulate,
-                                    const TileEpilogue* epilogue);
+                                    const TileEpilogue* epilogue, const void* prefetch);
 /// The offsets kernel storing its tile transposed, with the epilogue (TransposedStore).
 void microkernel_avx512_8x32_offsets_a_transposed(int64_t kc, const float* const* a_cols,
                                                   const int64_t* a_offsets, const float* b,

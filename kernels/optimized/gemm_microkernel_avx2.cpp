@@ -75,9 +75,10 @@ inline void finish(const TileEpilogue& e, int64_t r, __m256& v0, __m256& v1) {
 // C's first R rows (R < kAvx2Mr: a shorter panel, see the 5 x 16 kernel) = A panel * B panel
 // over kc steps, accumulated into C and through the epilogue as asked. Fully unrolled over the
 // rows: the 2 R accumulators, two B vectors and the broadcast fit the 16 AVX registers.
-template <int64_t R = kAvx2Mr, typename A, typename B>
+template <int64_t R = kAvx2Mr, typename A, typename B, typename P = NoPrefetch>
 __attribute__((always_inline)) inline void kernel(int64_t kc, A a, B b, float* c, int64_t ldc,
-                                                  bool accumulate, const TileEpilogue* epilogue) {
+                                                  bool accumulate, const TileEpilogue* epilogue,
+                                                  P prefetch = {}) {
   __m256 acc[R][2];
 #pragma GCC unroll 8
   for (int64_t r = 0; r < R; ++r) {
@@ -85,6 +86,7 @@ __attribute__((always_inline)) inline void kernel(int64_t kc, A a, B b, float* c
     acc[r][1] = _mm256_setzero_ps();
   }
   for (int64_t p = 0; p < kc; ++p) {
+    prefetch.step(p);
     const float* row = b.row(p);
     const __m256 b0 = B::load(row);
     const __m256 b1 = B::load(row + 8);
@@ -111,8 +113,13 @@ __attribute__((always_inline)) inline void kernel(int64_t kc, A a, B b, float* c
 }  // namespace
 
 void microkernel_avx2_6x16(int64_t kc, const float* a, const float* b, float* c, int64_t ldc,
-                           bool accumulate, const TileEpilogue* epilogue) {
-  kernel(kc, PackedA{a}, PackedB{b}, c, ldc, accumulate, epilogue);
+                           bool accumulate, const TileEpilogue* epilogue, const void* prefetch) {
+  if (prefetch != nullptr) {
+    kernel(kc, PackedA{a}, PackedB{b}, c, ldc, accumulate, epilogue,
+           StreamPrefetch{reinterpret_cast<std::uintptr_t>(prefetch)});
+  } else {
+    kernel(kc, PackedA{a}, PackedB{b}, c, ldc, accumulate, epilogue);
+  }
 }
 
 void microkernel_avx2_6x16_indirect(int64_t kc, const float* a, const float* const* b_rows,
@@ -122,8 +129,14 @@ void microkernel_avx2_6x16_indirect(int64_t kc, const float* a, const float* con
 }
 
 void microkernel_avx2_6x16_rows_a(int64_t kc, const float* const* a_rows, const float* b, float* c,
-                                  int64_t ldc, bool accumulate, const TileEpilogue* epilogue) {
-  kernel(kc, RowsA{a_rows}, PackedB{b}, c, ldc, accumulate, epilogue);
+                                  int64_t ldc, bool accumulate, const TileEpilogue* epilogue,
+                                  const void* prefetch) {
+  if (prefetch != nullptr) {
+    kernel(kc, RowsA{a_rows}, PackedB{b}, c, ldc, accumulate, epilogue,
+           StreamPrefetch{reinterpret_cast<std::uintptr_t>(prefetch)});
+  } else {
+    kernel(kc, RowsA{a_rows}, PackedB{b}, c, ldc, accumulate, epilogue);
+  }
 }
 
 // (flatten: the offsets are copied into registers, not passed through memory)

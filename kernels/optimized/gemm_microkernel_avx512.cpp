@@ -74,15 +74,17 @@ __attribute__((always_inline)) inline void finish(const TileEpilogue& e, int64_t
   v1 = _mm512_min_ps(hi, _mm512_max_ps(lo, v1));
 }
 
-// acc = A_panel * B_panel over kc steps, for the panel's first R rows.
-template <int64_t R, typename A, typename B>
-__attribute__((always_inline)) inline void multiply(int64_t kc, A a, B b, __m512 (&acc)[R][2]) {
+// acc = A_panel * B_panel over kc steps, for the panel's first R rows; `prefetch` steps with them.
+template <int64_t R, typename A, typename B, typename P = NoPrefetch>
+__attribute__((always_inline)) inline void multiply(int64_t kc, A a, B b, __m512 (&acc)[R][2],
+                                                    P prefetch = {}) {
 #pragma GCC unroll 8
   for (int64_t r = 0; r < R; ++r) {
     acc[r][0] = _mm512_setzero_ps();
     acc[r][1] = _mm512_setzero_ps();
   }
   for (int64_t p = 0; p < kc; ++p) {
+    prefetch.step(p);
     const float* row = b.row(p);
     const __m512 b0 = B::load(row);
     const __m512 b1 = B::load(row + 16);
@@ -95,11 +97,11 @@ __attribute__((always_inline)) inline void multiply(int64_t kc, A a, B b, __m512
 }
 
 // The tile's first R rows (R < kAvx512Mr: a shorter panel, see the 7 x 32 kernels).
-template <int64_t R = kAvx512Mr, typename A, typename B>
+template <int64_t R = kAvx512Mr, typename A, typename B, typename P = NoPrefetch>
 inline void kernel(int64_t kc, A a, B b, float* c, int64_t ldc, bool accumulate,
-                   const TileEpilogue* epilogue) {
+                   const TileEpilogue* epilogue, P prefetch = {}) {
   __m512 acc[R][2];
-  multiply(kc, a, b, acc);
+  multiply(kc, a, b, acc, prefetch);
 #pragma GCC unroll 8
   for (int64_t r = 0; r < R; ++r) {
     float* row = c + r * ldc;
@@ -274,9 +276,16 @@ __attribute__((flatten)) void microkernel_avx512_8x32_offsets_a_blocked(int64_t 
   offsets_blocked<kAvx512Mr>(kc, a_cols, a_offsets, b, t);
 }
 
-void microkernel_avx512_8x32(int64_t kc, const float* a, const float* b, float* c, int64_t ldc,
-                             bool accumulate, const TileEpilogue* epilogue) {
-  kernel(kc, PackedA{a}, PackedB{b}, c, ldc, accumulate, epilogue);
+__attribute__((flatten)) void microkernel_avx512_8x32(int64_t kc, const float* a, const float* b,
+                                                      float* c, int64_t ldc, bool accumulate,
+                                                      const TileEpilogue* epilogue,
+                                                      const void* prefetch) {
+  if (prefetch != nullptr) {
+    kernel(kc, PackedA{a}, PackedB{b}, c, ldc, accumulate, epilogue,
+           StreamPrefetch{reinterpret_cast<std::uintptr_t>(prefetch)});
+  } else {
+    kernel(kc, PackedA{a}, PackedB{b}, c, ldc, accumulate, epilogue);
+  }
 }
 
 void microkernel_avx512_8x32_indirect(int64_t kc, const float* a, const float* const* b_rows,
@@ -285,10 +294,17 @@ void microkernel_avx512_8x32_indirect(int64_t kc, const float* a, const float* c
   kernel(kc, PackedA{a}, IndirectB{b_rows, j}, c, ldc, accumulate, epilogue);
 }
 
-void microkernel_avx512_8x32_rows_a(int64_t kc, const float* const* a_rows, const float* b,
-                                    float* c, int64_t ldc, bool accumulate,
-                                    const TileEpilogue* epilogue) {
-  kernel(kc, RowsA{a_rows}, PackedB{b}, c, ldc, accumulate, epilogue);
+__attribute__((flatten)) void microkernel_avx512_8x32_rows_a(int64_t kc, const float* const* a_rows,
+                                                             const float* b, float* c, int64_t ldc,
+                                                             bool accumulate,
+                                                             const TileEpilogue* epilogue,
+                                                             const void* prefetch) {
+  if (prefetch != nullptr) {
+    kernel(kc, RowsA{a_rows}, PackedB{b}, c, ldc, accumulate, epilogue,
+           StreamPrefetch{reinterpret_cast<std::uintptr_t>(prefetch)});
+  } else {
+    kernel(kc, RowsA{a_rows}, PackedB{b}, c, ldc, accumulate, epilogue);
+  }
 }
 
 // (flatten: the offsets are copied into registers, not passed through memory)

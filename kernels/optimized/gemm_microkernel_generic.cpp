@@ -40,13 +40,14 @@ struct IndirectB {
   const float* row(int64_t p) const { return rows[p] + j; }
 };
 
-template <typename A, typename B>
+template <typename A, typename B, typename P = NoPrefetch>
 inline void kernel(int64_t kc, A a, B b, float* c, int64_t ldc, bool accumulate,
-                   const TileEpilogue* epilogue) {
+                   const TileEpilogue* epilogue, P prefetch = {}) {
   constexpr int64_t kMr = kGenericMr;
   constexpr int64_t kNr = kGenericNr;
   float acc[kMr][kNr] = {};
   for (int64_t p = 0; p < kc; ++p) {
+    prefetch.step(p);
     const float* row = b.row(p);
     for (int64_t r = 0; r < kMr; ++r) {
       const float av = a.at(p, r);
@@ -72,8 +73,13 @@ inline void kernel(int64_t kc, A a, B b, float* c, int64_t ldc, bool accumulate,
 }  // namespace
 
 void microkernel_generic_4x8(int64_t kc, const float* a, const float* b, float* c, int64_t ldc,
-                             bool accumulate, const TileEpilogue* epilogue) {
-  kernel(kc, PackedA{a}, PackedB{b}, c, ldc, accumulate, epilogue);
+                             bool accumulate, const TileEpilogue* epilogue, const void* prefetch) {
+  if (prefetch != nullptr) {
+    kernel(kc, PackedA{a}, PackedB{b}, c, ldc, accumulate, epilogue,
+           StreamPrefetch{reinterpret_cast<std::uintptr_t>(prefetch)});
+  } else {
+    kernel(kc, PackedA{a}, PackedB{b}, c, ldc, accumulate, epilogue);
+  }
 }
 
 void microkernel_generic_4x8_indirect(int64_t kc, const float* a, const float* const* b_rows,
@@ -84,8 +90,13 @@ void microkernel_generic_4x8_indirect(int64_t kc, const float* a, const float* c
 
 void microkernel_generic_4x8_rows_a(int64_t kc, const float* const* a_rows, const float* b,
                                     float* c, int64_t ldc, bool accumulate,
-                                    const TileEpilogue* epilogue) {
-  kernel(kc, RowsA{a_rows}, PackedB{b}, c, ldc, accumulate, epilogue);
+                                    const TileEpilogue* epilogue, const void* prefetch) {
+  if (prefetch != nullptr) {
+    kernel(kc, RowsA{a_rows}, PackedB{b}, c, ldc, accumulate, epilogue,
+           StreamPrefetch{reinterpret_cast<std::uintptr_t>(prefetch)});
+  } else {
+    kernel(kc, RowsA{a_rows}, PackedB{b}, c, ldc, accumulate, epilogue);
+  }
 }
 
 // (flatten: the offsets are copied into registers, not passed through memory)

@@ -514,7 +514,8 @@ Error prepare_node(Handle& h, NodeState& st, MemoryAllocator& alloc, size_t* scr
       auto* packed = static_cast<float*>(allocate_packed(alloc, bytes));
       CPU_CHECK(packed != nullptr, Error::MemoryAllocationFailed,
                 "PtecCpuBackend: no memory for %zu bytes of packed weights", bytes);
-      st.packed_b = opt::pack_b(st.k, st.n, w->data, transposed ? st.k : st.n, transposed, packed);
+      st.packed_b = opt::pack_b(st.k, st.n, w->data, transposed ? st.k : st.n, transposed, packed,
+                                opt::gemm_weights_depth(st.k));
       *scratch = std::max(*scratch, opt::gemm_scratch_bytes(st.m, st.n, st.k, false, true));
       return Error::Ok;
     }

@@ -248,6 +248,7 @@ TEST_F(CpuBackendOps, LinearShapesAndFusedActivations) {
       {5, 33, 17, true, "aten::gelu"},
       {13, 65, 31, true, "aten::tanh"},
       {37, 9, 70, false, "aten::sigmoid"},
+      {19, 600, 45, true, "aten::relu"},  // K over several slices (deep where the L1 holds them)
   };
   for (const Case& c : cases) {
     SCOPED_TRACE(std::to_string(c.m) + "x" + std::to_string(c.k) + "x" + std::to_string(c.n) + " " +

@@ -340,6 +340,16 @@ TEST_P(Gemm, FusedEpilogueTreatsNaNAsActivateDoes) {
   }
 }
 
+// A linear layer's weights take deep slices only when K spans more than one of them (one deep
+// slice would send K = 192 or 256 down the one-slice path, which was slower on ViT-Ti).
+TEST_P(Gemm, WeightsTakeDeepSlicesOnlyForKOverSeveralOfThem) {
+  const int64_t deep = gemm_slice_depth(true);
+  EXPECT_EQ(gemm_weights_depth(deep), gemm_slice_depth());
+  EXPECT_EQ(gemm_weights_depth(192), gemm_slice_depth());
+  EXPECT_EQ(gemm_weights_depth(deep + 1), deep);
+  EXPECT_EQ(gemm_weights_depth(1024), deep);
+}
+
 // Operands packed in slices of any depth (a few rows, the standard and the deep one, all of K)
 // give the reference product through gemm() and gemm_indirect(), with K over several slices and
 // a partial last one; packed_a_offset finds the elements for that depth. A product of operands
