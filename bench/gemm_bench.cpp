@@ -1,5 +1,7 @@
 // GEMM throughput of ptec's fp32 microkernels (kernels/optimized/gemm.h), in GFLOP/s, for the
-// shapes that dominate CNNs and transformers. One thread.
+// shapes that dominate CNNs and transformers. One thread. With AVX2 or AVX-512, `of_peak` divides
+// it by that ISA's FMA peak (bench/peak_probe.h), measured in bursts between the timed products:
+// this VM's speed drifts too fast for a peak taken once, before or after, to compare with.
 //
 //   build/release/bin/gemm_bench [--benchmark_filter=...]
 //
@@ -9,9 +11,14 @@
 
 #include <benchmark/benchmark.h>
 
+#include <chrono>
 #include <cstdlib>
 #include <random>
 #include <vector>
+
+#if defined(__x86_64__)
+#include "bench/peak_probe.h"
+#endif
 
 #include "kernels/optimized/gemm.h"
 #include "kernels/optimized/threadpool.h"
@@ -55,18 +62,38 @@ void BM_Gemm(benchmark::State& state) {
   Buffer packed(prepack_a ? packed_a_bytes(m, k) : 0);
   Buffer packed_b(prepack_b ? packed_b_bytes(k, n) : 0);
   PackedMatrix pa, pb;
-  if (prepack_a) pa = pack_a(m, k, a.data(), k, false, static_cast<float*>(packed.ptr));
-  if (prepack_b) pb = pack_b(k, n, b.data(), n, false, static_cast<float*>(packed_b.ptr));
+  // Prepacked B is a linear layer's weights, in the depth the CPU backend packs them with (both
+  // operands prepacked need the same depth).
+  const int64_t depth = prepack_b ? gemm_weights_depth(k) : gemm_slice_depth();
+  if (prepack_a) pa = pack_a(m, k, a.data(), k, false, static_cast<float*>(packed.ptr), depth);
+  if (prepack_b) pb = pack_b(k, n, b.data(), n, false, static_cast<float*>(packed_b.ptr), depth);
   Buffer scratch(gemm_scratch_bytes(m, n, k, prepack_a, prepack_b));
   const GemmOperand ao = prepack_a ? GemmOperand::prepacked(pa) : GemmOperand::matrix(a.data(), k);
   const GemmOperand bo = prepack_b ? GemmOperand::prepacked(pb) : GemmOperand::matrix(b.data(), n);
+#if defined(__x86_64__)
+  ptec::bench::PeakProbe probe(isa == GemmIsa::Avx512);
+#endif
+  double seconds = 0.0;
   for (auto _ : state) {
+    const auto t0 = std::chrono::steady_clock::now();
     gemm(m, n, k, ao, bo, c.data(), n, {}, scratch.ptr);
     benchmark::DoNotOptimize(c.data());
+    const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    state.SetIterationTime(s);
+    seconds += s;
+#if defined(__x86_64__)
+    if (isa != GemmIsa::Generic) probe.run();
+#endif
   }
-  state.counters["GFLOP/s"] = benchmark::Counter(2.0 * static_cast<double>(m * n * k),
-                                                 benchmark::Counter::kIsIterationInvariantRate,
-                                                 benchmark::Counter::kIs1000);
+  const double flops = 2.0 * static_cast<double>(m * n * k);
+  state.counters["GFLOP/s"] = benchmark::Counter(
+      flops, benchmark::Counter::kIsIterationInvariantRate, benchmark::Counter::kIs1000);
+#if defined(__x86_64__)
+  if (isa != GemmIsa::Generic && seconds > 0.0) {
+    state.counters["of_peak"] =
+        flops * static_cast<double>(state.iterations()) / seconds / probe.flops_per_second();
+  }
+#endif
   set_gemm_isa(detected_gemm_isa());
 }
 
@@ -92,7 +119,7 @@ void Shapes(benchmark::internal::Benchmark* b) {
   }
 }
 
-BENCHMARK(BM_Gemm)->Apply(Shapes)->Unit(benchmark::kMillisecond)->UseRealTime();
+BENCHMARK(BM_Gemm)->Apply(Shapes)->Unit(benchmark::kMillisecond)->UseManualTime();
 
 }  // namespace
 
