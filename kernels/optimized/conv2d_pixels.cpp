@@ -149,8 +149,9 @@ __attribute__((always_inline)) inline void run_item(const Job& job, int64_t item
   // Each k slice of the B panel (in L1) meets every pixel panel of the item; the tile
   // accumulates over the slices.
   alignas(64) float tile[kItemRows * kMaxNr];
-  // The next slice is prefetched a share per pixel panel: weights that come from memory (a deep
-  // layer's megabytes) stream in while this slice is multiplied.
+  // The next slice is prefetched a share per pixel panel, by the microkernels as they multiply
+  // (detail::StreamPrefetch): weights that come from memory (a deep layer's megabytes) stream in
+  // while this slice is multiplied.
   const int64_t panels = (count + Mr - 1) / Mr;
   for (int64_t pc = 0; pc < k; pc += depth) {
     const int64_t kc = std::min(depth, k - pc);
@@ -159,9 +160,6 @@ __attribute__((always_inline)) inline void run_item(const Job& job, int64_t item
     const int64_t next_floats = next != nullptr ? std::min(depth, k - pc - kc) * Nr : 0;
     const int64_t share = (next_floats / 16 + panels - 1) / panels * 16;
     for (int64_t i0 = 0, t = 0; i0 < count; i0 += Mr, ++t) {
-      for (int64_t f = t * share; f < std::min(next_floats, (t + 1) * share); f += 16) {
-        __builtin_prefetch(next + f);
-      }
       if (direct && next == nullptr && job.out_blocked) {  // the last slice, into its blocks
         detail::BlockedStore bs;
         bs.c = job.out + ((j0 / kB) * job.m + m0 + i0) * kB;
@@ -192,7 +190,8 @@ __attribute__((always_inline)) inline void run_item(const Job& job, int64_t item
         transposed(kc, job.cols + pc, job.offsets + m0 + i0, b, ts);
         continue;
       }
-      kernel(kc, job.cols + pc, job.offsets + m0 + i0, b, tile + i0 * Nr, Nr, pc > 0, nullptr);
+      kernel(kc, job.cols + pc, job.offsets + m0 + i0, b, tile + i0 * Nr, Nr, pc > 0, nullptr,
+             t * share < next_floats ? next + t * share : nullptr);
     }
   }
   if (direct) return;

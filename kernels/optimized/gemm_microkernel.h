@@ -59,7 +59,8 @@ using RowsAMicroKernel = void (*)(int64_t kc, const float* const* a_rows, const 
 /// rows r (a convolution's output pixels as rows, each tap a column: conv2d_pixels.h).
 using OffsetsAMicroKernel = void (*)(int64_t kc, const float* const* a_cols,
                                      const int64_t* a_offsets, const float* b, float* c,
-                                     int64_t ldc, bool accumulate, const TileEpilogue* epilogue);
+                                     int64_t ldc, bool accumulate, const TileEpilogue* epilogue,
+                                     const void* prefetch);
 
 // Portable C++: 4 x 8 (vectorized by the compiler for the baseline ISA).
 inline constexpr int64_t kGenericMr = 4;
@@ -74,7 +75,8 @@ void microkernel_generic_4x8_rows_a(int64_t kc, const float* const* a_rows, cons
                                     const TileEpilogue* epilogue, const void* prefetch);
 void microkernel_generic_4x8_offsets_a(int64_t kc, const float* const* a_cols,
                                        const int64_t* a_offsets, const float* b, float* c,
-                                       int64_t ldc, bool accumulate, const TileEpilogue* epilogue);
+                                       int64_t ldc, bool accumulate, const TileEpilogue* epilogue,
+                                       const void* prefetch);
 
 // AVX2 + FMA: 6 x 16 (twelve 8-wide accumulators). Only called when the CPU has AVX2 and FMA;
 // its translation unit is the only one built with -mavx2 -mfma and includes no inline library
@@ -91,13 +93,15 @@ void microkernel_avx2_6x16_rows_a(int64_t kc, const float* const* a_rows, const 
                                   const void* prefetch);
 void microkernel_avx2_6x16_offsets_a(int64_t kc, const float* const* a_cols,
                                      const int64_t* a_offsets, const float* b, float* c,
-                                     int64_t ldc, bool accumulate, const TileEpilogue* epilogue);
+                                     int64_t ldc, bool accumulate, const TileEpilogue* epilogue,
+                                     const void* prefetch);
 /// The offsets kernel for the panel's first 5 rows (C gets 5 rows; a_offsets holds 6): panels of 5
 /// pixels, where that computes 5% fewer rows than panels of 6 (7 x 7 outputs: 50 rows, not 54).
 inline constexpr int64_t kAvx2ShortMr = 5;
 void microkernel_avx2_5x16_offsets_a(int64_t kc, const float* const* a_cols,
                                      const int64_t* a_offsets, const float* b, float* c,
-                                     int64_t ldc, bool accumulate, const TileEpilogue* epilogue);
+                                     int64_t ldc, bool accumulate, const TileEpilogue* epilogue,
+                                     const void* prefetch);
 
 /// Where a transposing microkernel stores its tile: element (r, j) (row r < rows, column
 /// j < cols) at c[j * ldc + r], as act(sum + partial + bias[j] + residual[j * ldr + r]) with the
@@ -150,7 +154,8 @@ void microkernel_avx512_8x32_offsets_a_transposed(int64_t kc, const float* const
                                                   const TransposedStore& t);
 void microkernel_avx512_8x32_offsets_a(int64_t kc, const float* const* a_cols,
                                        const int64_t* a_offsets, const float* b, float* c,
-                                       int64_t ldc, bool accumulate, const TileEpilogue* epilogue);
+                                       int64_t ldc, bool accumulate, const TileEpilogue* epilogue,
+                                       const void* prefetch);
 /// The offsets kernel storing its tile in channel blocks, with bias and clamp (BlockedStore).
 void microkernel_avx512_8x32_offsets_a_blocked(int64_t kc, const float* const* a_cols,
                                                const int64_t* a_offsets, const float* b,
@@ -163,7 +168,8 @@ void microkernel_avx512_7x32_offsets_a_transposed(int64_t kc, const float* const
                                                   const TransposedStore& t);
 void microkernel_avx512_7x32_offsets_a(int64_t kc, const float* const* a_cols,
                                        const int64_t* a_offsets, const float* b, float* c,
-                                       int64_t ldc, bool accumulate, const TileEpilogue* epilogue);
+                                       int64_t ldc, bool accumulate, const TileEpilogue* epilogue,
+                                       const void* prefetch);
 void microkernel_avx512_7x32_offsets_a_blocked(int64_t kc, const float* const* a_cols,
                                                const int64_t* a_offsets, const float* b,
                                                const BlockedStore& t);

@@ -142,16 +142,26 @@ void microkernel_avx2_6x16_rows_a(int64_t kc, const float* const* a_rows, const 
 // (flatten: the offsets are copied into registers, not passed through memory)
 __attribute__((flatten)) void microkernel_avx2_6x16_offsets_a(
     int64_t kc, const float* const* a_cols, const int64_t* a_offsets, const float* b, float* c,
-    int64_t ldc, bool accumulate, const TileEpilogue* epilogue) {
-  kernel(kc, OffsetsA(a_cols, a_offsets), PackedB{b}, c, ldc, accumulate, epilogue);
+    int64_t ldc, bool accumulate, const TileEpilogue* epilogue, const void* prefetch) {
+  if (prefetch != nullptr) {
+    kernel(kc, OffsetsA(a_cols, a_offsets), PackedB{b}, c, ldc, accumulate, epilogue,
+           StreamPrefetch{reinterpret_cast<std::uintptr_t>(prefetch)});
+  } else {
+    kernel(kc, OffsetsA(a_cols, a_offsets), PackedB{b}, c, ldc, accumulate, epilogue);
+  }
 }
 
 // 5 x 16: the offsets kernel for panels of 5 pixels (a 7 x 7 output is 10 panels of 5, where 6-row
 // panels compute 54 rows).
 __attribute__((flatten)) void microkernel_avx2_5x16_offsets_a(
     int64_t kc, const float* const* a_cols, const int64_t* a_offsets, const float* b, float* c,
-    int64_t ldc, bool accumulate, const TileEpilogue* epilogue) {
-  kernel<5>(kc, OffsetsA(a_cols, a_offsets), PackedB{b}, c, ldc, accumulate, epilogue);
+    int64_t ldc, bool accumulate, const TileEpilogue* epilogue, const void* prefetch) {
+  if (prefetch != nullptr) {
+    kernel<5>(kc, OffsetsA(a_cols, a_offsets), PackedB{b}, c, ldc, accumulate, epilogue,
+              StreamPrefetch{reinterpret_cast<std::uintptr_t>(prefetch)});
+  } else {
+    kernel<5>(kc, OffsetsA(a_cols, a_offsets), PackedB{b}, c, ldc, accumulate, epilogue);
+  }
 }
 
 }  // namespace ptec::kernels::optimized::detail

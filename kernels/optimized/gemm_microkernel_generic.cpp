@@ -102,8 +102,13 @@ void microkernel_generic_4x8_rows_a(int64_t kc, const float* const* a_rows, cons
 // (flatten: the offsets are copied into registers, not passed through memory)
 __attribute__((flatten)) void microkernel_generic_4x8_offsets_a(
     int64_t kc, const float* const* a_cols, const int64_t* a_offsets, const float* b, float* c,
-    int64_t ldc, bool accumulate, const TileEpilogue* epilogue) {
-  kernel(kc, OffsetsA(a_cols, a_offsets), PackedB{b}, c, ldc, accumulate, epilogue);
+    int64_t ldc, bool accumulate, const TileEpilogue* epilogue, const void* prefetch) {
+  if (prefetch != nullptr) {
+    kernel(kc, OffsetsA(a_cols, a_offsets), PackedB{b}, c, ldc, accumulate, epilogue,
+           StreamPrefetch{reinterpret_cast<std::uintptr_t>(prefetch)});
+  } else {
+    kernel(kc, OffsetsA(a_cols, a_offsets), PackedB{b}, c, ldc, accumulate, epilogue);
+  }
 }
 
 }  // namespace ptec::kernels::optimized::detail
