@@ -1,7 +1,7 @@
 // GEMM throughput of ptec's fp32 microkernels (kernels/optimized/gemm.h), in GFLOP/s, for the
 // shapes that dominate CNNs and transformers. One thread. With AVX2 or AVX-512, `of_peak` divides
-// it by that ISA's FMA peak (bench/peak_probe.h), measured in bursts between the timed products:
-// this VM's speed drifts too fast for a peak taken once, before or after, to compare with.
+// it by that ISA's FMA peak on this core (bench/peak_probe.h, what bench/peak_flops prints),
+// measured once before the first product.
 //
 //   build/release/bin/gemm_bench [--benchmark_filter=...]
 //
@@ -43,6 +43,16 @@ std::vector<float> random_vector(int64_t n) {
   return v;
 }
 
+#if defined(__x86_64__)
+// This core's FMA peak for AVX-512 or AVX2 (GFLOP/s), measured on first use.
+double peak_gflops(bool avx512) {
+  static const double avx2 = ptec::bench::peak_gflops(false);
+  static const double wide =
+      __builtin_cpu_supports("avx512f") ? ptec::bench::peak_gflops(true) : 0.0;
+  return avx512 ? wide : avx2;
+}
+#endif
+
 // args: M, N, K, isa (0 generic, 1 avx2, 2 avx512), weights: 0 = A prepacked and B packed per
 // call (a convolution's weights x columns), 1 = B prepacked and A read in place (a linear layer's
 // activations x weights), 2 = both prepacked (the kernel and its blocking alone).
@@ -71,27 +81,24 @@ void BM_Gemm(benchmark::State& state) {
   const GemmOperand ao = prepack_a ? GemmOperand::prepacked(pa) : GemmOperand::matrix(a.data(), k);
   const GemmOperand bo = prepack_b ? GemmOperand::prepacked(pb) : GemmOperand::matrix(b.data(), n);
 #if defined(__x86_64__)
-  ptec::bench::PeakProbe probe(isa == GemmIsa::Avx512);
+  const double peak = isa == GemmIsa::Avx512 ? peak_gflops(true)
+                      : isa == GemmIsa::Avx2 ? peak_gflops(false)
+                                             : 0.0;
 #endif
-  double seconds = 0.0;
+  const auto start = std::chrono::steady_clock::now();
   for (auto _ : state) {
-    const auto t0 = std::chrono::steady_clock::now();
     gemm(m, n, k, ao, bo, c.data(), n, {}, scratch.ptr);
     benchmark::DoNotOptimize(c.data());
-    const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-    state.SetIterationTime(s);
-    seconds += s;
-#if defined(__x86_64__)
-    if (isa != GemmIsa::Generic) probe.run();
-#endif
   }
+  const double seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   const double flops = 2.0 * static_cast<double>(m * n * k);
   state.counters["GFLOP/s"] = benchmark::Counter(
       flops, benchmark::Counter::kIsIterationInvariantRate, benchmark::Counter::kIs1000);
 #if defined(__x86_64__)
-  if (isa != GemmIsa::Generic && seconds > 0.0) {
+  if (peak > 0.0 && seconds > 0.0) {
     state.counters["of_peak"] =
-        flops * static_cast<double>(state.iterations()) / seconds / probe.flops_per_second();
+        flops * static_cast<double>(state.iterations()) / seconds / (peak * 1e9);
   }
 #endif
   set_gemm_isa(detected_gemm_isa());
@@ -119,7 +126,7 @@ void Shapes(benchmark::internal::Benchmark* b) {
   }
 }
 
-BENCHMARK(BM_Gemm)->Apply(Shapes)->Unit(benchmark::kMillisecond)->UseManualTime();
+BENCHMARK(BM_Gemm)->Apply(Shapes)->Unit(benchmark::kMillisecond)->UseRealTime();
 
 }  // namespace
 

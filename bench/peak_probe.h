@@ -1,12 +1,13 @@
 #pragma once
 
 // One core's fp32 FMA peak: a tight loop of independent FMAs (enough chains to hide their latency)
-// for each vector ISA. bench/peak_flops prints it; gemm_bench runs short bursts of it between its
-// timed products, so that its fraction of peak compares the two at the same moment (this VM's
-// speed drifts by tens of percent within minutes).
+// for each vector ISA, alone on the core (a loop interleaved with GEMMs runs 10-15% slower: the
+// core lowers its clock under their load, which is part of their cost, not of the peak).
+// bench/peak_flops prints it; gemm_bench divides its GFLOP/s by it.
 
 #include <immintrin.h>
 
+#include <algorithm>
 #include <chrono>
 
 namespace ptec::bench {
@@ -45,28 +46,25 @@ __attribute__((target("avx512f"), noinline)) inline float fma_avx512(long iterat
   return lanes[0];
 }
 
-// Bursts of one ISA's loop, and their FLOP/s so far.
-class PeakProbe {
- public:
-  explicit PeakProbe(bool avx512) : avx512_(avx512) {}
-
-  // One burst of about 0.1-0.2 ms.
-  void run() {
-    constexpr long kIterations = 100'000;
+// Best of three timings of `f` (one of the loops above) over `iterations`, in GFLOP/s.
+template <typename F>
+double best_gflops(F f, double flops_per_iteration, long iterations) {
+  double best = 0.0;
+  for (int r = 0; r < 3; ++r) {
     const auto t0 = std::chrono::steady_clock::now();
-    volatile float sink = avx512_ ? fma_avx512(kIterations) : fma_avx2(kIterations);
+    volatile float sink = f(iterations);
     (void)sink;
-    seconds_ += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-    flops_ += static_cast<double>(kIterations) *
-              (avx512_ ? kAvx512FlopsPerIteration : kAvx2FlopsPerIteration);
+    const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    best = std::max(best, flops_per_iteration * static_cast<double>(iterations) / s / 1e9);
   }
+  return best;
+}
 
-  double flops_per_second() const { return seconds_ > 0.0 ? flops_ / seconds_ : 0.0; }
-
- private:
-  bool avx512_;
-  double seconds_ = 0.0;
-  double flops_ = 0.0;
-};
+// The peak in GFLOP/s of one core for AVX-512 or AVX2 (runs of about 0.1 s).
+inline double peak_gflops(bool avx512) {
+  constexpr long kIterations = 100'000'000;
+  return avx512 ? best_gflops(fma_avx512, kAvx512FlopsPerIteration, kIterations / 2)
+                : best_gflops(fma_avx2, kAvx2FlopsPerIteration, kIterations);
+}
 
 }  // namespace ptec::bench
