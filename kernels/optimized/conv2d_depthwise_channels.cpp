@@ -157,6 +157,64 @@ __attribute__((always_inline)) inline void compute_rows(const Conv2dShape& s, co
   }
 }
 
+// `rows` output rows from oy0 of a blocked input read in place (`in`: the block's pixels, L lanes
+// each), into `obuf` as compute_rows does. Input rows above or below the image read `zero` (a
+// zeroed row); outputs whose window leaves a row's ends skip the taps outside it. No copy: the
+// band buffer's rows are what the input already holds, and copying them cost more than the
+// convolution (a 3x3 layer of 48 channels at 56x56 stride 2 spent 70% of its time in memcpy).
+template <int L, int K, int S>
+__attribute__((always_inline)) inline void compute_rows_in_place(
+    const Conv2dShape& s, const Block<L>& blk, const float* zero, int64_t oy0, int64_t rows,
+    const ClampBounds* clamp, float* obuf) {
+  using Vec = typename Lanes<L>::Vec;
+  const int64_t ow = s.ow(), w = s.w;
+  // Outputs [lo, hi) read no padding column.
+  const int64_t lo = std::min(ow, (s.pw + S - 1) / S);
+  const int64_t hi = std::max(lo, std::min(ow, w - K + s.pw >= 0 ? (w - K + s.pw) / S + 1 : 0));
+  Vec wv[K * K];
+  for (int t = 0; t < K * K; ++t) std::memcpy(&wv[t], blk.w + t * L, sizeof(Vec));
+  Vec bias;
+  std::memcpy(&bias, blk.bias, sizeof(bias));
+  const VecClamp<Vec> clamped(clamp != nullptr ? *clamp : ClampBounds{});
+  // acc += the taps of output ox inside the row (an output at a row's ends).
+  auto edge = [&](const float* const* in_rows, int64_t ox, Vec& acc) {
+    for (int64_t ky = 0; ky < K; ++ky) {
+      for (int64_t kx = 0; kx < K; ++kx) {
+        const int64_t ix = ox * S - s.pw + kx;
+        if (ix < 0 || ix >= w) continue;
+        Vec x;
+        std::memcpy(&x, in_rows[ky] + ix * L, sizeof(x));
+        acc += wv[ky * K + kx] * x;
+      }
+    }
+  };
+  for (int64_t y = 0; y < rows; ++y) {
+    const float* in_rows[K];
+    for (int64_t ky = 0; ky < K; ++ky) {
+      const int64_t iy = (oy0 + y) * S - s.ph + ky;
+      in_rows[ky] = iy >= 0 && iy < s.h ? blk.in_block + iy * w * L : zero;
+    }
+    float* dst = obuf + y * ow * L;
+    for (int64_t ox = 0; ox < ow; ++ox) {
+      Vec acc = bias;
+      if (ox < lo || ox >= hi) {
+        edge(in_rows, ox, acc);
+      } else {
+        const int64_t x0 = (ox * S - s.pw) * L;
+        for (int64_t ky = 0; ky < K; ++ky) {
+          for (int64_t kx = 0; kx < K; ++kx) {
+            Vec x;
+            std::memcpy(&x, in_rows[ky] + x0 + kx * L, sizeof(x));
+            acc += wv[ky * K + kx] * x;
+          }
+        }
+      }
+      if (clamp != nullptr) clamped.apply(acc);
+      std::memcpy(dst + ox * L, &acc, sizeof(acc));
+    }
+  }
+}
+
 // The block, band by band: pack, compute, then copy each lane's outputs into its plane with the
 // epilogue. A clamp (Relu, Clamp) without a residual runs in compute_rows; with one, where the
 // residual is added. Other activations run over the interleaved outputs (no residual) or over
@@ -176,25 +234,38 @@ __attribute__((always_inline)) inline void run_block(const Conv2dShape& s, const
       clamp_only && !residual && e.activation != Activation::None ? &bounds : nullptr;
   const bool undilated = s.dh == 1 && s.dw == 1 && s.kh == s.kw && s.sh == s.sw;
   const int64_t kernel = undilated ? s.kh * 10 + s.sh : 0;
+  // A blocked input is read in place by the undilated 3x3 and 5x5 kernels of stride 1 and 2,
+  // with `buf` as the zero row for the padding rows; other kernels pack it like planes.
+  const bool in_place =
+      blk.in_block != nullptr && (kernel == 31 || kernel == 32 || kernel == 51 || kernel == 52);
+  if (in_place) std::fill(buf, buf + s.w * L, 0.0f);
   for (int64_t oy0 = 0; oy0 < oh; oy0 += g.rows) {
     const int64_t rows = std::min(g.rows, oh - oy0);
-    pack_rows<L>(s, g, blk, oy0 * s.sh, (rows - 1) * s.sh + g.span, buf);
-    switch (kernel) {
-      case 31: compute_rows<L, 3, 1>(s, g, blk, buf, rows, fused, obuf); break;
-      case 32: compute_rows<L, 3, 2>(s, g, blk, buf, rows, fused, obuf); break;
-      case 51: compute_rows<L, 5, 1>(s, g, blk, buf, rows, fused, obuf); break;
-      case 52: compute_rows<L, 5, 2>(s, g, blk, buf, rows, fused, obuf); break;
-      default: compute_rows<L, 0, 0>(s, g, blk, buf, rows, fused, obuf); break;
+    const int64_t base = oy0 * ow;
+    // A blocked output is computed where it goes (no residual: conv2d_writes_blocked).
+    float* computed = blk.out_block != nullptr ? blk.out_block + base * L : obuf;
+    if (in_place) {
+      switch (kernel) {
+        case 31: compute_rows_in_place<L, 3, 1>(s, blk, buf, oy0, rows, fused, computed); break;
+        case 32: compute_rows_in_place<L, 3, 2>(s, blk, buf, oy0, rows, fused, computed); break;
+        case 51: compute_rows_in_place<L, 5, 1>(s, blk, buf, oy0, rows, fused, computed); break;
+        default: compute_rows_in_place<L, 5, 2>(s, blk, buf, oy0, rows, fused, computed); break;
+      }
+    } else {
+      pack_rows<L>(s, g, blk, oy0 * s.sh, (rows - 1) * s.sh + g.span, buf);
+      switch (kernel) {
+        case 31: compute_rows<L, 3, 1>(s, g, blk, buf, rows, fused, computed); break;
+        case 32: compute_rows<L, 3, 2>(s, g, blk, buf, rows, fused, computed); break;
+        case 51: compute_rows<L, 5, 1>(s, g, blk, buf, rows, fused, computed); break;
+        case 52: compute_rows<L, 5, 2>(s, g, blk, buf, rows, fused, computed); break;
+        default: compute_rows<L, 0, 0>(s, g, blk, buf, rows, fused, computed); break;
+      }
     }
     const int64_t count = rows * ow;
     if (!clamp_only && !residual) {
-      activate_in_place(obuf, count * L, e.activation, e.clamp_min, e.clamp_max);
+      activate_in_place(computed, count * L, e.activation, e.clamp_min, e.clamp_max);
     }
-    const int64_t base = oy0 * ow;
-    if (blk.out_block != nullptr) {  // stored as computed (no residual)
-      std::memcpy(blk.out_block + base * L, obuf, static_cast<size_t>(count * L) * sizeof(float));
-      continue;
-    }
+    if (blk.out_block != nullptr) continue;
     // Back into the planes L outputs at a time, transposed so that vector c holds lane c's
     // outputs; the last group is the L ending at the band's last output (some stored twice).
     if (count < L) {  // a tiny plane: lane by lane

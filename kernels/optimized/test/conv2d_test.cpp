@@ -555,7 +555,12 @@ TEST_P(Conv2d, BlockedLayoutsMatchPlanes) {
        {shape(2, 32, 7, 9, 48, 1, 1, 0), shape(1, 160, 6, 6, 32, 1, 1, 0),
         shape(1, 16, 12, 12, 32, 1, 2, 0), shape(1, 32, 9, 9, 16, 3, 1, 0),
         shape(2, 32, 14, 14, 32, 3, 1, 1, 1, 32), shape(1, 48, 13, 13, 48, 3, 2, 1, 1, 48),
-        shape(1, 32, 10, 10, 32, 5, 1, 2, 1, 32), shape(1, 16, 40, 40, 16, 3, 1, 1, 1, 16)}) {
+        shape(1, 32, 10, 10, 32, 5, 1, 2, 1, 32), shape(1, 16, 40, 40, 16, 3, 1, 1, 1, 16),
+        // Depthwise layers read in place: 5x5 stride 2 on a non-square odd plane, planes
+        // narrower than the kernel, no padding, one pixel; a dilated one packs its blocks.
+        shape(1, 32, 11, 9, 32, 5, 2, 2, 1, 32), shape(2, 16, 2, 3, 16, 3, 1, 1, 1, 16),
+        shape(1, 32, 9, 9, 32, 3, 2, 0, 1, 32), shape(1, 16, 1, 1, 16, 3, 2, 1, 1, 16),
+        shape(1, 16, 4, 4, 16, 5, 1, 2, 1, 16), shape(1, 32, 12, 12, 32, 3, 1, 2, 2, 32)}) {
     const ConvRows rows = ConvRows::Pixels;
     const DepthwisePath path = DepthwisePath::Channels;
     ASSERT_TRUE(conv2d_reads_blocked(s, path, rows)) << describe(s);
