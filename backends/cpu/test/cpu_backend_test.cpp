@@ -96,15 +96,19 @@ TEST_F(CpuBackend, BothOperandsOfAResidualAddAreConvolutions) {
 }
 
 // MobileNet-V2's inverted residual block: x → pointwise 32 → 64 → relu6 → depthwise 3x3 → relu6 →
-// pointwise 64 → 32 → + x, on 7x7 planes, where the expansion's and the depthwise layer's
+// pointwise 64 → 32 → + x, on hw x hw planes, where the expansion's and the depthwise layer's
 // outputs stay in channel blocks inside the delegate (each has one reader, and both ends take
-// blocks). Shared: the expansion's output is also a graph output and the depthwise output also
+// blocks; on 30x30 planes only because the backend chooses pixel rows for both pointwise layers
+// and the channel-interleaved path for the depthwise one, which their planes would not take on
+// their own). Shared: the expansion's output is also a graph output and the depthwise output also
 // feeds another pointwise layer, so neither may be blocked; the first output (the one compared)
 // is the expansion's (`shared` 1) or the sum of both pointwise layers reading the depthwise
-// output (2).
-ir::ExportedProgram inverted_residual(int64_t batch, int shared) {
+// output (2). `shared` 3: only the expansion's output is also a graph output, so only the
+// depthwise output is blocked; 4: only the depthwise output has a second reader, so only the
+// expansion's output is blocked.
+ir::ExportedProgram inverted_residual(int64_t batch, int shared, int64_t hw = 7) {
   builder::GraphBuilder b("inverted_residual");
-  Value x = b.input("x", DType::Float, {batch, 32, 7, 7});
+  Value x = b.input("x", DType::Float, {batch, 32, hw, hw});
   Value we = b.parameter("we", tensor({64, 32, 1, 1}, 31));
   Value be = b.parameter("be", tensor({64}, 32));
   Value wd = b.parameter("wd", tensor({64, 1, 3, 3}, 33));
@@ -118,10 +122,13 @@ ir::ExportedProgram inverted_residual(int64_t batch, int shared) {
   Value d6 = b.call("aten::hardtanh", {d, 0.0, 6.0});
   Value p = b.call("aten::convolution", {d6, wp, nullptr, one, zero, one, false, zero, 1});
   Value y = b.call("aten::add.Tensor", {p, x});
-  if (shared > 0) {
+  if (shared == 3) {
+    b.output({y, e6});
+  } else if (shared > 0) {
     Value q = b.call("aten::convolution", {d6, wq, nullptr, one, zero, one, false, zero, 1});
     if (shared == 1) b.output({e6, y, q});
     if (shared == 2) b.output({b.call("aten::add.Tensor", {y, q}), e6});
+    if (shared == 4) b.output({b.call("aten::add.Tensor", {y, q})});
   } else {
     b.output({y});
   }
@@ -131,6 +138,11 @@ ir::ExportedProgram inverted_residual(int64_t batch, int shared) {
 TEST_F(CpuBackend, InvertedResidualBlocksMatchPortable) {
   for (int shared : {0, 1, 2}) {
     EXPECT_EQ(expect_same([shared] { return inverted_residual(1, shared); }, {{1, 32, 7, 7}}), 1u)
+        << "shared " << shared;
+  }
+  for (int shared : {0, 3, 4}) {
+    EXPECT_EQ(expect_same([shared] { return inverted_residual(2, shared, 30); }, {{2, 32, 30, 30}}),
+              1u)
         << "shared " << shared;
   }
   set_num_threads(2);
