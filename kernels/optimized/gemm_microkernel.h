@@ -39,6 +39,16 @@ struct StreamPrefetch {
 struct NoPrefetch {
   void step(int64_t) const {}
 };
+/// run(StreamPrefetch) where `prefetch` is given, else run(NoPrefetch): a kernel without a target
+/// carries no prefetch step at all.
+template <typename F>
+__attribute__((always_inline)) inline void with_prefetch(const void* prefetch, F run) {
+  if (prefetch != nullptr) {
+    run(StreamPrefetch{reinterpret_cast<std::uintptr_t>(prefetch)});
+  } else {
+    run(NoPrefetch{});
+  }
+}
 
 /// `accumulate`: add the product to C instead of overwriting it. `epilogue` (may be null): applied
 /// to the tile (after the accumulation) before it is stored. `prefetch` (may be null): see

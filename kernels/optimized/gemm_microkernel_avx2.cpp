@@ -114,12 +114,9 @@ __attribute__((always_inline)) inline void kernel(int64_t kc, A a, B b, float* c
 
 void microkernel_avx2_6x16(int64_t kc, const float* a, const float* b, float* c, int64_t ldc,
                            bool accumulate, const TileEpilogue* epilogue, const void* prefetch) {
-  if (prefetch != nullptr) {
-    kernel(kc, PackedA{a}, PackedB{b}, c, ldc, accumulate, epilogue,
-           StreamPrefetch{reinterpret_cast<std::uintptr_t>(prefetch)});
-  } else {
-    kernel(kc, PackedA{a}, PackedB{b}, c, ldc, accumulate, epilogue);
-  }
+  with_prefetch(prefetch, [&](auto p) {
+    kernel(kc, PackedA{a}, PackedB{b}, c, ldc, accumulate, epilogue, p);
+  });
 }
 
 void microkernel_avx2_6x16_indirect(int64_t kc, const float* a, const float* const* b_rows,
@@ -131,24 +128,18 @@ void microkernel_avx2_6x16_indirect(int64_t kc, const float* a, const float* con
 void microkernel_avx2_6x16_rows_a(int64_t kc, const float* const* a_rows, const float* b, float* c,
                                   int64_t ldc, bool accumulate, const TileEpilogue* epilogue,
                                   const void* prefetch) {
-  if (prefetch != nullptr) {
-    kernel(kc, RowsA{a_rows}, PackedB{b}, c, ldc, accumulate, epilogue,
-           StreamPrefetch{reinterpret_cast<std::uintptr_t>(prefetch)});
-  } else {
-    kernel(kc, RowsA{a_rows}, PackedB{b}, c, ldc, accumulate, epilogue);
-  }
+  with_prefetch(prefetch, [&](auto p) {
+    kernel(kc, RowsA{a_rows}, PackedB{b}, c, ldc, accumulate, epilogue, p);
+  });
 }
 
 // (flatten: the offsets are copied into registers, not passed through memory)
 __attribute__((flatten)) void microkernel_avx2_6x16_offsets_a(
     int64_t kc, const float* const* a_cols, const int64_t* a_offsets, const float* b, float* c,
     int64_t ldc, bool accumulate, const TileEpilogue* epilogue, const void* prefetch) {
-  if (prefetch != nullptr) {
-    kernel(kc, OffsetsA(a_cols, a_offsets), PackedB{b}, c, ldc, accumulate, epilogue,
-           StreamPrefetch{reinterpret_cast<std::uintptr_t>(prefetch)});
-  } else {
-    kernel(kc, OffsetsA(a_cols, a_offsets), PackedB{b}, c, ldc, accumulate, epilogue);
-  }
+  with_prefetch(prefetch, [&](auto p) {
+    kernel(kc, OffsetsA(a_cols, a_offsets), PackedB{b}, c, ldc, accumulate, epilogue, p);
+  });
 }
 
 // 5 x 16: the offsets kernel for panels of 5 pixels (a 7 x 7 output is 10 panels of 5, where 6-row
@@ -156,12 +147,9 @@ __attribute__((flatten)) void microkernel_avx2_6x16_offsets_a(
 __attribute__((flatten)) void microkernel_avx2_5x16_offsets_a(
     int64_t kc, const float* const* a_cols, const int64_t* a_offsets, const float* b, float* c,
     int64_t ldc, bool accumulate, const TileEpilogue* epilogue, const void* prefetch) {
-  if (prefetch != nullptr) {
-    kernel<5>(kc, OffsetsA(a_cols, a_offsets), PackedB{b}, c, ldc, accumulate, epilogue,
-              StreamPrefetch{reinterpret_cast<std::uintptr_t>(prefetch)});
-  } else {
-    kernel<5>(kc, OffsetsA(a_cols, a_offsets), PackedB{b}, c, ldc, accumulate, epilogue);
-  }
+  with_prefetch(prefetch, [&](auto p) {
+    kernel<5>(kc, OffsetsA(a_cols, a_offsets), PackedB{b}, c, ldc, accumulate, epilogue, p);
+  });
 }
 
 }  // namespace ptec::kernels::optimized::detail

@@ -280,12 +280,9 @@ __attribute__((flatten)) void microkernel_avx512_8x32(int64_t kc, const float* a
                                                       float* c, int64_t ldc, bool accumulate,
                                                       const TileEpilogue* epilogue,
                                                       const void* prefetch) {
-  if (prefetch != nullptr) {
-    kernel(kc, PackedA{a}, PackedB{b}, c, ldc, accumulate, epilogue,
-           StreamPrefetch{reinterpret_cast<std::uintptr_t>(prefetch)});
-  } else {
-    kernel(kc, PackedA{a}, PackedB{b}, c, ldc, accumulate, epilogue);
-  }
+  with_prefetch(prefetch, [&](auto p) {
+    kernel(kc, PackedA{a}, PackedB{b}, c, ldc, accumulate, epilogue, p);
+  });
 }
 
 void microkernel_avx512_8x32_indirect(int64_t kc, const float* a, const float* const* b_rows,
@@ -299,24 +296,18 @@ __attribute__((flatten)) void microkernel_avx512_8x32_rows_a(int64_t kc, const f
                                                              bool accumulate,
                                                              const TileEpilogue* epilogue,
                                                              const void* prefetch) {
-  if (prefetch != nullptr) {
-    kernel(kc, RowsA{a_rows}, PackedB{b}, c, ldc, accumulate, epilogue,
-           StreamPrefetch{reinterpret_cast<std::uintptr_t>(prefetch)});
-  } else {
-    kernel(kc, RowsA{a_rows}, PackedB{b}, c, ldc, accumulate, epilogue);
-  }
+  with_prefetch(prefetch, [&](auto p) {
+    kernel(kc, RowsA{a_rows}, PackedB{b}, c, ldc, accumulate, epilogue, p);
+  });
 }
 
 // (flatten: the offsets are copied into registers, not passed through memory)
 __attribute__((flatten)) void microkernel_avx512_8x32_offsets_a(
     int64_t kc, const float* const* a_cols, const int64_t* a_offsets, const float* b, float* c,
     int64_t ldc, bool accumulate, const TileEpilogue* epilogue, const void* prefetch) {
-  if (prefetch != nullptr) {
-    kernel(kc, OffsetsA(a_cols, a_offsets), PackedB{b}, c, ldc, accumulate, epilogue,
-           StreamPrefetch{reinterpret_cast<std::uintptr_t>(prefetch)});
-  } else {
-    kernel(kc, OffsetsA(a_cols, a_offsets), PackedB{b}, c, ldc, accumulate, epilogue);
-  }
+  with_prefetch(prefetch, [&](auto p) {
+    kernel(kc, OffsetsA(a_cols, a_offsets), PackedB{b}, c, ldc, accumulate, epilogue, p);
+  });
 }
 
 // 7 x 32: the offsets kernels for panels of 7 pixels (7 x 7 and 14 x 14 outputs are 7 and 28 such
@@ -330,12 +321,9 @@ __attribute__((flatten)) void microkernel_avx512_7x32_offsets_a_transposed(
 __attribute__((flatten)) void microkernel_avx512_7x32_offsets_a(
     int64_t kc, const float* const* a_cols, const int64_t* a_offsets, const float* b, float* c,
     int64_t ldc, bool accumulate, const TileEpilogue* epilogue, const void* prefetch) {
-  if (prefetch != nullptr) {
-    kernel<7>(kc, OffsetsA(a_cols, a_offsets), PackedB{b}, c, ldc, accumulate, epilogue,
-              StreamPrefetch{reinterpret_cast<std::uintptr_t>(prefetch)});
-  } else {
-    kernel<7>(kc, OffsetsA(a_cols, a_offsets), PackedB{b}, c, ldc, accumulate, epilogue);
-  }
+  with_prefetch(prefetch, [&](auto p) {
+    kernel<7>(kc, OffsetsA(a_cols, a_offsets), PackedB{b}, c, ldc, accumulate, epilogue, p);
+  });
 }
 
 __attribute__((flatten)) void microkernel_avx512_7x32_offsets_a_blocked(int64_t kc,

@@ -74,12 +74,9 @@ inline void kernel(int64_t kc, A a, B b, float* c, int64_t ldc, bool accumulate,
 
 void microkernel_generic_4x8(int64_t kc, const float* a, const float* b, float* c, int64_t ldc,
                              bool accumulate, const TileEpilogue* epilogue, const void* prefetch) {
-  if (prefetch != nullptr) {
-    kernel(kc, PackedA{a}, PackedB{b}, c, ldc, accumulate, epilogue,
-           StreamPrefetch{reinterpret_cast<std::uintptr_t>(prefetch)});
-  } else {
-    kernel(kc, PackedA{a}, PackedB{b}, c, ldc, accumulate, epilogue);
-  }
+  with_prefetch(prefetch, [&](auto p) {
+    kernel(kc, PackedA{a}, PackedB{b}, c, ldc, accumulate, epilogue, p);
+  });
 }
 
 void microkernel_generic_4x8_indirect(int64_t kc, const float* a, const float* const* b_rows,
@@ -91,24 +88,18 @@ void microkernel_generic_4x8_indirect(int64_t kc, const float* a, const float* c
 void microkernel_generic_4x8_rows_a(int64_t kc, const float* const* a_rows, const float* b,
                                     float* c, int64_t ldc, bool accumulate,
                                     const TileEpilogue* epilogue, const void* prefetch) {
-  if (prefetch != nullptr) {
-    kernel(kc, RowsA{a_rows}, PackedB{b}, c, ldc, accumulate, epilogue,
-           StreamPrefetch{reinterpret_cast<std::uintptr_t>(prefetch)});
-  } else {
-    kernel(kc, RowsA{a_rows}, PackedB{b}, c, ldc, accumulate, epilogue);
-  }
+  with_prefetch(prefetch, [&](auto p) {
+    kernel(kc, RowsA{a_rows}, PackedB{b}, c, ldc, accumulate, epilogue, p);
+  });
 }
 
 // (flatten: the offsets are copied into registers, not passed through memory)
 __attribute__((flatten)) void microkernel_generic_4x8_offsets_a(
     int64_t kc, const float* const* a_cols, const int64_t* a_offsets, const float* b, float* c,
     int64_t ldc, bool accumulate, const TileEpilogue* epilogue, const void* prefetch) {
-  if (prefetch != nullptr) {
-    kernel(kc, OffsetsA(a_cols, a_offsets), PackedB{b}, c, ldc, accumulate, epilogue,
-           StreamPrefetch{reinterpret_cast<std::uintptr_t>(prefetch)});
-  } else {
-    kernel(kc, OffsetsA(a_cols, a_offsets), PackedB{b}, c, ldc, accumulate, epilogue);
-  }
+  with_prefetch(prefetch, [&](auto p) {
+    kernel(kc, OffsetsA(a_cols, a_offsets), PackedB{b}, c, ldc, accumulate, epilogue, p);
+  });
 }
 
 }  // namespace ptec::kernels::optimized::detail
