@@ -602,7 +602,8 @@ bool gemm(int64_t m, int64_t n, int64_t k, const GemmOperand& a, const GemmOpera
         // The next B slice (this slice of the next panel, or the next slice of the first one)
         // is prefetched a share per A panel, by the microkernels as they multiply: weights
         // arriving from memory (a linear layer's B) then stream in while this slice is
-        // multiplied.
+        // multiplied. (A call prefetches kc / 2 lines: all of its share where the row block
+        // has at least nr / 8 panels.)
         const int64_t next_kc = j0 + nr < jc_end ? kc : std::min(kKc, k - pc - kc);
         const float* b_next = j0 + nr < jc_end ? b_at(j0 + nr, pc, kc)
                               : pc + kc < k    ? b_at(jc, pc + kc, next_kc)
