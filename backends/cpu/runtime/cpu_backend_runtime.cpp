@@ -1090,9 +1090,9 @@ bool pixel_rows_pay(const opt::Conv2dShape& s) {
 // exactly one other convolution reads it, and both take blocks there: in MobileNet-style blocks,
 // a pointwise layer with output pixels as its rows feeding the channel-interleaved depthwise
 // layer, and that one feeding the next pointwise layer. Neither side then transposes the tensor.
-// Runs before the weights are packed: it may choose a pointwise layer's rows.
 // Never a delegate input or output, nor one another node (a view, a Cat) also reads. Without
-// memory for its counts it plans nothing (the planar layouts are always correct).
+// memory for its counts it plans nothing (the planar layouts are always correct). Runs before the
+// weights are packed: it may choose the rows of a pointwise layer and the path of a depthwise one.
 template <typename IsIo>
 void plan_blocked_layouts(Handle& h, MemoryAllocator& alloc, IsIo is_io) {
   uint32_t* readers = allocate_array<uint32_t>(alloc, h.num_tensors);  // reads of each tensor
