@@ -157,9 +157,9 @@ __attribute__((always_inline)) inline void compute_rows(const Conv2dShape& s, co
   }
 }
 
-// `rows` output rows from oy0 of a blocked input read in place (`in`: the block's pixels, L lanes
-// each), into `obuf` as compute_rows does. Input rows above or below the image read `zero` (a
-// zeroed row); outputs whose window leaves a row's ends skip the taps outside it. No copy: the
+// `rows` output rows from oy0 of a blocked input read in place (blk.in_block: the block's pixels,
+// L lanes each), into `obuf` as compute_rows does. Input rows above or below the image read `zero`
+// (a zeroed row); outputs whose window leaves a row's ends skip the taps outside it. No copy: the
 // band buffer's rows are what the input already holds, and copying them cost more than the
 // convolution (a 3x3 layer of 48 channels at 56x56 stride 2 spent 70% of its time in memcpy).
 template <int L, int K, int S>
@@ -215,10 +215,11 @@ __attribute__((always_inline)) inline void compute_rows_in_place(
   }
 }
 
-// The block, band by band: pack, compute, then copy each lane's outputs into its plane with the
-// epilogue. A clamp (Relu, Clamp) without a residual runs in compute_rows; with one, where the
-// residual is added. Other activations run over the interleaved outputs (no residual) or over
-// each lane's stored run (after the residual).
+// The block, band by band: pack (or read a blocked input in place), compute (into a blocked output
+// where it goes), then copy each lane's outputs into its plane with the epilogue. A clamp (Relu,
+// Clamp) without a residual runs in compute_rows; with one, where the residual is added. Other
+// activations run over the interleaved outputs (no residual) or over each lane's stored run (after
+// the residual).
 template <int L>
 __attribute__((always_inline)) inline void run_block(const Conv2dShape& s, const Bands& g,
                                                      const Block<L>& blk, const GemmEpilogue& e) {
