@@ -250,10 +250,21 @@ __attribute__((always_inline)) inline void store_run(float* dst, const float* sr
 // dimension ldt), into C through the column map: column j is position (j / pitch, j % pitch) of a
 // flat image, kept when j % pitch < width and stored at (j / pitch) * width + j % pitch of its
 // row of C, with the epilogue (bias per row, residual in C's layout, activation) applied to each
-// run as it is stored.
+// run as it is stored. An activation that is not a clamp, without a residual, is applied to the
+// tile's rows (bias first) before they are stored: per run (a tile row's part in one image row,
+// often a few floats) its call cost more than its math (SiLU on a 3 -> 32 stem at 112x112).
 __attribute__((target_clones("avx512f", "avx2", "default"))) void store_column_rows(
-    const GemmEpilogue& e, const GemmColumnRows& map, const float* tile, int64_t ldt, float* c,
+    const GemmEpilogue& epilogue, const GemmColumnRows& map, float* tile, int64_t ldt, float* c,
     int64_t ldc, int64_t i0, int64_t rows, int64_t j0, int64_t cols) {
+  const GemmEpilogue plain;
+  const bool on_tile = !is_clamp(epilogue.activation) && epilogue.residual == nullptr;
+  for (int64_t r = 0; r < rows && on_tile; ++r) {
+    float* row = tile + r * ldt;
+    const float bias = epilogue.bias != nullptr ? epilogue.bias[i0 + r] : 0.0f;
+    for (int64_t j = 0; j < cols; ++j) row[j] += bias;
+    activate_in_place(row, cols, epilogue.activation, epilogue.clamp_min, epilogue.clamp_max);
+  }
+  const GemmEpilogue& e = on_tile ? plain : epilogue;
   const bool clamp = is_clamp(e.activation);
   const ClampBounds b =
       clamp_bounds(clamp ? e.activation : Activation::None, e.clamp_min, e.clamp_max);
