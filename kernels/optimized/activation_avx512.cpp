@@ -1,5 +1,5 @@
 // AVX-512F activation loops (activation_simd.h). Built with -mavx512f; keep includes to
-// <immintrin.h> and activation_simd.h.
+// <immintrin.h>, activation_simd.h and vector_math_avx512.h.
 
 // GCC 12's AVX-512 intrinsics pass _mm512_undefined_*() as the unused source of their masked
 // forms, which -Wuninitialized reports (GCC bug 105593, fixed in GCC 13).
@@ -8,24 +8,10 @@
 #include <immintrin.h>
 
 #include "kernels/optimized/activation_simd.h"
+#include "kernels/optimized/vector_math_avx512.h"
 
 namespace ptec::kernels::optimized::detail {
 namespace {
-
-// e^x for n = round(x / ln2), the polynomial of exp_approx (activation.h): x = n ln2 + r,
-// |r| <= ln2 / 2.
-__m512 exp_reduced512(__m512 x, __m512 n) {
-  __m512 r = _mm512_fnmadd_ps(n, _mm512_set1_ps(0.693359375f), x);
-  r = _mm512_fnmadd_ps(n, _mm512_set1_ps(-2.12194440e-4f), r);
-  __m512 p = _mm512_set1_ps(1.9875691500e-4f);
-  p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(1.3981999507e-3f));
-  p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(8.3334519073e-3f));
-  p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(4.1665795894e-2f));
-  p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(1.6666665459e-1f));
-  p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(5.0000001201e-1f));
-  p = _mm512_add_ps(_mm512_fmadd_ps(p, _mm512_mul_ps(r, r), r), _mm512_set1_ps(1.0f));
-  return _mm512_scalef_ps(p, n);
-}
 
 // e^x (exp_reduced512).
 __m512 exp512(__m512 v) {
@@ -36,29 +22,10 @@ __m512 exp512(__m512 v) {
   return exp_reduced512(x, n);
 }
 
-// 1 / d for d >= 1: the 14-bit estimate and one Newton step (relative error ~2^-27).
-__m512 reciprocal(__m512 d) {
-  const __m512 r = _mm512_rcp14_ps(d);
-  return _mm512_fmadd_ps(r, _mm512_fnmadd_ps(d, r, _mm512_set1_ps(1.0f)), r);
-}
-
 __m512 sigmoid512(__m512 v) {
-  const __m512 s = reciprocal(
+  const __m512 s = reciprocal512(
       _mm512_add_ps(_mm512_set1_ps(1.0f), exp512(_mm512_sub_ps(_mm512_setzero_ps(), v))));
   return _mm512_mask_mov_ps(s, _mm512_cmp_ps_mask(v, v, _CMP_UNORD_Q), v);
-}
-
-// x / (1 + e^-x) by exp_reduced512, two steps shorter than sigmoid: n = round(-x / ln2) by the
-// 1.5 * 2^23 shift (one FMA and a subtraction, where roundscale takes two uops and a multiply),
-// and no NaN mask: a NaN passes every step (max / min return it as their second operand).
-__m512 silu512(__m512 v) {
-  const __m512 y =
-      _mm512_min_ps(_mm512_set1_ps(88.3f),
-                    _mm512_max_ps(_mm512_set1_ps(-87.3f), _mm512_sub_ps(_mm512_setzero_ps(), v)));
-  const __m512 shift = _mm512_set1_ps(12582912.0f);
-  const __m512 n =
-      _mm512_sub_ps(_mm512_fmadd_ps(y, _mm512_set1_ps(1.44269504088896341f), shift), shift);
-  return _mm512_mul_ps(v, reciprocal(_mm512_add_ps(_mm512_set1_ps(1.0f), exp_reduced512(y, n))));
 }
 
 // Cephes' tanhf: an odd polynomial below |x| = 0.625, else 1 - 2 / (e^{2|x|} + 1) with x's sign.
@@ -75,7 +42,7 @@ __m512 tanh512(__m512 v) {
   const __m512 small = _mm512_fmadd_ps(_mm512_mul_ps(p, z), v, v);
   const __m512 e = exp512(_mm512_add_ps(ax, ax));
   const __m512 big_abs =
-      _mm512_fnmadd_ps(_mm512_set1_ps(2.0f), reciprocal(_mm512_add_ps(e, _mm512_set1_ps(1.0f))),
+      _mm512_fnmadd_ps(_mm512_set1_ps(2.0f), reciprocal512(_mm512_add_ps(e, _mm512_set1_ps(1.0f))),
                        _mm512_set1_ps(1.0f));
   const __m512 big = _mm512_castsi512_ps(
       _mm512_or_si512(_mm512_castps_si512(big_abs),
@@ -96,7 +63,8 @@ __m512 gelu512(__m512 v) {
                                                                           _mm512_castps_si512(v))),
                                   _mm512_set1_ps(0.70710678118654752f)),
                     _mm512_set1_ps(9.0f));
-  const __m512 t = reciprocal(_mm512_fmadd_ps(z, _mm512_set1_ps(0.3275911f), _mm512_set1_ps(1.0f)));
+  const __m512 t =
+      reciprocal512(_mm512_fmadd_ps(z, _mm512_set1_ps(0.3275911f), _mm512_set1_ps(1.0f)));
   __m512 p = _mm512_set1_ps(1.061405429f);
   p = _mm512_fmadd_ps(p, t, _mm512_set1_ps(-1.453152027f));
   p = _mm512_fmadd_ps(p, t, _mm512_set1_ps(1.421413741f));

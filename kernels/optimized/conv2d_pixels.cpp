@@ -114,13 +114,14 @@ __attribute__((always_inline)) inline void store_transposed(const float* tile, i
 }
 
 // `transposed` (may be null): the ISA's microkernel that stores its tile transposed with the
-// epilogue, used for the last k slice where the activation is a clamp (or none): the tile then
-// never makes the round trip through the stack buffer.
+// epilogue, used for the last k slice where the activation is a clamp (or none), or SiLU without a
+// residual: the tile then never makes the round trip through the stack buffer.
 using TransposedKernel = void (*)(int64_t kc, const float* const* a_cols, const int64_t* a_offsets,
                                   const float* b, const detail::TransposedStore& t);
 // `blocked` (may be null): the ISA's microkernel that stores its tile in channel blocks with bias
-// and clamp, used for the last k slice of a blocked output (conv2d.h) where the activation is a
-// clamp (or none); otherwise the tile goes through the stack buffer to the blocks.
+// and clamp (or SiLU), used for the last k slice of a blocked output (conv2d.h) where the
+// activation is a clamp (or none) or SiLU; otherwise the tile goes through the stack buffer to the
+// blocks.
 using BlockedKernel = void (*)(int64_t kc, const float* const* a_cols, const int64_t* a_offsets,
                                const float* b, const detail::BlockedStore& t);
 
@@ -143,8 +144,10 @@ __attribute__((always_inline)) inline void run_item(const Job& job, int64_t item
   const float* bias = e.bias != nullptr ? e.bias + j0 : nullptr;
   const float* residual = job.residual != nullptr ? job.residual + j0 * job.m + m0 : nullptr;
   float* out = job.out + j0 * job.m + m0;
+  // SiLU (without a residual) runs on the accumulators too, in the kernels that store directly.
+  const bool silu = e.activation == Activation::Silu && residual == nullptr;
   const bool direct =
-      job.out_blocked ? blocked != nullptr && clamp : transposed != nullptr && clamp;
+      (clamp || silu) && (job.out_blocked ? blocked != nullptr : transposed != nullptr);
   constexpr int64_t kB = Nr / 2;  // channels per block of a blocked output
   // Each k slice of the B panel (in L1) meets every pixel panel of the item; the tile
   // accumulates over the slices.
@@ -171,6 +174,7 @@ __attribute__((always_inline)) inline void run_item(const Job& job, int64_t item
         bs.relu = bounds.relu;
         bs.lo = bounds.lo;
         bs.hi = bounds.hi;
+        bs.silu = silu;
         blocked(kc, job.cols + pc, job.offsets + m0 + i0, b, bs);
         continue;
       }
@@ -187,6 +191,7 @@ __attribute__((always_inline)) inline void run_item(const Job& job, int64_t item
         ts.relu = bounds.relu;
         ts.lo = bounds.lo;
         ts.hi = bounds.hi;
+        ts.silu = silu;
         transposed(kc, job.cols + pc, job.offsets + m0 + i0, b, ts);
         continue;
       }

@@ -5,6 +5,7 @@
 #include <immintrin.h>
 
 #include "kernels/optimized/gemm_microkernel.h"
+#include "kernels/optimized/vector_math_avx512.h"
 
 namespace ptec::kernels::optimized::detail {
 
@@ -185,6 +186,16 @@ __attribute__((always_inline)) inline void bias_and_clamp(__m512 (&acc)[R][2], c
   }
 }
 
+// SiLU on every accumulator (after the bias).
+template <int64_t R>
+__attribute__((always_inline)) inline void silu_all(__m512 (&acc)[R][2]) {
+#pragma GCC unroll 8
+  for (int64_t r = 0; r < R; ++r) {
+    acc[r][0] = silu512(acc[r][0]);
+    acc[r][1] = silu512(acc[r][1]);
+  }
+}
+
 // Earlier k slices' sums (MR x NR floats, leading dimension NR, 64-byte aligned) into acc.
 template <int64_t R>
 __attribute__((always_inline)) inline void add_partial(__m512 (&acc)[R][2], const float* partial) {
@@ -206,7 +217,8 @@ __attribute__((always_inline)) inline void offsets_blocked(int64_t kc, const flo
   __m512 acc[R][2];
   multiply(kc, OffsetsA(a_cols, a_offsets), PackedB{b}, acc);
   add_partial(acc, t.partial);
-  bias_and_clamp(acc, t.bias, t.cols, true, t.relu, t.lo, t.hi);
+  bias_and_clamp(acc, t.bias, t.cols, !t.silu, t.relu, t.lo, t.hi);
+  if (t.silu) silu_all(acc);
   const bool second = t.cols > 16;
 #pragma GCC unroll 8
   for (int64_t r = 0; r < R; ++r) {
@@ -231,7 +243,8 @@ __attribute__((always_inline)) inline void offsets_transposed(int64_t kc,
   // 16 columns per instruction, and so is the clamp where no residual comes after it: half the
   // epilogue's vector operations of doing both per stored column.
   const bool clamped = t.residual == nullptr;
-  bias_and_clamp(acc, t.bias, t.cols, clamped, t.relu, t.lo, t.hi);
+  bias_and_clamp(acc, t.bias, t.cols, clamped && !t.silu, t.relu, t.lo, t.hi);
+  if (t.silu) silu_all(acc);  // (no residual)
   // Rows past t.rows are neither loaded (residual) nor stored: a lane mask.
   const bool whole = t.rows == kAvx512Mr;
   const __m256i mask = _mm256_cmpgt_epi32(_mm256_set1_epi32(static_cast<int>(t.rows)),

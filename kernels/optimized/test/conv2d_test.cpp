@@ -573,7 +573,7 @@ TEST_P(Conv2d, BlockedLayoutsMatchPlanes) {
     conv2d_pack_weights(s, w.data(), packed.ptr, rows);
     Aligned scratch(conv2d_scratch_bytes(s, true, rows));
     const float* pw = s.depthwise() ? nullptr : packed.ptr;
-    for (Activation act : {Activation::Clamp, Activation::Gelu}) {
+    for (Activation act : {Activation::Clamp, Activation::Gelu, Activation::Silu}) {
       const GemmEpilogue e = epilogue_of(bias, nullptr, act);
       std::vector<float> want(static_cast<size_t>(s.n * s.oc * ohw));
       ASSERT_TRUE(
