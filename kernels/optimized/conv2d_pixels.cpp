@@ -163,36 +163,29 @@ __attribute__((always_inline)) inline void run_item(const Job& job, int64_t item
     const int64_t next_floats = next != nullptr ? std::min(depth, k - pc - kc) * Nr : 0;
     const int64_t share = (next_floats / 16 + panels - 1) / panels * 16;
     for (int64_t i0 = 0, t = 0; i0 < count; i0 += Mr, ++t) {
-      if (direct && next == nullptr && job.out_blocked) {  // the last slice, into its blocks
-        detail::BlockedStore bs;
-        bs.c = job.out + ((j0 / kB) * job.m + m0 + i0) * kB;
-        bs.block_stride = job.m * kB;
-        bs.rows = std::min(Mr, count - i0);
-        bs.cols = cols;
-        bs.partial = pc > 0 ? tile + i0 * Nr : nullptr;
-        bs.bias = bias;
-        bs.relu = bounds.relu;
-        bs.lo = bounds.lo;
-        bs.hi = bounds.hi;
-        bs.silu = silu;
-        blocked(kc, job.cols + pc, job.offsets + m0 + i0, b, bs);
-        continue;
-      }
-      if (direct && next == nullptr) {  // the last slice, stored transposed
-        detail::TransposedStore ts;
-        ts.c = out + i0;
-        ts.ldc = job.m;
-        ts.rows = std::min(Mr, count - i0);
-        ts.cols = cols;
-        ts.partial = pc > 0 ? tile + i0 * Nr : nullptr;
-        ts.bias = bias;
-        ts.residual = residual != nullptr ? residual + i0 : nullptr;
-        ts.ldr = job.m;
-        ts.relu = bounds.relu;
-        ts.lo = bounds.lo;
-        ts.hi = bounds.hi;
-        ts.silu = silu;
-        transposed(kc, job.cols + pc, job.offsets + m0 + i0, b, ts);
+      if (direct && next == nullptr) {  // the last slice, stored by the kernel with the epilogue
+        detail::TileEnd end;
+        end.rows = std::min(Mr, count - i0);
+        end.cols = cols;
+        end.partial = pc > 0 ? tile + i0 * Nr : nullptr;
+        end.bias = bias;
+        end.relu = bounds.relu;
+        end.lo = bounds.lo;
+        end.hi = bounds.hi;
+        end.silu = silu;
+        if (job.out_blocked) {  // into its blocks
+          detail::BlockedStore bs{end};
+          bs.c = job.out + ((j0 / kB) * job.m + m0 + i0) * kB;
+          bs.block_stride = job.m * kB;
+          blocked(kc, job.cols + pc, job.offsets + m0 + i0, b, bs);
+        } else {  // transposed
+          detail::TransposedStore ts{end};
+          ts.c = out + i0;
+          ts.ldc = job.m;
+          ts.residual = residual != nullptr ? residual + i0 : nullptr;
+          ts.ldr = job.m;
+          transposed(kc, job.cols + pc, job.offsets + m0 + i0, b, ts);
+        }
         continue;
       }
       kernel(kc, job.cols + pc, job.offsets + m0 + i0, b, tile + i0 * Nr, Nr, pc > 0, nullptr,

@@ -113,42 +113,38 @@ void microkernel_avx2_5x16_offsets_a(int64_t kc, const float* const* a_cols,
                                      int64_t ldc, bool accumulate, const TileEpilogue* epilogue,
                                      const void* prefetch);
 
-/// Where a transposing microkernel stores its tile: element (r, j) (row r < rows, column
-/// j < cols) at c[j * ldc + r], as act(sum + partial + bias[j] + residual[j * ldr + r]) with the
-/// clamp of TileEpilogue (relu, lo, hi), or SiLU instead where `silu` (no residual; the AVX-512
-/// kernels only). `partial` (may be null): earlier k slices' sums, MR x NR floats, leading
-/// dimension NR, 64-byte aligned. A convolution's output pixels as rows, stored into its NCHW
-/// output (conv2d_pixels).
-struct TransposedStore {
-  float* c = nullptr;
-  int64_t ldc = 0;
+/// What the storing offsets kernels (TransposedStore, BlockedStore) apply to a tile of rows < rows
+/// and columns j < cols before storing it: act(sum + partial + bias[j]) with the clamp of
+/// TileEpilogue (relu, lo, hi), or SiLU instead where `silu` (the AVX-512 kernels only).
+/// `partial` (may be null): earlier k slices' sums, MR x NR floats, leading dimension NR, 64-byte
+/// aligned.
+struct TileEnd {
   int64_t rows = 0;
   int64_t cols = 0;
   const float* partial = nullptr;
   const float* bias = nullptr;
-  const float* residual = nullptr;
-  int64_t ldr = 0;
   bool relu = false;
   float lo = 0.0f;
   float hi = 0.0f;
   bool silu = false;
 };
 
+/// Where a transposing microkernel stores its tile: element (r, j) at c[j * ldc + r], with the
+/// TileEnd's epilogue and residual[j * ldr + r] added before the clamp (no SiLU with a residual).
+/// A convolution's output pixels as rows, stored into its NCHW output (conv2d_pixels).
+struct TransposedStore : TileEnd {
+  float* c = nullptr;
+  int64_t ldc = 0;
+  const float* residual = nullptr;
+  int64_t ldr = 0;
+};
+
 /// Where an offsets kernel stores its tile in channel blocks (conv2d.h's blocked layout, 16
-/// channels per block): row r < rows, columns 0-15 at c + r * 16, columns 16-31 (when cols > 16) at
-/// c + block_stride + r * 16, as clamp(sum + partial + bias[j]), or its SiLU, with
-/// TransposedStore's rules.
-struct BlockedStore {
+/// channels per block): row r, columns 0-15 at c + r * 16, columns 16-31 (when cols > 16) at
+/// c + block_stride + r * 16, with the TileEnd's epilogue.
+struct BlockedStore : TileEnd {
   float* c = nullptr;
   int64_t block_stride = 0;
-  int64_t rows = 0;
-  int64_t cols = 0;
-  const float* partial = nullptr;
-  const float* bias = nullptr;
-  bool relu = false;
-  float lo = 0.0f;
-  float hi = 0.0f;
-  bool silu = false;
 };
 
 // AVX-512F: 8 x 32 (sixteen 16-wide accumulators), same rules as the AVX2 kernel.

@@ -207,6 +207,16 @@ __attribute__((always_inline)) inline void add_partial(__m512 (&acc)[R][2], cons
   }
 }
 
+// The TileEnd's epilogue on the accumulators: earlier slices' sums, the bias, then the clamp
+// (where `clamp`: not when a residual comes after it) or SiLU.
+template <int64_t R>
+__attribute__((always_inline)) inline void finish_tile(__m512 (&acc)[R][2], const TileEnd& t,
+                                                       bool clamp) {
+  add_partial(acc, t.partial);
+  bias_and_clamp(acc, t.bias, t.cols, clamp && !t.silu, t.relu, t.lo, t.hi);
+  if (t.silu) silu_all(acc);
+}
+
 // The offsets kernel for the first R rows of the panel, its tile stored in channel blocks
 // (BlockedStore): each row's two 16-column halves are whole vectors of their blocks, so nothing is
 // transposed.
@@ -216,9 +226,7 @@ __attribute__((always_inline)) inline void offsets_blocked(int64_t kc, const flo
                                                            const BlockedStore& t) {
   __m512 acc[R][2];
   multiply(kc, OffsetsA(a_cols, a_offsets), PackedB{b}, acc);
-  add_partial(acc, t.partial);
-  bias_and_clamp(acc, t.bias, t.cols, !t.silu, t.relu, t.lo, t.hi);
-  if (t.silu) silu_all(acc);
+  finish_tile(acc, t, true);
   const bool second = t.cols > 16;
 #pragma GCC unroll 8
   for (int64_t r = 0; r < R; ++r) {
@@ -238,13 +246,11 @@ __attribute__((always_inline)) inline void offsets_transposed(int64_t kc,
                                                               const TransposedStore& t) {
   __m512 acc[R][2];
   multiply(kc, OffsetsA(a_cols, a_offsets), PackedB{b}, acc);
-  add_partial(acc, t.partial);
   // The bias runs along the accumulators' lanes (columns), so it is added before the transpose,
-  // 16 columns per instruction, and so is the clamp where no residual comes after it: half the
-  // epilogue's vector operations of doing both per stored column.
+  // 16 columns per instruction, and so is the clamp where no residual comes after it (and SiLU,
+  // which has none): half the epilogue's vector operations of doing both per stored column.
   const bool clamped = t.residual == nullptr;
-  bias_and_clamp(acc, t.bias, t.cols, clamped && !t.silu, t.relu, t.lo, t.hi);
-  if (t.silu) silu_all(acc);  // (no residual)
+  finish_tile(acc, t, clamped);
   // Rows past t.rows are neither loaded (residual) nor stored: a lane mask.
   const bool whole = t.rows == kAvx512Mr;
   const __m256i mask = _mm256_cmpgt_epi32(_mm256_set1_epi32(static_cast<int>(t.rows)),
