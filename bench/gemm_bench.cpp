@@ -70,13 +70,16 @@ void BM_Gemm(benchmark::State& state) {
   const auto b = random_vector(k * n);
   std::vector<float> c(static_cast<size_t>(m * n));
   Buffer packed(prepack_a ? packed_a_bytes(m, k) : 0);
-  Buffer packed_b(prepack_b ? packed_b_bytes(k, n) : 0);
+  // A linear layer's weights (A read in place) are packed as the CPU backend packs them
+  // (pack_weights); with both operands prepacked, B is packed as A, in the same depth.
+  const bool linear = prepack_b && !prepack_a;
+  Buffer packed_b(!prepack_b ? 0 : linear ? packed_weights_bytes(k, n) : packed_b_bytes(k, n));
   PackedMatrix pa, pb;
-  // Prepacked B is a linear layer's weights, in the depth the CPU backend packs them with (both
-  // operands prepacked need the same depth).
   const int64_t depth = prepack_b ? gemm_weights_depth(k) : gemm_slice_depth();
+  auto* pb_out = static_cast<float*>(packed_b.ptr);
   if (prepack_a) pa = pack_a(m, k, a.data(), k, false, static_cast<float*>(packed.ptr), depth);
-  if (prepack_b) pb = pack_b(k, n, b.data(), n, false, static_cast<float*>(packed_b.ptr), depth);
+  if (linear) pb = pack_weights(k, n, b.data(), n, false, pb_out);
+  if (prepack_b && !linear) pb = pack_b(k, n, b.data(), n, false, pb_out, depth);
   Buffer scratch(gemm_scratch_bytes(m, n, k, prepack_a, prepack_b));
   const GemmOperand ao = prepack_a ? GemmOperand::prepacked(pa) : GemmOperand::matrix(a.data(), k);
   const GemmOperand bo = prepack_b ? GemmOperand::prepacked(pb) : GemmOperand::matrix(b.data(), n);

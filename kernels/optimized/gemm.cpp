@@ -29,19 +29,33 @@ constexpr int64_t kFewPanels = 4;
 constexpr int64_t kEpilogueColumns = 256;
 constexpr size_t kAlign = 64;
 
+// Wide weights (pack_weights) are packed in one slice up to this K, else in slices of kWideSlice.
+constexpr int64_t kWideOneSlice = 1024;
+constexpr int64_t kWideSlice = 512;
+
 struct KernelInfo {
   int64_t mr;
   int64_t nr;
   detail::MicroKernel fn;
   detail::IndirectMicroKernel indirect;
   detail::RowsAMicroKernel rows_a;
+  // The wide kernel for weights packed by pack_weights (null where the ISA has none).
+  int64_t wide_mr = 0;
+  int64_t wide_nr = 0;
+  detail::WideMicroKernel wide = nullptr;
 };
 
 KernelInfo kernel_info(GemmIsa isa) {
 #if defined(PTEC_GEMM_HAVE_AVX2)
   if (isa == GemmIsa::Avx512) {
-    return {detail::kAvx512Mr, detail::kAvx512Nr, detail::microkernel_avx512_8x32,
-            detail::microkernel_avx512_8x32_indirect, detail::microkernel_avx512_8x32_rows_a};
+    return {detail::kAvx512Mr,
+            detail::kAvx512Nr,
+            detail::microkernel_avx512_8x32,
+            detail::microkernel_avx512_8x32_indirect,
+            detail::microkernel_avx512_8x32_rows_a,
+            detail::kAvx512WideMr,
+            detail::kAvx512WideNr,
+            detail::microkernel_avx512_6x64_wide};
   }
   if (isa == GemmIsa::Avx2) {
     return {detail::kAvx2Mr, detail::kAvx2Nr, detail::microkernel_avx2_6x16,
@@ -114,6 +128,24 @@ int64_t l1_data_bytes() {
 // meets) is one sequential stream, as weights arriving from memory should be.
 int64_t slice_offset(int64_t m, int64_t mr, int64_t i0, int64_t pc, int64_t kc) {
   return pc * round_up(m, mr) + i0 * kc;
+}
+
+// The share of the next B slice that each row block of an item prefetches while it multiplies
+// the current one (StreamPrefetch): weights arriving from memory then stream in under the FMAs.
+// A call prefetches kc / 2 lines, all of its share where the item has at least nr / 8 blocks.
+struct NextSlice {
+  const float* data = nullptr;  // null: no slice follows
+  int64_t floats = 0;
+  int64_t share = 0;
+
+  const float* for_block(int64_t block) const {
+    const int64_t at = block * share;
+    return data != nullptr && at < floats ? data + at : nullptr;
+  }
+};
+
+NextSlice next_slice(const float* data, int64_t floats, int64_t blocks) {
+  return NextSlice{data, floats, round_up((floats + blocks - 1) / blocks, 16)};
 }
 
 // How the product's C is cut into items for the threads: row blocks of mc rows (up to kMcPanels
@@ -332,6 +364,7 @@ __attribute__((target_clones("avx512f", "avx2", "default"))) void gemv_range(
     const PackedMatrix& b, const float* x, int64_t stride, float* y, bool accumulate,
     int64_t j_begin, int64_t j_end) {
   switch (b.panel) {
+    case 64: gemv_panels<64>(b, x, stride, y, accumulate, j_begin, j_end); break;
     case 32: gemv_panels<32>(b, x, stride, y, accumulate, j_begin, j_end); break;
     case 16: gemv_panels<16>(b, x, stride, y, accumulate, j_begin, j_end); break;
     default: gemv_panels<8>(b, x, stride, y, accumulate, j_begin, j_end); break;
@@ -389,6 +422,62 @@ PackedMatrix pack_b_impl(int64_t k, int64_t n, const float* b, int64_t ldb, bool
     }
   }
   return PackedMatrix{out, k, n, nr};
+}
+
+// B (K x N) packed slice-major in panels of nr columns and slices of `depth` rows, like packed A:
+// a pass over one k slice of the weights is one sequential stream.
+PackedMatrix pack_b_slices(int64_t k, int64_t n, const float* b, int64_t ldb, bool trans_b,
+                           int64_t nr, int64_t depth, float* out) {
+  for (int64_t pc = 0; pc < k; pc += depth) {
+    const int64_t kc = std::min(depth, k - pc);
+    for (int64_t j0 = 0; j0 < n; j0 += nr) {
+      const float* src = trans_b ? b + j0 * ldb + pc : b + pc * ldb + j0;
+      pack_b_impl(kc, std::min(nr, n - j0), src, ldb, trans_b, nr,
+                  out + slice_offset(n, nr, j0, pc, kc));
+    }
+  }
+  return PackedMatrix{out, k, n, nr, true, depth};
+}
+
+// gemm() against a wide B (pack_weights), A row-major (element (i, p) at a[i * lda + p]) read in
+// place by blocks of the wide kernel's rows. Each slice of a B panel meets every row block of
+// the item in turn: the panel streams from L2 (the kernel prefetches it a few rows ahead) while
+// the calls prefetch the next one (NextSlice) and C is written once per slice, by the kernel,
+// masked at the edges.
+void gemm_wide(const KernelInfo& info, int64_t m, int64_t n, int64_t k, const float* a, int64_t lda,
+               const PackedMatrix& b, float* c, int64_t ldc, const GemmEpilogue& epilogue) {
+  const int64_t mr = info.wide_mr, nr = b.panel, depth = b.depth;
+  const GemmEpilogue* fused = has_epilogue(epilogue) && fusable(epilogue) ? &epilogue : nullptr;
+  const bool strips_due = has_epilogue(epilogue) && fused == nullptr;
+  const Split split = split_work(m, (n + nr - 1) / nr, mr);
+  parallel_for(split.m_blocks * split.groups, [&](int64_t index) {
+    const Item item = item_bounds(split, m, n, nr, index);
+    const int64_t blocks = (item.ic_end - item.ic + mr - 1) / mr;
+    for (int64_t pc = 0; pc < k; pc += depth) {
+      const int64_t kc = std::min(depth, k - pc);
+      const bool last = pc + kc == k;
+      EpilogueStrips strips{epilogue, c, ldc, item, item.jc};
+      for (int64_t j0 = item.jc; j0 < item.jc_end; j0 += nr) {
+        // Next: this slice of the next panel, or the next slice of the item's first panel.
+        const bool more = j0 + nr < item.jc_end;
+        const float* following = more          ? packed_b_slice(b, j0 + nr, pc)
+                                 : pc + kc < k ? packed_b_slice(b, item.jc, pc + kc)
+                                               : nullptr;
+        const NextSlice next =
+            next_slice(following, (more ? kc : std::min(depth, k - pc - kc)) * nr, blocks);
+        const float* slice = packed_b_slice(b, j0, pc);
+        const int64_t cols = std::min(nr, n - j0);
+        for (int64_t i0 = item.ic; i0 < item.ic_end; i0 += mr) {
+          const detail::TileEpilogue t =
+              last && fused != nullptr ? tile_epilogue(*fused, i0, j0) : detail::TileEpilogue{};
+          info.wide(kc, a + i0 * lda + pc, lda, std::min(mr, m - i0), slice, c + i0 * ldc + j0, ldc,
+                    cols, pc > 0 || epilogue.beta_one, last && fused != nullptr ? &t : nullptr,
+                    next.for_block((i0 - item.ic) / mr));
+        }
+        if (last && strips_due) strips.finished(std::min(n, j0 + nr));
+      }
+    }
+  });
 }
 
 }  // namespace
@@ -456,17 +545,21 @@ PackedMatrix pack_a(int64_t m, int64_t k, const float* a, int64_t lda, bool tran
 
 PackedMatrix pack_b(int64_t k, int64_t n, const float* b, int64_t ldb, bool trans_b, float* out,
                     int64_t depth) {
-  // Slice-major, like packed A: a pass over one k slice of the weights is one sequential stream.
-  const int64_t nr = kernel_info(active_gemm_isa()).nr;
-  for (int64_t pc = 0; pc < k; pc += depth) {
-    const int64_t kc = std::min(depth, k - pc);
-    for (int64_t j0 = 0; j0 < n; j0 += nr) {
-      const float* src = trans_b ? b + j0 * ldb + pc : b + pc * ldb + j0;
-      pack_b_impl(kc, std::min(nr, n - j0), src, ldb, trans_b, nr,
-                  out + slice_offset(n, nr, j0, pc, kc));
-    }
-  }
-  return PackedMatrix{out, k, n, nr, true, depth};
+  return pack_b_slices(k, n, b, ldb, trans_b, kernel_info(active_gemm_isa()).nr, depth, out);
+}
+
+size_t packed_weights_bytes(int64_t k, int64_t n) {
+  const KernelInfo info = kernel_info(active_gemm_isa());
+  if (info.wide == nullptr) return packed_b_bytes(k, n);
+  return align_up(static_cast<size_t>(round_up(n, info.wide_nr) * k) * sizeof(float));
+}
+
+PackedMatrix pack_weights(int64_t k, int64_t n, const float* b, int64_t ldb, bool trans_b,
+                          float* out) {
+  const KernelInfo info = kernel_info(active_gemm_isa());
+  if (info.wide == nullptr) return pack_b(k, n, b, ldb, trans_b, out, gemm_weights_depth(k));
+  const int64_t depth = k <= kWideOneSlice ? std::max<int64_t>(k, 1) : kWideSlice;
+  return pack_b_slices(k, n, b, ldb, trans_b, info.wide_nr, depth, out);
 }
 
 const float* packed_b_slice(const PackedMatrix& b, int64_t j0, int64_t pc) {
@@ -495,8 +588,12 @@ bool gemm(int64_t m, int64_t n, int64_t k, const GemmOperand& a, const GemmOpera
       (a.packed->rows != m || a.packed->cols != k || a.packed->panel != mr)) {
     return false;
   }
+  // A wide B (pack_weights) goes with an A read in place or copied row-major, never packed.
+  const bool b_wide =
+      b.packed != nullptr && info.wide != nullptr && b.packed->panel == info.wide_nr;
   if (b.packed != nullptr &&
-      (b.packed->rows != k || b.packed->cols != n || b.packed->panel != nr)) {
+      (b.packed->rows != k || b.packed->cols != n || (b.packed->panel != nr && !b_wide) ||
+       (b_wide && (a.packed != nullptr || !b.packed->slice_major)))) {
     return false;
   }
   // K is walked in slices of the depth the slice-major operands were packed with.
@@ -525,6 +622,19 @@ bool gemm(int64_t m, int64_t n, int64_t k, const GemmOperand& a, const GemmOpera
   }
   const size_t need = gemm_scratch_bytes(m, n, k, a.packed != nullptr, b.packed != nullptr);
   if (need > 0 && scratch == nullptr) return false;
+  if (b_wide) {
+    if (!a.trans) {
+      gemm_wide(info, m, n, k, a.data, a.ld, *b.packed, c, ldc, epilogue);
+      return true;
+    }
+    // A transposed A is copied row-major into the scratch (packed_a_bytes(m, k) >= m * k floats).
+    auto* rows = static_cast<float*>(scratch);
+    parallel_for(m, [&](int64_t i) {
+      for (int64_t p = 0; p < k; ++p) rows[i * k + p] = a.data[p * a.ld + i];
+    });
+    gemm_wide(info, m, n, k, rows, k, *b.packed, c, ldc, epilogue);
+    return true;
+  }
 
   // Phase 1: pack the operands that are not prepacked, one item per panel.
   auto* bytes = static_cast<unsigned char*>(scratch);
@@ -611,20 +721,14 @@ bool gemm(int64_t m, int64_t n, int64_t k, const GemmOperand& a, const GemmOpera
       for (int64_t j0 = jc; j0 < jc_end; j0 += nr) {
         const float* b_slice = b_at(j0, pc, kc);
         // The next B slice (this slice of the next panel, or the next slice of the first one)
-        // is prefetched a share per A panel, by the microkernels as they multiply: weights
-        // arriving from memory (a linear layer's B) then stream in while this slice is
-        // multiplied. (A call prefetches kc / 2 lines: all of its share where the row block
-        // has at least nr / 8 panels.)
+        // is prefetched a share per A panel (NextSlice).
         const int64_t next_kc = j0 + nr < jc_end ? kc : std::min(kKc, k - pc - kc);
         const float* b_next = j0 + nr < jc_end ? b_at(j0 + nr, pc, kc)
                               : pc + kc < k    ? b_at(jc, pc + kc, next_kc)
                                                : nullptr;
-        const int64_t row_panels = (ic_end - ic + mr - 1) / mr;
-        const int64_t share = round_up((next_kc * nr + row_panels - 1) / row_panels, 16);
+        const NextSlice next = next_slice(b_next, next_kc * nr, (ic_end - ic + mr - 1) / mr);
         for (int64_t i0 = ic; i0 < ic_end; i0 += mr) {
-          const int64_t at = (i0 - ic) / mr * share;  // this panel's share of the next slice
-          panel(i0, j0, pc, kc, b_slice,
-                b_next != nullptr && at < next_kc * nr ? b_next + at : nullptr);
+          panel(i0, j0, pc, kc, b_slice, next.for_block((i0 - ic) / mr));
         }
         if (pc + kc == k && strips_due) strips.finished(std::min(n, j0 + nr));
       }

@@ -60,7 +60,7 @@ struct PackedMatrix {
   const float* data = nullptr;
   int64_t rows = 0;   // M for A, K for B
   int64_t cols = 0;   // K for A, N for B
-  int64_t panel = 0;  // mr (A) or nr (B) it was packed for
+  int64_t panel = 0;  // mr (A) or nr (B) it was packed for; a wide B: the wide kernel's nr
   /// B: laid out slice-major (for each k slice, the column panels in turn), as pack_b writes it
   /// and every packed A is; false for B written panel after panel (k x nr floats each), as
   /// conv2d's im2col and Winograd's transforms write their panels.
@@ -78,9 +78,10 @@ struct PackedMatrix {
 /// a deep K read through gemm_indirect and for linear layers whose K spans several deep slices,
 /// not for pointwise layers (measured).
 int64_t gemm_slice_depth(bool deep = false);
-/// The slice depth for the prepacked weights (B) of a linear layer with K inputs: deep where K
-/// spans more than one deep slice (512^3: 81% -> 87% of peak; ViT-Ti and the encoder 3-5% faster),
-/// else the standard depth (a K of 192 or 256 in one deep slice made ViT-Ti slower).
+/// The slice depth of a prepacked B with K rows multiplied by the standard microkernel (a linear
+/// layer's weights where the ISA has no wide kernel, see pack_weights): deep where K spans more
+/// than one deep slice (ViT-Ti and the encoder 3-5% faster), else the standard depth (a K of 192
+/// or 256 in one deep slice made ViT-Ti slower).
 int64_t gemm_weights_depth(int64_t k);
 
 /// Bytes of a packed A (M x K) / B (K x N) for the active microkernel.
@@ -107,6 +108,16 @@ const float* packed_b_slice(const PackedMatrix& b, int64_t j0, int64_t pc);
 PackedMatrix pack_b(int64_t k, int64_t n, const float* b, int64_t ldb, bool trans_b, float* out,
                     int64_t depth = gemm_slice_depth());
 
+/// A linear layer's weights: B (K x N) packed for products whose A is row-major and not packed
+/// (activations, read in place), in the layout gemm() multiplies fastest that way. With AVX-512:
+/// wide panels of 64 columns for a 6 x 64 kernel (24 accumulators, where the 8 x 32 kernel has 16:
+/// fewer loads per FMA), in one slice up to K = 1024 (C is then written once; 512^3 went from 76%
+/// to 82-85% of peak), else in slices of 512. Elsewhere: pack_b with gemm_weights_depth(k).
+/// gemm() refuses such a B with a prepacked A.
+size_t packed_weights_bytes(int64_t k, int64_t n);
+PackedMatrix pack_weights(int64_t k, int64_t n, const float* b, int64_t ldb, bool trans_b,
+                          float* out);
+
 /// An operand: either unpacked (pointer, leading dimension, transposed) or prepacked.
 struct GemmOperand {
   const float* data = nullptr;
@@ -132,8 +143,8 @@ size_t gemm_scratch_bytes(int64_t m, int64_t n, int64_t k, bool a_packed, bool b
 /// C (M x N, leading dimension ldc) = A * B with `epilogue`. `scratch` holds
 /// gemm_scratch_bytes(...) bytes, 64-byte aligned (may be null when both operands are packed).
 /// Returns false (and writes nothing) when a prepacked operand does not match the shapes or the
-/// active microkernel, two slice-major operands were packed with different depths, or scratch is
-/// missing.
+/// active microkernel, two slice-major operands were packed with different depths, a wide B
+/// (pack_weights) meets a prepacked A, or scratch is missing.
 bool gemm(int64_t m, int64_t n, int64_t k, const GemmOperand& a, const GemmOperand& b, float* c,
           int64_t ldc, const GemmEpilogue& epilogue, void* scratch);
 

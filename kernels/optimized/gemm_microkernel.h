@@ -170,6 +170,23 @@ void microkernel_avx512_8x32_offsets_a(int64_t kc, const float* const* a_cols,
 void microkernel_avx512_8x32_offsets_a_blocked(int64_t kc, const float* const* a_cols,
                                                const int64_t* a_offsets, const float* b,
                                                const BlockedStore& t);
+/// The wide kernel: C[rows x cols] (=|+=) A * B over kc steps for rows <= MR and cols <= NR, A read
+/// in place (row r at a + r * lda, element p at a[r * lda + p]), B a wide panel: kc rows of NR
+/// floats, 64-byte aligned. C, the epilogue's bias and its residual are read and written only
+/// within rows x cols (masked), so edge tiles need no copy. Besides `prefetch` (StreamPrefetch),
+/// the kernel prefetches its own panel a few rows ahead: wide panels are too big for L1 and stream
+/// from L2 (only AVX-512 has one: gemm.h's pack_weights).
+using WideMicroKernel = void (*)(int64_t kc, const float* a, int64_t lda, int64_t rows,
+                                 const float* b, float* c, int64_t ldc, int64_t cols,
+                                 bool accumulate, const TileEpilogue* epilogue,
+                                 const void* prefetch);
+inline constexpr int64_t kAvx512WideMr = 6;
+inline constexpr int64_t kAvx512WideNr = 64;
+void microkernel_avx512_6x64_wide(int64_t kc, const float* a, int64_t lda, int64_t rows,
+                                  const float* b, float* c, int64_t ldc, int64_t cols,
+                                  bool accumulate, const TileEpilogue* epilogue,
+                                  const void* prefetch);
+
 /// The two offsets kernels for the panel's first 7 rows (C gets 7 rows; a_offsets holds 8): panels
 /// of 7 pixels, where the pixel count is a multiple of 7 and not of 8 (7 x 7 and 14 x 14 outputs).
 inline constexpr int64_t kAvx512ShortMr = 7;

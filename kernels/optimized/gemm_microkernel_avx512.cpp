@@ -1,6 +1,6 @@
-// AVX-512F microkernels, 8 x 32 (sixteen 16-wide accumulators) and 7 x 32 for the offsets
-// kernels. Built with -mavx512f (kernels/optimized/CMakeLists.txt); keep includes to <immintrin.h>
-// so that no inline library function is compiled for AVX-512 here.
+// AVX-512F microkernels, 8 x 32 (sixteen 16-wide accumulators), 7 x 32 for the offsets kernels
+// and 6 x 64 (24) for wide weights. Built with -mavx512f (kernels/optimized/CMakeLists.txt); keep
+// includes to <immintrin.h> so that no inline library function is compiled for AVX-512 here.
 
 #include <immintrin.h>
 
@@ -46,33 +46,32 @@ struct IndirectB {
   static __m512 load(const float* x) { return _mm512_loadu_ps(x); }
 };
 
-// Row r of the tile (v0: columns 0-15, v1: 16-31) through the epilogue, in activate()'s order
-// and NaN rules: max(v, 0) gives 0 for NaN (Relu), max(lo, v) and min(hi, v) pass it (Clamp).
-__attribute__((always_inline)) inline void finish(const TileEpilogue& e, int64_t r, __m512& v0,
-                                                  __m512& v1) {
+// Row r of a tile (v[h]: columns 16 h to 16 h + 15, of which the bias and the residual are read
+// only where mask[h] says) through the epilogue, in activate()'s order and NaN rules: max(v, 0)
+// gives 0 for NaN (Relu), max(lo, v) and min(hi, v) pass it (Clamp).
+template <int NV>
+__attribute__((always_inline)) inline void finish(const TileEpilogue& e, int64_t r, __m512 (&v)[NV],
+                                                  const __mmask16 (&mask)[NV]) {
   if (e.row_bias != nullptr) {
     const __m512 bias = _mm512_set1_ps(e.row_bias[r]);
-    v0 = _mm512_add_ps(v0, bias);
-    v1 = _mm512_add_ps(v1, bias);
+    for (int h = 0; h < NV; ++h) v[h] = _mm512_add_ps(v[h], bias);
   }
   if (e.col_bias != nullptr) {
-    v0 = _mm512_add_ps(v0, _mm512_loadu_ps(e.col_bias));
-    v1 = _mm512_add_ps(v1, _mm512_loadu_ps(e.col_bias + 16));
+    for (int h = 0; h < NV; ++h) {
+      v[h] = _mm512_add_ps(v[h], _mm512_maskz_loadu_ps(mask[h], e.col_bias + 16 * h));
+    }
   }
   if (e.residual != nullptr) {
     const float* res = e.residual + r * e.ldr;
-    v0 = _mm512_add_ps(v0, _mm512_loadu_ps(res));
-    v1 = _mm512_add_ps(v1, _mm512_loadu_ps(res + 16));
+    for (int h = 0; h < NV; ++h) {
+      v[h] = _mm512_add_ps(v[h], _mm512_maskz_loadu_ps(mask[h], res + 16 * h));
+    }
   }
   const __m512 lo = _mm512_set1_ps(e.lo);
-  if (e.relu) {
-    v0 = _mm512_max_ps(v0, lo);
-    v1 = _mm512_max_ps(v1, lo);
-    return;
-  }
   const __m512 hi = _mm512_set1_ps(e.hi);
-  v0 = _mm512_min_ps(hi, _mm512_max_ps(lo, v0));
-  v1 = _mm512_min_ps(hi, _mm512_max_ps(lo, v1));
+  for (int h = 0; h < NV; ++h) {
+    v[h] = e.relu ? _mm512_max_ps(v[h], lo) : _mm512_min_ps(hi, _mm512_max_ps(lo, v[h]));
+  }
 }
 
 // acc = A_panel * B_panel over kc steps, for the panel's first R rows; `prefetch` steps with them.
@@ -97,6 +96,9 @@ __attribute__((always_inline)) inline void multiply(int64_t kc, A a, B b, __m512
   }
 }
 
+// The masks of a whole row of an 8 x 32 tile (those kernels store whole tiles).
+constexpr __mmask16 kWhole[2] = {0xffff, 0xffff};
+
 // The tile's first R rows (R < kAvx512Mr: a shorter panel, see the 7 x 32 kernels).
 template <int64_t R = kAvx512Mr, typename A, typename B, typename P = NoPrefetch>
 inline void kernel(int64_t kc, A a, B b, float* c, int64_t ldc, bool accumulate,
@@ -110,7 +112,7 @@ inline void kernel(int64_t kc, A a, B b, float* c, int64_t ldc, bool accumulate,
       acc[r][0] = _mm512_add_ps(acc[r][0], _mm512_loadu_ps(row));
       acc[r][1] = _mm512_add_ps(acc[r][1], _mm512_loadu_ps(row + 16));
     }
-    if (epilogue != nullptr) finish(*epilogue, r, acc[r][0], acc[r][1]);
+    if (epilogue != nullptr) finish(*epilogue, r, acc[r], kWhole);
     _mm512_storeu_ps(row, acc[r][0]);
     _mm512_storeu_ps(row + 16, acc[r][1]);
   }
@@ -279,6 +281,66 @@ __attribute__((always_inline)) inline void offsets_transposed(int64_t kc,
   transpose_8x16(half, [&](int64_t j, __m256 v) { store(16 + j, v); });
 }
 
+// The wide kernel's own prefetch: its panel's rows this many k steps ahead, every line of them.
+// Each row is four lines that arrive from L2 (a wide panel is 64 KiB every 256 rows), and the L2
+// streamer alone left the FMAs waiting (6 x 64 over 512^3: 79% of peak without, 82% with).
+constexpr int64_t kWideAhead = 8;
+
+// C's R x 64 tile (R <= kAvx512WideMr) of the wide kernel, columns past `cols` masked.
+template <int64_t R, typename P>
+__attribute__((always_inline)) inline void wide(int64_t kc, const float* a, int64_t lda,
+                                                const float* b, float* c, int64_t ldc, int64_t cols,
+                                                bool accumulate, const TileEpilogue* epilogue,
+                                                P prefetch) {
+  constexpr int64_t kVectors = kAvx512WideNr / 16;
+  __m512 acc[R][kVectors];
+  const float* rows[R];
+#pragma GCC unroll 6
+  for (int64_t r = 0; r < R; ++r) {
+    rows[r] = a + r * lda;
+#pragma GCC unroll 4
+    for (int64_t h = 0; h < kVectors; ++h) acc[r][h] = _mm512_setzero_ps();
+  }
+  // Addresses past the panel's end are prefetched too (a prefetch never faults): an integer.
+  const std::uintptr_t ahead = reinterpret_cast<std::uintptr_t>(b + kWideAhead * kAvx512WideNr);
+  for (int64_t p = 0; p < kc; ++p) {
+    prefetch.step(p);
+    const float* row = b + p * kAvx512WideNr;
+    __m512 bv[kVectors];
+#pragma GCC unroll 4
+    for (int64_t h = 0; h < kVectors; ++h) {
+      __builtin_prefetch(
+          reinterpret_cast<const void*>(ahead + sizeof(float) * (p * kAvx512WideNr + 16 * h)));
+      bv[h] = _mm512_load_ps(row + 16 * h);
+    }
+#pragma GCC unroll 6
+    for (int64_t r = 0; r < R; ++r) {
+      const __m512 av = _mm512_set1_ps(rows[r][p]);
+#pragma GCC unroll 4
+      for (int64_t h = 0; h < kVectors; ++h) acc[r][h] = _mm512_fmadd_ps(av, bv[h], acc[r][h]);
+    }
+  }
+  __mmask16 mask[kVectors];
+#pragma GCC unroll 4
+  for (int64_t h = 0; h < kVectors; ++h) {
+    const int64_t left = cols - 16 * h;
+    mask[h] = left >= 16 ? 0xffff : left > 0 ? static_cast<__mmask16>((1u << left) - 1) : 0;
+  }
+#pragma GCC unroll 6
+  for (int64_t r = 0; r < R; ++r) {
+    float* out = c + r * ldc;
+    if (accumulate) {
+#pragma GCC unroll 4
+      for (int64_t h = 0; h < kVectors; ++h) {
+        acc[r][h] = _mm512_add_ps(acc[r][h], _mm512_maskz_loadu_ps(mask[h], out + 16 * h));
+      }
+    }
+    if (epilogue != nullptr) finish(*epilogue, r, acc[r], mask);
+#pragma GCC unroll 4
+    for (int64_t h = 0; h < kVectors; ++h) _mm512_mask_storeu_ps(out + 16 * h, mask[h], acc[r][h]);
+  }
+}
+
 }  // namespace
 
 __attribute__((flatten)) void microkernel_avx512_8x32_offsets_a_transposed(
@@ -351,6 +413,23 @@ __attribute__((flatten)) void microkernel_avx512_7x32_offsets_a_blocked(int64_t 
                                                                         const float* b,
                                                                         const BlockedStore& t) {
   offsets_blocked<7>(kc, a_cols, a_offsets, b, t);
+}
+
+// 6 x 64, fewer rows for a block's last ones.
+__attribute__((flatten)) void microkernel_avx512_6x64_wide(
+    int64_t kc, const float* a, int64_t lda, int64_t rows, const float* b, float* c, int64_t ldc,
+    int64_t cols, bool accumulate, const TileEpilogue* epilogue, const void* prefetch) {
+  static_assert(kAvx512WideMr == 6);
+  with_prefetch(prefetch, [&](auto p) {
+    switch (rows) {
+      case 6: wide<6>(kc, a, lda, b, c, ldc, cols, accumulate, epilogue, p); break;
+      case 5: wide<5>(kc, a, lda, b, c, ldc, cols, accumulate, epilogue, p); break;
+      case 4: wide<4>(kc, a, lda, b, c, ldc, cols, accumulate, epilogue, p); break;
+      case 3: wide<3>(kc, a, lda, b, c, ldc, cols, accumulate, epilogue, p); break;
+      case 2: wide<2>(kc, a, lda, b, c, ldc, cols, accumulate, epilogue, p); break;
+      default: wide<1>(kc, a, lda, b, c, ldc, cols, accumulate, epilogue, p); break;
+    }
+  });
 }
 
 }  // namespace ptec::kernels::optimized::detail

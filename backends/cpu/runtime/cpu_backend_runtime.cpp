@@ -496,12 +496,12 @@ Error prepare_node(Handle& h, NodeState& st, MemoryAllocator& alloc, size_t* scr
       CPU_CHECK((bias == nullptr || bias->numel == st.n) &&
                     (residual == nullptr || residual->numel == out.numel),
                 Error::InvalidProgram, "PtecCpuBackend: Linear bias or residual size");
-      const size_t bytes = opt::packed_b_bytes(st.k, st.n);
+      const size_t bytes = opt::packed_weights_bytes(st.k, st.n);
       auto* packed = static_cast<float*>(allocate_packed(alloc, bytes));
       CPU_CHECK(packed != nullptr, Error::MemoryAllocationFailed,
                 "PtecCpuBackend: no memory for %zu bytes of packed weights", bytes);
-      st.packed_b = opt::pack_b(st.k, st.n, w->data, transposed ? st.k : st.n, transposed, packed,
-                                opt::gemm_weights_depth(st.k));
+      st.packed_b =
+          opt::pack_weights(st.k, st.n, w->data, transposed ? st.k : st.n, transposed, packed);
       *scratch = std::max(*scratch, opt::gemm_scratch_bytes(st.m, st.n, st.k, false, true));
       return Error::Ok;
     }

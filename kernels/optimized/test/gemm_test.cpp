@@ -400,6 +400,95 @@ TEST_P(Gemm, EveryPackingDepthGivesTheReferenceProduct) {
                     c.data(), n, {}, nullptr));
 }
 
+// A linear layer's weights packed by pack_weights (on AVX-512: wide panels, 6 x 64 tiles) against
+// an A read in place, or transposed and copied, give the reference product with every epilogue
+// the layer fuses: M, N and K off the tile sizes, K in one slice and over several (1025 and 1300
+// cross the 512-row slices), one row (gemv), accumulating into C, on one and two threads. C is
+// padded on the right (ldc) and bias and residual are exactly N and M x N floats: nothing past
+// them is read (AddressSanitizer) or written.
+TEST_P(Gemm, LinearWeightsMatchTheReference) {
+  const Shape shapes[] = {{1, 70, 33},     {5, 64, 7},    {6, 65, 100},   {13, 130, 64},
+                          {61, 200, 1025}, {7, 31, 1300}, {100, 128, 256}};
+  for (int threads : {1, 2}) {
+    ptec::set_num_threads(threads);
+    for (const Shape& s : shapes) {
+      for (bool trans_a : {false, true}) {
+        const bool trans_b = s.m % 2 == 1;  // both layouts of the weights
+        SCOPED_TRACE(testing::Message() << s.m << "x" << s.n << "x" << s.k << " trans_a=" << trans_a
+                                        << " trans_b=" << trans_b << ", " << threads << " threads");
+        const int64_t lda = (trans_a ? s.m : s.k) + 3;
+        const auto a = random_matrix((trans_a ? s.k : s.m) * lda, 50);
+        const auto b = random_matrix(s.k * s.n, 51);  // K x N, or N x K when trans_b
+        const auto bias = random_matrix(s.n, 52);
+        const auto residual = random_matrix(s.m * s.n, 53);
+        const auto ref = reference(s.m, s.n, s.k, a, lda, trans_a, b, trans_b ? s.k : s.n, trans_b);
+        Aligned pb(packed_weights_bytes(s.k, s.n));
+        const PackedMatrix packed =
+            pack_weights(s.k, s.n, b.data(), trans_b ? s.k : s.n, trans_b, pb.ptr);
+        Aligned scratch(gemm_scratch_bytes(s.m, s.n, s.k, false, true));
+        for (Activation act : {Activation::Relu, Activation::Clamp, Activation::Gelu}) {
+          for (bool beta_one : {false, true}) {
+            GemmEpilogue e;
+            e.bias = bias.data();
+            e.residual = act == Activation::Gelu ? nullptr : residual.data();
+            e.ldr = s.n;
+            e.activation = act;
+            e.clamp_min = -0.5f;
+            e.clamp_max = 0.75f;
+            e.beta_one = beta_one;
+            const int64_t ldc = s.n + 5;
+            std::vector<float> c(static_cast<size_t>(s.m * ldc), 0.25f);
+            ASSERT_TRUE(gemm(s.m, s.n, s.k, GemmOperand::matrix(a.data(), lda, trans_a),
+                             GemmOperand::prepacked(packed), c.data(), ldc, e, scratch.ptr));
+            for (int64_t i = 0; i < s.m; ++i) {
+              for (int64_t j = 0; j < s.n; ++j) {
+                double v = ref[i * s.n + j] + bias[j] + (beta_one ? 0.25 : 0.0);
+                if (e.residual != nullptr) v += residual[i * s.n + j];
+                v = act == Activation::Relu    ? std::max(v, 0.0)
+                    : act == Activation::Clamp ? std::min(std::max(v, -0.5), 0.75)
+                                               : 0.5 * v * (1.0 + std::erf(v / std::sqrt(2.0)));
+                ASSERT_NEAR(c[i * ldc + j], v, 1e-4 * std::sqrt(double(s.k)) + 1e-4)
+                    << "activation " << int(act) << (beta_one ? " beta_one" : "") << " at (" << i
+                    << ", " << j << ")";
+              }
+              for (int64_t j = s.n; j < ldc; ++j) {
+                ASSERT_EQ(c[i * ldc + j], 0.25f) << "wrote past column n in row " << i;
+              }
+            }
+          }
+        }
+      }
+    }
+  }
+  ptec::set_num_threads(0);
+}
+
+// On AVX-512 the weights take wide panels, in one slice up to K = 1024 and in 512-row slices
+// past it; a product with such a B and a prepacked A is refused. Elsewhere they are pack_b's.
+TEST_P(Gemm, LinearWeightsTakeTheWidePanelsWhereTheIsaHasThem) {
+  const int64_t n = 70;
+  for (int64_t k : {int64_t{300}, int64_t{1024}, int64_t{1025}}) {
+    const auto b = random_matrix(k * n, 54);
+    Aligned pb(packed_weights_bytes(k, n));
+    const PackedMatrix packed = pack_weights(k, n, b.data(), n, false, pb.ptr);
+    if (GetParam() != GemmIsa::Avx512) {
+      EXPECT_EQ(packed.panel, gemm_tile(GetParam()).nr);
+      EXPECT_EQ(packed.depth, gemm_weights_depth(k));
+      continue;
+    }
+    EXPECT_EQ(packed.panel, 64);
+    EXPECT_EQ(packed.depth, k <= 1024 ? k : 512) << "K " << k;
+    EXPECT_EQ(packed_weights_bytes(k, n), static_cast<size_t>(128 * k) * sizeof(float));
+    const int64_t m = 9;
+    const auto a = random_matrix(m * k, 55);
+    Aligned pa(packed_a_bytes(m, k));
+    const PackedMatrix packed_a = pack_a(m, k, a.data(), k, false, pa.ptr, packed.depth);
+    std::vector<float> c(static_cast<size_t>(m * n));
+    EXPECT_FALSE(gemm(m, n, k, GemmOperand::prepacked(packed_a), GemmOperand::prepacked(packed),
+                      c.data(), n, {}, nullptr));
+  }
+}
+
 void check_epilogues(int64_t m, int64_t n, int64_t k) {
   const auto a = random_matrix(m * k, 5);
   const auto b = random_matrix(k * n, 6);
