@@ -5,6 +5,13 @@
 //
 //   build/release/bin/gemm_bench [--benchmark_filter=...]
 //
+// Where oneDNN is installed, BM_OneDnnMatmul times its matmul on the linear layers' shapes for
+// reference; alternate it with ptec's (the linear rows, weights:1):
+//
+//   build/release/bin/gemm_bench --benchmark_filter='weights:1|OneDnn'
+//       --benchmark_repetitions=9 --benchmark_enable_random_interleaving=true
+//       --benchmark_report_aggregates_only=true   (one command line)
+//
 // Shapes are (M, N, K) with C = A (M x K) * B (K x N): convolution as weights x im2col columns
 // (M = output channels, N = output pixels, K = in_channels * kh * kw), linear layers as
 // activations x weights.
@@ -22,6 +29,13 @@
 
 #include "kernels/optimized/gemm.h"
 #include "kernels/optimized/threadpool.h"
+
+#if defined(PTEC_BENCH_HAVE_DNNL)
+#include <omp.h>
+
+#include <oneapi/dnnl/dnnl.hpp>
+#include <unordered_map>
+#endif
 
 namespace {
 
@@ -130,6 +144,63 @@ void Shapes(benchmark::internal::Benchmark* b) {
 }
 
 BENCHMARK(BM_Gemm)->Apply(Shapes)->Unit(benchmark::kMillisecond)->UseRealTime();
+
+#if defined(PTEC_BENCH_HAVE_DNNL)
+// oneDNN's matmul on the linear layers' shapes, for reference: activations row-major, weights in
+// the layout oneDNN picks for itself (format_tag::any, reordered once), one OpenMP thread. On
+// x86 it runs its brgemm kernels (AVX-512 or AVX2 JIT), the fastest fp32 GEMM on this machine
+// besides ptec's; `of_peak` divides by the same FMA peak as BM_Gemm's for the ISA it would pick.
+// Compare the two alternating: --benchmark_enable_random_interleaving=true with repetitions.
+void BM_OneDnnMatmul(benchmark::State& state) {
+  const int64_t m = state.range(0), n = state.range(1), k = state.range(2);
+  omp_set_num_threads(1);
+  using dnnl::memory;
+  const dnnl::engine engine(dnnl::engine::kind::cpu, 0);
+  dnnl::stream stream(engine);
+  const memory::desc a_desc({m, k}, memory::data_type::f32, memory::format_tag::ab);
+  const memory::desc b_plain({k, n}, memory::data_type::f32, memory::format_tag::ab);
+  const memory::desc b_any({k, n}, memory::data_type::f32, memory::format_tag::any);
+  const memory::desc c_desc({m, n}, memory::data_type::f32, memory::format_tag::ab);
+  const dnnl::matmul::primitive_desc pd(dnnl::matmul::desc(a_desc, b_any, c_desc), engine);
+  auto a = random_vector(m * k);
+  auto b = random_vector(k * n);
+  std::vector<float> c(static_cast<size_t>(m * n));
+  memory a_mem(a_desc, engine, a.data()), b_src(b_plain, engine, b.data());
+  memory b_mem(pd.weights_desc(), engine), c_mem(c_desc, engine, c.data());
+  dnnl::reorder(b_src, b_mem).execute(stream, b_src, b_mem);
+  const dnnl::matmul matmul(pd);
+  const std::unordered_map<int, memory> args = {
+      {DNNL_ARG_SRC, a_mem}, {DNNL_ARG_WEIGHTS, b_mem}, {DNNL_ARG_DST, c_mem}};
+  const auto start = std::chrono::steady_clock::now();
+  for (auto _ : state) {
+    matmul.execute(stream, args);
+    stream.wait();
+  }
+  const double seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  const double flops = 2.0 * static_cast<double>(m * n * k);
+  state.counters["GFLOP/s"] = benchmark::Counter(
+      flops, benchmark::Counter::kIsIterationInvariantRate, benchmark::Counter::kIs1000);
+  state.SetLabel(pd.impl_info_str());
+#if defined(__x86_64__)
+  const double peak = peak_gflops(detected_gemm_isa() == GemmIsa::Avx512);
+  if (peak > 0.0 && seconds > 0.0) {
+    state.counters["of_peak"] =
+        flops * static_cast<double>(state.iterations()) / seconds / (peak * 1e9);
+  }
+#endif
+}
+
+BENCHMARK(BM_OneDnnMatmul)
+    ->ArgNames({"M", "N", "K"})
+    ->Args({64, 1024, 1024})
+    ->Args({512, 512, 512})
+    ->Args({128, 256, 256})
+    ->Args({197, 768, 192})
+    ->Args({197, 192, 768})
+    ->Unit(benchmark::kMillisecond)
+    ->UseRealTime();
+#endif
 
 }  // namespace
 
