@@ -173,6 +173,30 @@ Split split_work(int64_t m, int64_t n_panels, int64_t mr) {
   return s;
 }
 
+// The wide path's split (gemm_wide): items of whole B panels, about 4 per thread and a multiple
+// of the threads, so that no thread waits alone on a last item (split_work gave 197 x 192 x 768
+// nine items on 2 threads). The rows are cut only as far as that needs, and far enough that an
+// item's A slice (its rows x the depth) stays within kWideABytes of L2, which every panel of
+// the item passes over.
+constexpr int64_t kWideABytes = 1 << 20;
+
+Split split_wide(int64_t m, int64_t k_depth, int64_t n_panels) {
+  const int64_t threads = num_threads();
+  const int64_t wanted = threads > 1 ? 4 * threads : 1;
+  const int64_t row_bytes = k_depth * static_cast<int64_t>(sizeof(float));
+  Split s{};
+  s.groups = std::min(n_panels, wanted);
+  s.group_panels = (n_panels + s.groups - 1) / s.groups;
+  s.groups = (n_panels + s.group_panels - 1) / s.group_panels;
+  s.m_blocks =
+      std::max((wanted + s.groups - 1) / s.groups, (m * row_bytes + kWideABytes - 1) / kWideABytes);
+  while ((s.m_blocks * s.groups) % threads != 0 && s.m_blocks < m) ++s.m_blocks;
+  s.m_blocks = std::min(s.m_blocks, m);
+  s.mc = (m + s.m_blocks - 1) / s.m_blocks;
+  s.m_blocks = (m + s.mc - 1) / s.mc;
+  return s;
+}
+
 // The rows [ic, ic_end) and columns [jc, jc_end) of C that work item `item` computes.
 struct Item {
   int64_t ic, ic_end, jc, jc_end;
@@ -449,30 +473,43 @@ void gemm_wide(const KernelInfo& info, int64_t m, int64_t n, int64_t k, const fl
   const int64_t mr = info.wide_mr, nr = b.panel, depth = b.depth;
   const GemmEpilogue* fused = has_epilogue(epilogue) && fusable(epilogue) ? &epilogue : nullptr;
   const bool strips_due = has_epilogue(epilogue) && fused == nullptr;
-  const Split split = split_work(m, (n + nr - 1) / nr, mr);
+  const Split split = split_wide(m, std::min(depth, k), (n + nr - 1) / nr);
   parallel_for(split.m_blocks * split.groups, [&](int64_t index) {
     const Item item = item_bounds(split, m, n, nr, index);
-    const int64_t blocks = (item.ic_end - item.ic + mr - 1) / mr;
+    // The item's rows in as few blocks as the kernel takes, as even as they can be (50 rows: 5
+    // blocks of 6 and 4 of 5, not a last one of 2, which would run at a fraction of the speed).
+    const int64_t item_rows = item.ic_end - item.ic;
+    const int64_t blocks = (item_rows + mr - 1) / mr;
+    auto block_rows = [&](int64_t block) {
+      return item_rows / blocks + (block < item_rows % blocks ? 1 : 0);
+    };
     for (int64_t pc = 0; pc < k; pc += depth) {
       const int64_t kc = std::min(depth, k - pc);
       const bool last = pc + kc == k;
       EpilogueStrips strips{epilogue, c, ldc, item, item.jc};
       for (int64_t j0 = item.jc; j0 < item.jc_end; j0 += nr) {
-        // Next: this slice of the next panel, or the next slice of the item's first panel.
+        // Next: this slice of the next panel, or the next slice of the item's first panel, or
+        // after the item's last the first slice of the next panel (where the next item starts:
+        // a thread takes its items in order).
         const bool more = j0 + nr < item.jc_end;
         const float* following = more          ? packed_b_slice(b, j0 + nr, pc)
                                  : pc + kc < k ? packed_b_slice(b, item.jc, pc + kc)
+                                 : j0 + nr < n ? packed_b_slice(b, j0 + nr, 0)
                                                : nullptr;
-        const NextSlice next =
-            next_slice(following, (more ? kc : std::min(depth, k - pc - kc)) * nr, blocks);
+        const int64_t following_kc = more          ? kc
+                                     : pc + kc < k ? std::min(depth, k - pc - kc)
+                                                   : std::min(depth, k);
+        const NextSlice next = next_slice(following, following_kc * nr, blocks);
         const float* slice = packed_b_slice(b, j0, pc);
         const int64_t cols = std::min(nr, n - j0);
-        for (int64_t i0 = item.ic; i0 < item.ic_end; i0 += mr) {
+        for (int64_t block = 0, i0 = item.ic; block < blocks; ++block) {
+          const int64_t rows = block_rows(block);
           const detail::TileEpilogue t =
               last && fused != nullptr ? tile_epilogue(*fused, i0, j0) : detail::TileEpilogue{};
-          info.wide(kc, a + i0 * lda + pc, lda, std::min(mr, m - i0), slice, c + i0 * ldc + j0, ldc,
-                    cols, pc > 0 || epilogue.beta_one, last && fused != nullptr ? &t : nullptr,
-                    next.for_block((i0 - item.ic) / mr));
+          info.wide(kc, a + i0 * lda + pc, lda, rows, slice, c + i0 * ldc + j0, ldc, cols,
+                    pc > 0 || epilogue.beta_one, last && fused != nullptr ? &t : nullptr,
+                    next.for_block(block));
+          i0 += rows;
         }
         if (last && strips_due) strips.finished(std::min(n, j0 + nr));
       }
