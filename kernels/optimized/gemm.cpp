@@ -448,6 +448,9 @@ PackedMatrix pack_b_impl(int64_t k, int64_t n, const float* b, int64_t ldb, bool
   return PackedMatrix{out, k, n, nr};
 }
 
+// The slice depth of wide panels: K up to kWideOneSlice, else kWideSlice.
+int64_t wide_depth(int64_t k) { return k <= kWideOneSlice ? std::max<int64_t>(k, 1) : kWideSlice; }
+
 // B (K x N) packed slice-major in panels of nr columns and slices of `depth` rows, like packed A:
 // a pass over one k slice of the weights is one sequential stream.
 PackedMatrix pack_b_slices(int64_t k, int64_t n, const float* b, int64_t ldb, bool trans_b,
@@ -595,8 +598,7 @@ PackedMatrix pack_weights(int64_t k, int64_t n, const float* b, int64_t ldb, boo
                           float* out) {
   const KernelInfo info = kernel_info(active_gemm_isa());
   if (info.wide == nullptr) return pack_b(k, n, b, ldb, trans_b, out, gemm_weights_depth(k));
-  const int64_t depth = k <= kWideOneSlice ? std::max<int64_t>(k, 1) : kWideSlice;
-  return pack_b_slices(k, n, b, ldb, trans_b, info.wide_nr, depth, out);
+  return pack_b_slices(k, n, b, ldb, trans_b, info.wide_nr, wide_depth(k), out);
 }
 
 const float* packed_b_slice(const PackedMatrix& b, int64_t j0, int64_t pc) {
@@ -659,17 +661,38 @@ bool gemm(int64_t m, int64_t n, int64_t k, const GemmOperand& a, const GemmOpera
   }
   const size_t need = gemm_scratch_bytes(m, n, k, a.packed != nullptr, b.packed != nullptr);
   if (need > 0 && scratch == nullptr) return false;
-  if (b_wide) {
-    if (!a.trans) {
-      gemm_wide(info, m, n, k, a.data, a.ld, *b.packed, c, ldc, epilogue);
-      return true;
-    }
-    // A transposed A is copied row-major into the scratch (packed_a_bytes(m, k) >= m * k floats).
-    auto* rows = static_cast<float*>(scratch);
-    parallel_for(m, [&](int64_t i) {
-      for (int64_t p = 0; p < k; ++p) rows[i * k + p] = a.data[p * a.ld + i];
+  // A B packed here (a batched product's operands, attention's Q K^T and P V) takes wide panels
+  // too where they hold no more columns than the standard ones (N a multiple of 64, or more than
+  // 32 past one): the same scratch.
+  const bool pack_wide = info.wide != nullptr && a.packed == nullptr && b.packed == nullptr &&
+                         round_up(n, info.wide_nr) == round_up(n, nr);
+  if (b_wide || pack_wide) {
+    // A transposed A is copied row-major into the scratch's A part (packed_a_bytes(m, k) >=
+    // m * k floats), B packed into its B part.
+    auto* bytes = static_cast<unsigned char*>(scratch);
+    float* a_rows = a.trans ? reinterpret_cast<float*>(bytes) : nullptr;
+    float* b_out = pack_wide ? reinterpret_cast<float*>(bytes + packed_a_bytes(m, k)) : nullptr;
+    const int64_t wide_nr = info.wide_nr, depth = wide_depth(k);
+    const int64_t copied_rows = a.trans ? m : 0;
+    const int64_t packed_panels = pack_wide ? (n + wide_nr - 1) / wide_nr : 0;
+    parallel_for(copied_rows + packed_panels, [&](int64_t item) {
+      if (item < copied_rows) {
+        for (int64_t p = 0; p < k; ++p) a_rows[item * k + p] = a.data[p * a.ld + item];
+        return;
+      }
+      const int64_t j0 = (item - copied_rows) * wide_nr;
+      for (int64_t pc = 0; pc < k; pc += depth) {
+        const int64_t kc = std::min(depth, k - pc);
+        const float* src = b.trans ? b.data + j0 * b.ld + pc : b.data + pc * b.ld + j0;
+        pack_b_impl(kc, std::min(wide_nr, n - j0), src, b.ld, b.trans, wide_nr,
+                    b_out + slice_offset(n, wide_nr, j0, pc, kc),
+                    b.k_scale != nullptr ? b.k_scale + pc : nullptr);
+      }
     });
-    gemm_wide(info, m, n, k, rows, k, *b.packed, c, ldc, epilogue);
+    const PackedMatrix packed =
+        pack_wide ? PackedMatrix{b_out, k, n, wide_nr, true, depth} : *b.packed;
+    gemm_wide(info, m, n, k, a.trans ? a_rows : a.data, a.trans ? k : a.ld, packed, c, ldc,
+              epilogue);
     return true;
   }
 

@@ -64,10 +64,11 @@ struct Shape {
 };
 
 TEST_P(Gemm, MatchesDoubleReferenceForEveryLayoutAndEdgeShape) {
-  // Shapes straddle the tile sizes (4x8, 6x16, 8x32) and the k blocks (512, 256, 128), including
-  // 1 and primes.
-  const Shape shapes[] = {{1, 1, 1},    {6, 16, 8},  {7, 17, 3},   {5, 9, 300}, {13, 31, 257},
-                          {64, 64, 64}, {3, 100, 1}, {97, 5, 513}, {9, 33, 129}};
+  // Shapes straddle the tile sizes (4x8, 6x16, 8x32, 6x64) and the k blocks (512, 256, 128),
+  // including 1 and primes. With AVX-512, N of 64, 100 and 33 take wide panels (packed per call),
+  // 1100 of K in three slices.
+  const Shape shapes[] = {{1, 1, 1},    {6, 16, 8},  {7, 17, 3},   {5, 9, 300},  {13, 31, 257},
+                          {64, 64, 64}, {3, 100, 1}, {97, 5, 513}, {9, 33, 129}, {11, 100, 1100}};
   for (const Shape& s : shapes) {
     for (int ta = 0; ta < 2; ++ta) {
       for (int tb = 0; tb < 2; ++tb) {
@@ -617,8 +618,8 @@ TEST_P(Gemm, EmptyKGivesTheEpilogueOfZero) {
 
 // k_scale on an unpacked B multiplies its rows (plain and transposed layouts); it is refused on
 // A and on a prepacked B.
-TEST_P(Gemm, KScaleMultipliesTheRowsOfB) {
-  const int64_t m = 13, n = 37, k = 21;
+void check_k_scale(int64_t k) {
+  const int64_t m = 13, n = 37;
   const auto a = random_matrix(m * k, 5);
   const auto b = random_matrix(k * n, 6);
   const auto scale = random_matrix(k, 7);
@@ -650,6 +651,13 @@ TEST_P(Gemm, KScaleMultipliesTheRowsOfB) {
   pbm.k_scale = scale.data();
   EXPECT_FALSE(
       gemm(m, n, k, GemmOperand::matrix(a.data(), k), pbm, got.data(), n, {}, scratch.ptr));
+}
+
+TEST_P(Gemm, KScaleMultipliesTheRowsOfB) {
+  for (const int64_t k : {int64_t{21}, int64_t{1100}}) {  // one slice, several (wide panels)
+    SCOPED_TRACE(testing::Message() << "K " << k);
+    check_k_scale(k);
+  }
 }
 
 TEST_P(Gemm, RefusesMismatchedPackingAndMissingScratch) {
