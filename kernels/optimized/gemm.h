@@ -111,9 +111,9 @@ PackedMatrix pack_b(int64_t k, int64_t n, const float* b, int64_t ldb, bool tran
 /// A linear layer's weights: B (K x N) packed for products whose A is row-major and not packed
 /// (activations, read in place), in the layout gemm() multiplies fastest that way. With AVX-512:
 /// wide panels of 64 columns for a 6 x 64 kernel (24 accumulators, where the 8 x 32 kernel has 16:
-/// fewer loads per FMA), in one slice up to K = 1024 (C is then written once; 512^3 went from 76%
-/// to 82-85% of peak), else in slices of 512. Elsewhere: pack_b with gemm_weights_depth(k).
-/// gemm() refuses such a B with a prepacked A.
+/// fewer loads per FMA), in one slice up to K = 1024 (C is then written once; 512^3 went from 74%
+/// to 80% of peak alternating in one process, oneDNN's matmul 80%), else in slices of 512.
+/// Elsewhere: pack_b with gemm_weights_depth(k). gemm() refuses such a B with a prepacked A.
 size_t packed_weights_bytes(int64_t k, int64_t n);
 PackedMatrix pack_weights(int64_t k, int64_t n, const float* b, int64_t ldb, bool trans_b,
                           float* out);
@@ -142,6 +142,8 @@ size_t gemm_scratch_bytes(int64_t m, int64_t n, int64_t k, bool a_packed, bool b
 
 /// C (M x N, leading dimension ldc) = A * B with `epilogue`. `scratch` holds
 /// gemm_scratch_bytes(...) bytes, 64-byte aligned (may be null when both operands are packed).
+/// With AVX-512, a B packed here for an A that is not prepacked takes the wide panels too, where
+/// they hold no more columns than the standard ones.
 /// Returns false (and writes nothing) when a prepacked operand does not match the shapes or the
 /// active microkernel, two slice-major operands were packed with different depths, a wide B
 /// (pack_weights) meets a prepacked A, or scratch is missing.
