@@ -64,7 +64,8 @@ ConstTensor gather_strided(const ConstTensor& t, std::vector<int64_t> out_sizes,
 
 bool is_compare(BinaryOp op) {
   return op == BinaryOp::Equal || op == BinaryOp::Less || op == BinaryOp::Greater ||
-         op == BinaryOp::And || op == BinaryOp::Or;
+         op == BinaryOp::LessEqual || op == BinaryOp::GreaterEqual || op == BinaryOp::And ||
+         op == BinaryOp::Or || op == BinaryOp::Xor;
 }
 
 }  // namespace
@@ -106,13 +107,22 @@ ConstTensor binary(BinaryOp op, const ConstTensor& a, const ConstTensor& b) {
         case BinaryOp::Mul: out[k] = x * y; break;
         case BinaryOp::Div: out[k] = x / y; break;
         case BinaryOp::Pow: out[k] = std::pow(x, y); break;
+        case BinaryOp::Mod: {  // the divisor's sign
+          const double r = std::fmod(x, y);
+          out[k] = r != 0 && (r < 0) != (y < 0) ? r + y : r;
+          break;
+        }
+        case BinaryOp::FMod: out[k] = std::fmod(x, y); break;
         case BinaryOp::Equal: out[k] = x == y; break;
         case BinaryOp::Less: out[k] = x < y; break;
         case BinaryOp::Greater: out[k] = x > y; break;
+        case BinaryOp::LessEqual: out[k] = x <= y; break;
+        case BinaryOp::GreaterEqual: out[k] = x >= y; break;
         case BinaryOp::Max: out[k] = std::isnan(x) || x > y ? x : y; break;
         case BinaryOp::Min: out[k] = std::isnan(x) || x < y ? x : y; break;
         case BinaryOp::And: out[k] = x != 0 && y != 0; break;
         case BinaryOp::Or: out[k] = x != 0 || y != 0; break;
+        case BinaryOp::Xor: out[k] = (x != 0) != (y != 0); break;
       }
     }
     return ConstTensor::from_double(out_dtype, sizes, out);
@@ -145,13 +155,23 @@ ConstTensor binary(BinaryOp op, const ConstTensor& a, const ConstTensor& b) {
         out[k] = static_cast<int64_t>(r);
         break;
       }
+      case BinaryOp::Mod:
+      case BinaryOp::FMod: {
+        PTEC_ENFORCE(y != 0, InvalidArgument, "integer modulo by zero");
+        const int64_t r = y == -1 ? 0 : x % y;  // INT64_MIN % -1 overflows
+        out[k] = op == BinaryOp::Mod && r != 0 && (r < 0) != (y < 0) ? r + y : r;
+        break;
+      }
       case BinaryOp::Equal: out[k] = x == y; break;
       case BinaryOp::Less: out[k] = x < y; break;
       case BinaryOp::Greater: out[k] = x > y; break;
+      case BinaryOp::LessEqual: out[k] = x <= y; break;
+      case BinaryOp::GreaterEqual: out[k] = x >= y; break;
       case BinaryOp::Max: out[k] = std::max(x, y); break;
       case BinaryOp::Min: out[k] = std::min(x, y); break;
       case BinaryOp::And: out[k] = x != 0 && y != 0; break;
       case BinaryOp::Or: out[k] = x != 0 || y != 0; break;
+      case BinaryOp::Xor: out[k] = (x != 0) != (y != 0); break;
     }
   }
   return ConstTensor::from_int64(out_dtype, sizes, out);

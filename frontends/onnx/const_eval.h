@@ -16,9 +16,28 @@ namespace ptec::onnx_import::eval {
 /// Numpy-style broadcast of two shapes; throws InvalidArgument when they do not broadcast.
 std::vector<int64_t> broadcast_sizes(const std::vector<int64_t>& a, const std::vector<int64_t>& b);
 
-enum class BinaryOp { Add, Sub, Mul, Div, Pow, Equal, Less, Greater, Max, Min, And, Or };
+enum class BinaryOp {
+  Add,
+  Sub,
+  Mul,
+  Div,
+  Pow,
+  Mod,
+  FMod,
+  Equal,
+  Less,
+  Greater,
+  LessEqual,
+  GreaterEqual,
+  Max,
+  Min,
+  And,
+  Or,
+  Xor,
+};
 /// Element-wise `op` with broadcasting. Integral Div truncates toward zero (ONNX) and fails on a
-/// zero divisor; comparisons and And/Or give Bool.
+/// zero divisor, as do Mod (the divisor's sign, Python's %) and FMod (the dividend's sign, C's
+/// fmod); comparisons and And/Or/Xor give Bool.
 ConstTensor binary(BinaryOp op, const ConstTensor& a, const ConstTensor& b);
 /// where(cond, a, b) with broadcasting.
 ConstTensor where(const ConstTensor& cond, const ConstTensor& a, const ConstTensor& b);

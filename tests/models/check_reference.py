@@ -270,6 +270,31 @@ def run(model, inputs):
         elif t == "Expand":
             shape = np.broadcast_shapes(ins[0].shape, tuple(int(d) for d in ins[1]))
             out = [np.broadcast_to(ins[0], shape).copy()]
+        elif t == "Pow":
+            out = [np.power(ins[0].astype(np.float64), ins[1])]
+        elif t == "Sqrt":
+            out = [np.sqrt(ins[0].astype(np.float64))]
+        elif t == "Erf":
+            out = [np.vectorize(math.erf, otypes=[np.float64])(ins[0])]
+        elif t == "Equal":
+            out = [np.equal(ins[0], ins[1])]
+        elif t == "Not":
+            out = [np.logical_not(ins[0])]
+        elif t == "Where":
+            out = [np.where(ins[0], ins[1], ins[2])]
+        elif t == "Mod":
+            f = np.fmod if a.get("fmod", 0) else np.mod  # C's fmod, or the divisor's sign
+            out = [f(ins[0], ins[1])]
+        elif t == "Range":
+            out = [np.arange(ins[0], ins[1], ins[2]).astype(ins[0].dtype)]
+        elif t == "ScatterND":
+            assert a.get("reduction", "none") in ("none", b"none")
+            r = ins[0].copy()
+            idx = ins[1].reshape(-1, ins[1].shape[-1])
+            upd = ins[2].reshape((idx.shape[0],) + ins[0].shape[ins[1].shape[-1]:])
+            for k in range(idx.shape[0]):
+                r[tuple(idx[k])] = upd[k]
+            out = [r]
         elif t in ("LSTM", "GRU"):
             out = op_recurrent(t, a, ins)
         else:

@@ -166,6 +166,18 @@ def build_torchvision(name, gen):
     return model, torch.randn(1, 3, 224, 224, generator=gen)
 
 
+def build_swin_mini(gen):
+    """torchvision's Swin Transformer, small: 16x16 patches in 7x7 windows need padding (Mod of
+    shape constants), shifted windows (Roll, masks), and Dropout(p=0) exported in training mode."""
+    from torchvision.models.swin_transformer import SwinTransformer
+
+    model = SwinTransformer(patch_size=[4, 4], embed_dim=32, depths=[2, 2], num_heads=[2, 4],
+                            window_size=[7, 7], num_classes=10)
+    with torch.no_grad():  # logits of order 1 (the tolerance is absolute below 1)
+        model.head.weight.mul_(50.0)
+    return model, torch.randn(1, 3, 64, 64, generator=gen)
+
+
 def build_tiny_cnn(gen):
     model = TinyCnn()
     randomize_batchnorm(model, gen)
@@ -200,6 +212,7 @@ MODELS = {
     "resnet18": (lambda g: build_torchvision("resnet18", g), None),
     # SiLU (x * sigmoid(x)) and squeeze-and-excite gates, depthwise 5x5 convolutions.
     "efficientnet_b0": (lambda g: build_torchvision("efficientnet_b0", g), None),
+    "swin_mini": (build_swin_mini, None),
     "lstm2": (build_lstm2, None),
     "bigru": (build_bigru, None),
 }

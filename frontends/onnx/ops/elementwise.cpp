@@ -29,11 +29,13 @@ constexpr BinaryInfo kBinary[] = {
     {"Equal", "aten::eq.Tensor", "aten::eq.Scalar", "Equal", BinaryOp::Equal, true},
     {"Less", "aten::lt.Tensor", "aten::lt.Scalar", "Greater", BinaryOp::Less, true},
     {"Greater", "aten::gt.Tensor", "aten::gt.Scalar", "Less", BinaryOp::Greater, true},
-    {"LessOrEqual", "aten::le.Tensor", "aten::le.Scalar", "GreaterOrEqual", BinaryOp::Less, false},
-    {"GreaterOrEqual", "aten::ge.Tensor", "aten::ge.Scalar", "LessOrEqual", BinaryOp::Less, false},
+    {"LessOrEqual", "aten::le.Tensor", "aten::le.Scalar", "GreaterOrEqual", BinaryOp::LessEqual,
+     true},
+    {"GreaterOrEqual", "aten::ge.Tensor", "aten::ge.Scalar", "LessOrEqual", BinaryOp::GreaterEqual,
+     true},
     {"And", "aten::logical_and", nullptr, "And", BinaryOp::And, true},
     {"Or", "aten::logical_or", nullptr, "Or", BinaryOp::Or, true},
-    {"Xor", "aten::logical_xor", nullptr, "Xor", BinaryOp::Or, false},
+    {"Xor", "aten::logical_xor", nullptr, "Xor", BinaryOp::Xor, true},
 };
 
 const BinaryInfo& binary_info(std::string_view op_type) {
@@ -151,12 +153,14 @@ void import_variadic(ImportContext& ctx, const NodeView& node) {
 }
 
 bool fold_variadic(ImportContext& ctx, const NodeView& node) {
-  if (!all_inputs_constant(ctx, node) || node.op_type() == "Sum") return false;
+  if (!all_inputs_constant(ctx, node)) return false;
+  const BinaryOp op = node.op_type() == "Sum"   ? BinaryOp::Add
+                      : node.op_type() == "Max" ? BinaryOp::Max
+                                                : BinaryOp::Min;
   ConstTensor acc = *ctx.constant(node, 0);
-  for (size_t i = 1; i < node.num_inputs(); ++i) {
-    acc = eval::binary(node.op_type() == "Max" ? BinaryOp::Max : BinaryOp::Min, acc,
-                       *ctx.constant(node, i));
-  }
+  if (!is_numeric(acc.dtype)) return false;
+  for (size_t i = 1; i < node.num_inputs(); ++i)
+    acc = eval::binary(op, acc, *ctx.constant(node, i));
   ctx.set_output(node, 0, std::move(acc));
   return true;
 }
@@ -181,6 +185,17 @@ void import_mod(ImportContext& ctx, const NodeView& node) {
   }
   const char* op = c_fmod ? "aten::fmod.Tensor" : "aten::remainder.Tensor";
   ctx.set_output(node, 0, ctx.call(op, {ctx.input(node, 0), ctx.input(node, 1)}));
+}
+
+/// Mod of two constants (shape arithmetic such as Swin's window padding).
+bool fold_mod(ImportContext& ctx, const NodeView& node) {
+  const ConstTensor* a = ctx.constant(node, 0);
+  const ConstTensor* b = ctx.constant(node, 1);
+  if (a == nullptr || b == nullptr || !is_numeric(a->dtype) || !is_numeric(b->dtype)) return false;
+  const bool c_fmod = node.attr_int("fmod", 0) != 0;
+  if (!c_fmod && is_floating_point(a->dtype)) return false;  // import_mod names the error
+  ctx.set_output(node, 0, eval::binary(c_fmod ? BinaryOp::FMod : BinaryOp::Mod, *a, *b));
+  return true;
 }
 
 /// BitShift (unsigned integer tensors of one dtype): bitwise_left_shift / bitwise_right_shift.
@@ -277,17 +292,17 @@ std::vector<OpEntry> elementwise_ops() {
       {"Equal", 7, 17, import_binary, fold_binary},
       {"Less", 7, 17, import_binary, fold_binary},
       {"Greater", 7, 17, import_binary, fold_binary},
-      {"LessOrEqual", 12, 17, import_binary},
-      {"GreaterOrEqual", 12, 17, import_binary},
+      {"LessOrEqual", 12, 17, import_binary, fold_binary},
+      {"GreaterOrEqual", 12, 17, import_binary, fold_binary},
       {"And", 7, 17, import_binary, fold_binary},
       {"Or", 7, 17, import_binary, fold_binary},
-      {"Xor", 7, 17, import_binary},
-      {"Sum", 6, 17, import_variadic},
+      {"Xor", 7, 17, import_binary, fold_binary},
+      {"Sum", 6, 17, import_variadic, fold_variadic},
       {"Max", 6, 17, import_variadic, fold_variadic},
       {"Min", 6, 17, import_variadic, fold_variadic},
       {"Where", 9, 17, import_where, fold_where},
       {"Mean", 6, 17, import_mean},
-      {"Mod", 10, 17, import_mod},
+      {"Mod", 10, 17, import_mod, fold_mod},
       {"IsInf", 10, 17, import_isinf},
       {"BitShift", 11, 17, import_bitshift},
   };

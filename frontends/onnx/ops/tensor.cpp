@@ -57,12 +57,20 @@ void import_range(ImportContext& ctx, const NodeView& node) {
 
 void import_identity(ImportContext& ctx, const NodeView& node) { ctx.forward_input(node, 0, 0); }
 
+/// Dropout is the identity at inference, and also in training mode with ratio 0 (its mask keeps
+/// every element and its scale is 1), which exporters write for dropouts with p = 0.
 void import_dropout(ImportContext& ctx, const NodeView& node) {
-  if (const ConstTensor* training = ctx.constant(node, 2); training && training->int_at(0) != 0) {
-    node.fail(Error::NotSupported, "training_mode=true is not supported (inference only)");
-  }
   if (node.has_input(2) && ctx.constant(node, 2) == nullptr) {
     node.fail(Error::NotSupported, "training_mode must be known at import time");
+  }
+  if (const ConstTensor* training = ctx.constant(node, 2); training && training->int_at(0) != 0) {
+    const ConstTensor* ratio = node.has_input(1) ? ctx.constant(node, 1) : nullptr;
+    if (ratio == nullptr || ratio->numel() != 1 || ratio->double_at(0) != 0.0) {
+      node.fail(Error::NotSupported,
+                "training_mode=true is supported only with ratio 0 (inference only); ratio is {}",
+                ratio == nullptr || ratio->numel() != 1 ? std::string("not a known scalar")
+                                                        : fmt::format("{}", ratio->double_at(0)));
+    }
   }
   ctx.forward_input(node, 0, 0);
   if (node.has_output(1)) {  // the mask of an inference Dropout is all true

@@ -121,6 +121,66 @@ TEST(OnnxConstFold, EvaluatorSemantics) {
   EXPECT_EQ(h.to_double(), (std::vector<double>{1.5, -0.25}));
 }
 
+TEST(OnnxConstFold, ModAndComparisonSemantics) {
+  using eval::BinaryOp;
+  const ConstTensor x = ConstTensor::from_int64(DType::Long, {4}, {-7, 7, -7, 7});
+  const ConstTensor y = ConstTensor::from_int64(DType::Long, {4}, {3, 3, -3, -3});
+  EXPECT_EQ(eval::binary(BinaryOp::Mod, x, y).to_int64(), (V{2, 1, -1, -2}));   // divisor's sign
+  EXPECT_EQ(eval::binary(BinaryOp::FMod, x, y).to_int64(), (V{-1, 1, -1, 1}));  // dividend's
+  const ConstTensor min = ConstTensor::from_int64(DType::Long, {}, {INT64_MIN});
+  const ConstTensor minus_one = ConstTensor::from_int64(DType::Long, {}, {-1});
+  EXPECT_EQ(eval::binary(BinaryOp::Mod, min, minus_one).to_int64(), (V{0}));
+  EXPECT_THROW(eval::binary(BinaryOp::Mod, x, ConstTensor::from_int64(DType::Long, {}, {0})),
+               Exception);
+  const ConstTensor f = ConstTensor::from_double(DType::Float, {2}, {-5.5, 5.5});
+  const ConstTensor two = ConstTensor::from_double(DType::Float, {}, {2.0});
+  EXPECT_EQ(eval::binary(BinaryOp::FMod, f, two).to_double(), (std::vector<double>{-1.5, 1.5}));
+  EXPECT_EQ(eval::binary(BinaryOp::Mod, f, two).to_double(), (std::vector<double>{0.5, 1.5}));
+  const ConstTensor three = ConstTensor::from_int64(DType::Long, {}, {3});
+  EXPECT_EQ(eval::binary(BinaryOp::LessEqual, y, three).to_int64(), (V{1, 1, 1, 1}));
+  EXPECT_EQ(eval::binary(BinaryOp::GreaterEqual, x, three).to_int64(), (V{0, 1, 0, 1}));
+  EXPECT_EQ(eval::binary(BinaryOp::GreaterEqual, x, three).dtype, DType::Bool);
+  const ConstTensor p = ConstTensor::from_int64(DType::Bool, {4}, {0, 0, 1, 1});
+  const ConstTensor q = ConstTensor::from_int64(DType::Bool, {4}, {0, 1, 0, 1});
+  EXPECT_EQ(eval::binary(BinaryOp::Xor, p, q).to_int64(), (V{0, 1, 1, 0}));
+}
+
+TEST(OnnxConstFold, ModOfConstantsFeedsAnImportTimePad) {
+  // Swin's window padding, as torch.onnx exports it: pads = (window - size % window) % window.
+  ModelBuilder b;
+  b.input("x", {1, 5, 6}).output("y", onnx::TensorProto::FLOAT, {1, 7, 7});
+  b.init_int64("size", {2}, {5, 6});
+  b.init_int64("window", {}, {7});
+  b.node("Mod", {"size", "window"}, {"rem"});
+  b.node("Sub", {"window", "rem"}, {"gap"});
+  b.node("Mod", {"gap", "window"}, {"pad"});  // {2, 1}
+  b.init_int64("begin", {3}, {0, 0, 0});
+  b.init_int64("zero", {1}, {0});
+  auto& cat = b.node("Concat", {"begin", "zero", "pad"}, {"pads"});
+  set_attr(cat, "axis", int64_t{0});
+  b.node("Pad", {"x", "pads"}, {"y"});
+  const ir::ExportedProgram p = import(b);
+  EXPECT_EQ(out_sizes(p), (V{1, 7, 7}));
+  EXPECT_TRUE(p.constants().empty());
+}
+
+TEST(OnnxConstFold, SumAndOrderedComparisonsAndXorOfConstantsFold) {
+  ModelBuilder b;
+  b.input("x", {2, 6}).output("y", onnx::TensorProto::FLOAT, {3, 4});
+  b.init_int64("a", {2}, {1, 2});
+  b.init_int64("c", {2}, {1, 1});
+  b.node("Sum", {"a", "c", "c"}, {"shape"});            // {3, 4}
+  b.node("GreaterOrEqual", {"shape", "a"}, {"ge"});     // {1, 1}
+  b.node("LessOrEqual", {"shape", "a"}, {"le"});        // {0, 0}
+  b.node("Xor", {"ge", "le"}, {"pick"});                // {1, 1}
+  b.node("Where", {"pick", "shape", "a"}, {"target"});  // {3, 4}
+  b.node("Reshape", {"x", "target"}, {"y"});
+  const ir::ExportedProgram p = import(b);
+  EXPECT_THAT(calls(p), ElementsAre("aten::view_copy"));
+  EXPECT_EQ(out_sizes(p), (V{3, 4}));
+  EXPECT_TRUE(p.constants().empty());
+}
+
 TEST(OnnxConstFold, ReshapeOfAnInitializerSharesItsBuffer) {
   ModelBuilder b;
   b.input("x", {2, 3}).output("y");

@@ -169,6 +169,21 @@ TEST(OnnxImportErrors, ReshapeToARuntimeShapeIsNotSupportedYet) {
                                    "'shape' ('shape') is computed at run time"));
 }
 
+TEST(OnnxImportErrors, TrainingDropoutWithANonZeroRatioIsRefused) {
+  ModelBuilder b;
+  b.input("x", {2, 3}).output("y", onnx::TensorProto::FLOAT, {2, 3});
+  b.init_float("ratio", {}, {0.25f});
+  b.init_int64("one", {}, {1});
+  auto& cast = b.node("Cast", {"one"}, {"training"});
+  set_attr(cast, "to", int64_t{onnx::TensorProto::BOOL});
+  b.node("Dropout", {"x", "ratio", "training"}, {"y"}, "drop");
+  const Exception e = expect_error([&] { import(b); });
+  EXPECT_EQ(e.code(), Error::NotSupported);
+  EXPECT_STREQ(e.what(),
+               "test.onnx: node 'drop' (Dropout, opset 13): training_mode=true is supported only "
+               "with ratio 0 (inference only); ratio is 0.25");
+}
+
 TEST(OnnxImportErrors, UnknownInputShapeOptionIsRejected) {
   ModelBuilder b = small_model();
   OnnxImportOptions options;

@@ -427,6 +427,24 @@ TEST(OnnxImportStructure, PadModesAndDropoutAndCast) {
   EXPECT_EQ(p.graph().outputs().at(3)->spec().dtype, DType::Long);
 }
 
+TEST(OnnxImportStructure, TrainingDropoutWithRatioZeroIsTheIdentity) {
+  // torch.onnx writes dropouts with p = 0 and training=True this way (torchvision's Swin).
+  ModelBuilder b;
+  b.input("x", {2, 3}).output("y").output("mask", onnx::TensorProto::BOOL, {2, 3});
+  b.init_float("ratio", {}, {0.0f});
+  b.init_int64("one", {}, {1});
+  auto& cast = b.node("Cast", {"one"}, {"training"});
+  set_attr(cast, "to", int64_t{onnx::TensorProto::BOOL});
+  b.node("Dropout", {"x", "ratio", "training"}, {"y", "mask"});
+  const ir::ExportedProgram p = import(b);
+  EXPECT_EQ(p.graph().outputs().at(0)->name(), "x");
+  ASSERT_EQ(p.constants().size(), 1u);
+  const ir::TensorData& mask = p.constants().begin()->second;
+  EXPECT_EQ(mask.spec.to_string(), "bool[2, 3]");
+  EXPECT_EQ(std::vector<uint8_t>(mask.data->data(), mask.data->data() + 6),
+            std::vector<uint8_t>(6, 1));
+}
+
 TEST(OnnxImportStructure, SupportedOpsTableListsTheFamilies) {
   const std::vector<SupportedOp> ops = supported_ops();
   auto has = [&](const std::string& name) {
