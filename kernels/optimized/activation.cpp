@@ -30,10 +30,6 @@ void activate_in_place(float* x, int64_t n, Activation a, float lo, float hi) {
       for (int64_t i = 0; i < n; ++i) x[i] = std::min(std::max(x[i], lo), hi);
       return;
     case Activation::HardSwish:
-      for (int64_t i = 0; i < n; ++i) {
-        x[i] = x[i] * std::min(std::max(x[i] + 3.0f, 0.0f), 6.0f) / 6.0f;
-      }
-      return;
     case Activation::Sigmoid:
     case Activation::Silu:
     case Activation::Tanh:
@@ -45,6 +41,7 @@ void activate_in_place(float* x, int64_t n, Activation a, float lo, float hi) {
       case Activation::Silu: loops->silu(x, n); return;
       case Activation::Tanh: loops->tanh(x, n); return;
       case Activation::Gelu: loops->gelu(x, n); return;
+      case Activation::HardSwish: loops->hardswish(x, n); return;
       default: break;
     }
   }

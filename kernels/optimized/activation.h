@@ -81,7 +81,7 @@ inline float activate(float v, Activation a, float lo, float hi) {
   return v;
 }
 
-/// `a` applied to x[0, n) in place. Sigmoid, SiLU, tanh and GELU run vectorized for the
+/// `a` applied to x[0, n) in place. Sigmoid, SiLU, tanh, GELU and hard swish run vectorized for the
 /// instruction set the GEMM uses (active_gemm_isa(), gemm.h), within the accuracy that
 /// activation_simd.h states; without AVX2 they run activate() per element.
 void activate_in_place(float* x, int64_t n, Activation a, float lo, float hi);

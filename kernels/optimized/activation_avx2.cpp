@@ -47,6 +47,12 @@ __m256 silu256(__m256 v) {
   return _mm256_div_ps(v, _mm256_add_ps(set(1.0f), e));
 }
 
+__m256 hardswish256(__m256 v) {
+  const __m256 gate =
+      _mm256_min_ps(_mm256_max_ps(_mm256_add_ps(v, set(3.0f)), set(0.0f)), set(6.0f));
+  return _mm256_div_ps(_mm256_mul_ps(v, gate), set(6.0f));  // NaN: v * anything stays NaN
+}
+
 // Cephes' tanhf: an odd polynomial below |x| = 0.625, else 1 - 2 / (e^{2|x|} + 1) with x's sign.
 __m256 tanh256(__m256 v) {
   const __m256 ax = abs256(v);
@@ -148,7 +154,8 @@ float exp_shifted_sum256(const float* x, float* y, int64_t n, float shift) {
 
 }  // namespace
 
-const ActivationLoops kActivationAvx2{apply<sigmoid256>, apply<silu256>, apply<tanh256>,
-                                      apply<gelu256>,    max256,         exp_shifted_sum256};
+const ActivationLoops kActivationAvx2{apply<sigmoid256>, apply<silu256>,      apply<tanh256>,
+                                      apply<gelu256>,    apply<hardswish256>, max256,
+                                      exp_shifted_sum256};
 
 }  // namespace ptec::kernels::optimized::detail

@@ -78,6 +78,13 @@ __m512 gelu512(__m512 v) {
   return _mm512_mul_ps(_mm512_mul_ps(_mm512_set1_ps(0.5f), v), one_plus_erf);
 }
 
+__m512 hardswish512(__m512 v) {
+  const __m512 gate =
+      _mm512_min_ps(_mm512_max_ps(_mm512_add_ps(v, _mm512_set1_ps(3.0f)), _mm512_setzero_ps()),
+                    _mm512_set1_ps(6.0f));
+  return _mm512_div_ps(_mm512_mul_ps(v, gate), _mm512_set1_ps(6.0f));  // NaN stays NaN
+}
+
 template <__m512 (*F)(__m512)>
 void apply(float* x, int64_t n) {
   int64_t i = 0;
@@ -124,7 +131,8 @@ float exp_shifted_sum512(const float* x, float* y, int64_t n, float shift) {
 
 }  // namespace
 
-const ActivationLoops kActivationAvx512{apply<sigmoid512>, apply<silu512>, apply<tanh512>,
-                                        apply<gelu512>,    max512,         exp_shifted_sum512};
+const ActivationLoops kActivationAvx512{apply<sigmoid512>, apply<silu512>,      apply<tanh512>,
+                                        apply<gelu512>,    apply<hardswish512>, max512,
+                                        exp_shifted_sum512};
 
 }  // namespace ptec::kernels::optimized::detail

@@ -1,6 +1,6 @@
 #pragma once
 
-// Vectorized transcendental activations (sigmoid, SiLU, tanh, GELU) and the two passes of a
+// Vectorized activations (sigmoid, SiLU, tanh, GELU, hard swish) and the two passes of a
 // softmax row for one instruction set each; activation.cpp picks a table by the CPU. Internal to
 // kernels/optimized. The tables' translation units are compiled for their ISA and include only
 // <immintrin.h> and this header, so no inline library function compiled for AVX2 / AVX-512 can be
@@ -8,7 +8,8 @@
 //
 // Accuracy (against std::exp / std::tanh / std::erf): sigmoid and SiLU within 1e-6 relative,
 // tanh within 2e-7 absolute, GELU within 1e-6 x max(1, |x|) absolute (erf by Abramowitz and
-// Stegun 7.1.26, |error| <= 1.5e-7). NaN stays NaN.
+// Stegun 7.1.26, |error| <= 1.5e-7). Hard swish is exact: x * min(max(x + 3, 0), 6) / 6, as
+// activate() computes it. NaN stays NaN.
 
 #include <cstdint>
 
@@ -21,6 +22,7 @@ struct ActivationLoops {
   ActivationLoop silu;
   ActivationLoop tanh;
   ActivationLoop gelu;
+  ActivationLoop hardswish;
   /// The largest of x[0, n) (-infinity when n = 0; NaN or not when x holds NaN).
   float (*max)(const float* x, int64_t n);
   /// y[i] = e^(x[i] - shift), 0 where x[i] - shift < -87.3 (where e^ leaves the normal floats),

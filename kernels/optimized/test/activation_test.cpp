@@ -34,6 +34,7 @@ double reference(Activation a, double v) {
     case Activation::Silu: return v / (1.0 + std::exp(-v));
     case Activation::Tanh: return std::tanh(v);
     case Activation::Gelu: return 0.5 * v * (1.0 + std::erf(v / std::sqrt(2.0)));
+    case Activation::HardSwish: return v * std::min(std::max(v + 3.0, 0.0), 6.0) / 6.0;
     default: return v;
   }
 }
@@ -65,7 +66,8 @@ TEST_P(ActivationIsa, InPlaceLoopsMatchTheDefinitions) {
   const size_t finite = x.size() - 1;
   x.push_back(std::numeric_limits<float>::quiet_NaN());
   // Every length up to two vectors and then some: the loops' tails.
-  for (Activation a : {Activation::Sigmoid, Activation::Silu, Activation::Tanh, Activation::Gelu}) {
+  for (Activation a : {Activation::Sigmoid, Activation::Silu, Activation::Tanh, Activation::Gelu,
+                       Activation::HardSwish}) {
     for (size_t n :
          {x.size(), size_t{1}, size_t{7}, size_t{9}, size_t{15}, size_t{17}, size_t{33}}) {
       std::vector<float> y(x.begin(), x.begin() + static_cast<std::ptrdiff_t>(n));
@@ -77,6 +79,9 @@ TEST_P(ActivationIsa, InPlaceLoopsMatchTheDefinitions) {
         const double want = reference(a, x[i]);
         ASSERT_NEAR(y[i], want, tolerance(a, x[i], want))
             << "activation " << static_cast<int>(a) << " at " << x[i] << " (n=" << n << ")";
+        if (a == Activation::HardSwish) {  // exact: the same operations as activate()
+          ASSERT_EQ(y[i], activate(x[i], a, 0.0f, 0.0f)) << "hard swish at " << x[i];
+        }
       }
       if (n == x.size()) {
         EXPECT_TRUE(std::isnan(y[x.size() - 1])) << static_cast<int>(a);
