@@ -262,17 +262,27 @@ class Lowering {
       } else if (const ir::Node* mul = silu_of(tail, outputs); mul != nullptr) {
         // SiLU as ONNX exporters write it, x * sigmoid(x): fused as the Silu activation.
         for (const ir::Node* user : tail->users()) {
-          if (user != mul) f.silu_sigmoid = user;
+          if (user != mul) f.gate.push_back(user);
         }
+        f.gated = fb::Activation::Silu;
         f.activation = mul;
         tail = mul;
+      } else if (std::optional<HardSwishMatch> hs = match_hardswish(program_, *tail);
+                 hs && std::none_of(hs->nodes.begin(), hs->nodes.end(), [&](const ir::Node* n) {
+                   return absorbed_.count(n) != 0 || ln_absorbed_.count(n) != 0;
+                 })) {
+        // x * hardsigmoid(x) (MobileNetV3's activation): fused as the HardSwish activation.
+        f.gate.assign(hs->nodes.begin(), hs->nodes.end() - 1);
+        f.gated = fb::Activation::HardSwish;
+        f.activation = hs->nodes.back();
+        tail = f.activation;
       }
       if (tail == node) continue;
       f.tail = tail;
       fusions_[node] = f;
       if (f.add != nullptr) absorbed_[f.add] = node;
       if (f.activation != nullptr) absorbed_[f.activation] = node;
-      if (f.silu_sigmoid != nullptr) absorbed_[f.silu_sigmoid] = node;
+      for (const ir::Node* n : f.gate) absorbed_[n] = node;
       deferred_[tail] = node;
     }
     // After the fusions above: a convolution (not depthwise) whose input is x * s with s of shape
@@ -921,7 +931,7 @@ class Lowering {
     const uint32_t out = tensor_of(tail);
     std::vector<const ir::Node*> also;
     if (f.add != nullptr) also.push_back(f.add);
-    if (f.silu_sigmoid != nullptr) also.push_back(f.silu_sigmoid);
+    also.insert(also.end(), f.gate.begin(), f.gate.end());
     if (f.activation != nullptr) also.push_back(f.activation);
     const uint32_t residual = f.residual != nullptr ? tensor_of(f.residual) : kAbsent;
     if (node.is_op("aten::convolution")) {
@@ -959,8 +969,8 @@ class Lowering {
       graph_->nodes.back()->activation = act->second.kind;
       graph_->nodes.back()->clamp_min = act->second.lo;
       graph_->nodes.back()->clamp_max = act->second.hi;
-    } else if (f.silu_sigmoid != nullptr) {
-      graph_->nodes.back()->activation = fb::Activation::Silu;
+    } else if (f.gated != fb::Activation::None) {
+      graph_->nodes.back()->activation = f.gated;
     } else if (f.activation != nullptr) {
       const ActivationInfo a = activation_of(*f.activation);
       graph_->nodes.back()->activation = a.kind;
@@ -972,8 +982,11 @@ class Lowering {
   struct Fusion {
     const ir::Node* residual = nullptr;
     const ir::Node* add = nullptr;
-    const ir::Node* activation = nullptr;    // the unary op, or SiLU's mul
-    const ir::Node* silu_sigmoid = nullptr;  // SiLU's sigmoid (activation is its mul)
+    const ir::Node* activation = nullptr;  // the unary op, or a gated activation's last node
+    // A gated activation (x * f(x)): its kind and its other nodes (SiLU's sigmoid; hard swish's
+    // scale, shift and clamp).
+    fb::Activation gated = fb::Activation::None;
+    std::vector<const ir::Node*> gate;
     const ir::Node* tail = nullptr;
   };
 

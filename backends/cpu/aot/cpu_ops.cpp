@@ -347,4 +347,60 @@ std::optional<GeluMatch> match_gelu(const ir::ExportedProgram& program, const ir
   return m;
 }
 
+std::optional<HardSwishMatch> match_hardswish(const ir::ExportedProgram& program,
+                                              const ir::Node& x) {
+  if (x.users().size() != 2) return std::nullopt;
+  for (const ir::Node* out : program.graph().outputs()) {
+    if (out == &x) return std::nullopt;
+  }
+  auto scalar_op = [&](const ir::Node* n, const char* op, double value) {
+    if (n == nullptr || !n->is_op(op) || classify(program, *n) != CpuOpKind::ScalarBinary) {
+      return false;
+    }
+    double v = n->arg("other").to_double();
+    if (n->is_op("aten::add.Scalar")) v *= arg_or_default(*n, "alpha").to_double();
+    return std::fabs(v - value) <= 1e-6 * std::fabs(value);  // 1/6 as an fp32 constant says it
+  };
+  auto clamp_op = [&](const ir::Node* n, double hi) {
+    if (n == nullptr || classify(program, *n) != CpuOpKind::Unary) return false;
+    const char* lo_name = n->is_op("aten::clamp") ? "min" : "min_val";
+    const char* hi_name = n->is_op("aten::clamp") ? "max" : "max_val";
+    if (!n->is_op("aten::clamp") && !n->is_op("aten::hardtanh")) return false;
+    const ir::Argument lo = arg_or_default(*n, lo_name);
+    const ir::Argument up = arg_or_default(*n, hi_name);
+    return !lo.is_none() && !up.is_none() && lo.to_double() == 0.0 && up.to_double() == hi;
+  };
+  auto product_of = [&](const ir::Node* n, const ir::Node* gate) {
+    return n != nullptr && n->is_op("aten::mul.Tensor") &&
+           classify(program, *n) == CpuOpKind::Binary && other_operand(n, gate) == &x &&
+           n->spec().shape == x.spec().shape;
+  };
+  const ir::Node* first = x.users()[0];
+  const ir::Node* mul = x.users()[1];
+  if (!mul->is_op("aten::mul.Tensor")) std::swap(first, mul);
+  HardSwishMatch m;
+  m.x = &x;
+  if (scalar_op(first, "aten::mul.Scalar", 1.0 / 6.0)) {
+    const ir::Node* add = only_user(program, first);
+    if (!scalar_op(add, "aten::add.Scalar", 0.5)) return std::nullopt;
+    const ir::Node* clamp = only_user(program, add);
+    if (!clamp_op(clamp, 1.0) || only_user(program, clamp) != mul || !product_of(mul, clamp)) {
+      return std::nullopt;
+    }
+    m.nodes = {first, add, clamp, mul};
+    return m;
+  }
+  if (scalar_op(first, "aten::add.Scalar", 3.0)) {
+    const ir::Node* clamp = only_user(program, first);
+    if (!clamp_op(clamp, 6.0) || only_user(program, clamp) != mul || !product_of(mul, clamp)) {
+      return std::nullopt;
+    }
+    const ir::Node* div = only_user(program, mul);
+    if (!scalar_op(div, "aten::div.Scalar", 6.0)) return std::nullopt;
+    m.nodes = {first, clamp, mul, div};
+    return m;
+  }
+  return std::nullopt;
+}
+
 }  // namespace ptec::backends::cpu

@@ -68,6 +68,22 @@ struct GeluMatch {
 /// The GELU that starts at `div` (a div.Scalar), if the pattern matches exactly.
 std::optional<GeluMatch> match_gelu(const ir::ExportedProgram& program, const ir::Node& div);
 
+/// x * hardsigmoid(x) as exporters write it, every intermediate used only inside the pattern:
+///   - torch.onnx before opset 14 (ONNX HardSigmoid with alpha = 1/6, beta = 0.5, then Mul):
+///     mul.Tensor(x, clamp(add.Scalar(mul.Scalar(x, 1/6), 0.5), 0, 1));
+///   - ONNX HardSwish (opset 14) and the decomposition of aten::hardswish:
+///     div.Scalar(mul.Tensor(x, clamp(add.Scalar(x, 3), 0, 6)), 6), hardtanh for clamp alike.
+/// The fused kernels compute x * min(max(x + 3, 0), 6) / 6 (PyTorch's definition), which differs
+/// from the first form by float rounding only.
+struct HardSwishMatch {
+  const ir::Node* x = nullptr;
+  std::vector<const ir::Node*> nodes;  // x's two readers first, the tail last
+};
+
+/// The hard swish of `x`, when x's only readers are the pattern's first nodes.
+std::optional<HardSwishMatch> match_hardswish(const ir::ExportedProgram& program,
+                                              const ir::Node& x);
+
 /// Argument `name` of call `node`, or the schema default when the call omits it.
 ir::Argument arg_or_default(const ir::Node& node, std::string_view name);
 

@@ -222,6 +222,71 @@ TEST_F(CpuBackendOps, SiluWrittenAsMulBySigmoidIsFused) {
   EXPECT_EQ(blob_kinds(shared()), (std::vector<K>{K::Conv2d, K::Unary, K::Binary}));
 }
 
+// x * hardsigmoid(x) in the forms exporters write (match_hardswish), after a convolution and after
+// a Linear: fused as the HardSwish activation, so the backend runs one node.
+TEST_F(CpuBackendOps, HardSwishWrittenAsExportersWriteItIsFused) {
+  enum class Form { OnnxHardSigmoidMul, OnnxHardSigmoidMulSwapped, HardtanhDiv, ClampDiv };
+  const Ints input = {2, 5, 7, 6};
+  auto hardswish = [](builder::GraphBuilder& b, Value c, Form form) {
+    switch (form) {
+      case Form::OnnxHardSigmoidMul:
+      case Form::OnnxHardSigmoidMulSwapped: {
+        Value s = b.call("aten::mul.Scalar", {c, static_cast<double>(1.0f / 6.0f)});
+        Value h = b.call("aten::clamp", {b.call("aten::add.Scalar", {s, 0.5}), 0.0, 1.0});
+        return form == Form::OnnxHardSigmoidMul ? b.call("aten::mul.Tensor", {c, h})
+                                                : b.call("aten::mul.Tensor", {h, c});
+      }
+      case Form::HardtanhDiv:
+      case Form::ClampDiv: {
+        Value shifted = b.call("aten::add.Scalar", {c, 3.0});
+        Value g = form == Form::HardtanhDiv ? b.call("aten::hardtanh", {shifted, 0.0, 6.0})
+                                            : b.call("aten::clamp", {shifted, 0.0, 6.0});
+        return b.call("aten::div.Scalar", {b.call("aten::mul.Tensor", {c, g}), 6.0});
+      }
+    }
+    return c;
+  };
+  for (const Form form : {Form::OnnxHardSigmoidMul, Form::OnnxHardSigmoidMulSwapped,
+                          Form::HardtanhDiv, Form::ClampDiv}) {
+    auto conv = [&] {
+      builder::GraphBuilder b("hardswish_conv");
+      Value x = b.input("x", DType::Float, shape(input));
+      Value w = b.parameter("w", tensor({9, 5, 3, 3}, 7, 1.0f));  // outputs across [-3, 3]
+      Value c = b.call("aten::convolution",
+                       {x, w, nullptr, Ints{1, 1}, Ints{1, 1}, Ints{1, 1}, false, Ints{0, 0}, 1});
+      b.output({hardswish(b, c, form)});
+      return b.build();
+    };
+    EXPECT_EQ(expect_same(conv, {input}), 1u) << static_cast<int>(form);
+    EXPECT_EQ(blob_kinds(conv()), std::vector<K>{K::Conv2d}) << static_cast<int>(form);
+    auto linear = [&] {
+      builder::GraphBuilder b("hardswish_linear");
+      Value x = b.input("x", DType::Float, {3, 40});
+      Value w = b.parameter("w", tensor({17, 40}, 5, 1.0f));
+      Value t = b.call("aten::permute_copy", {w, Ints{1, 0}});
+      b.output({hardswish(b, b.call("aten::mm", {x, t}), form)});
+      return b.build();
+    };
+    EXPECT_EQ(expect_same(linear, {{3, 40}}), 1u) << static_cast<int>(form);
+    EXPECT_EQ(blob_kinds(linear()), std::vector<K>{K::Linear}) << static_cast<int>(form);
+  }
+  // ONNX's default HardSigmoid (alpha 0.2) is not a hard swish: its nodes run as they are.
+  auto other = [&] {
+    builder::GraphBuilder b("hardsigmoid_default");
+    Value x = b.input("x", DType::Float, shape(input));
+    Value w = b.parameter("w", tensor({9, 5, 3, 3}, 7, 1.0f));
+    Value c = b.call("aten::convolution",
+                     {x, w, nullptr, Ints{1, 1}, Ints{1, 1}, Ints{1, 1}, false, Ints{0, 0}, 1});
+    Value s = b.call("aten::mul.Scalar", {c, 0.2});
+    Value h = b.call("aten::clamp", {b.call("aten::add.Scalar", {s, 0.5}), 0.0, 1.0});
+    b.output({b.call("aten::mul.Tensor", {c, h})});
+    return b.build();
+  };
+  EXPECT_EQ(expect_same(other, {input}), 1u);
+  EXPECT_EQ(blob_kinds(other()),
+            (std::vector<K>{K::Conv2d, K::ScalarBinary, K::ScalarBinary, K::Unary, K::Binary}));
+}
+
 // x[M, K] @ w[N, K]^T (+ b) (+ activation), as ONNX's Gemm and PyTorch's Linear export it.
 ir::ExportedProgram linear_program(int64_t m, int64_t k, int64_t n, bool bias,
                                    const std::string& activation) {
