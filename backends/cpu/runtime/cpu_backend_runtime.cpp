@@ -813,6 +813,10 @@ void max_pool(const TensorSlot& x, const TensorSlot& out, const flatbuffers::Vec
 
 // aten::avg_pool2d: the window clipped to the padded input counts toward the divisor with
 // count_include_pad, only its part inside the input without; divisor_override replaces both.
+// aten::avg_pool2d, a row of outputs at a time: each input row of the window and each kernel
+// column adds a shifted input row to the output row (a loop over contiguous outputs the compiler
+// vectorizes), in the order a window-by-window sum would add them; then each output is divided
+// by its window's divisor.
 void avg_pool(const TensorSlot& x, const TensorSlot& out, const flatbuffers::Vector<int64_t>& p) {
   const int64_t kh = p.Get(0), kw = p.Get(1), sh = p.Get(2), sw = p.Get(3);
   const int64_t ph = p.Get(4), pw = p.Get(5);
@@ -820,31 +824,57 @@ void avg_pool(const TensorSlot& x, const TensorSlot& out, const flatbuffers::Vec
   const int64_t divisor_override = p.Get(7);
   const int64_t h = x.sizes[2], w = x.sizes[3], oh = out.sizes[2], ow = out.sizes[3];
   const int64_t planes = x.sizes[0] * x.sizes[1];
+  // Outputs ox whose kernel column kx reads inside the row: 0 <= ox * sw - pw + kx < w.
+  auto first_ox = [&](int64_t kx) {
+    const int64_t need = pw - kx;  // ox * sw >= need
+    return need <= 0 ? int64_t{0} : (need + sw - 1) / sw;
+  };
+  auto end_ox = [&](int64_t kx) {  // ox * sw <= w - 1 + pw - kx
+    const int64_t top = w - 1 + pw - kx;
+    return top < 0 ? int64_t{0} : std::min(ow, top / sw + 1);
+  };
   opt::parallel_for(planes, [&](int64_t plane) {
     const float* in = x.data + plane * h * w;
     float* o = out.data + plane * oh * ow;
-    for (int64_t oy = 0; oy < oh; ++oy) {
-      for (int64_t ox = 0; ox < ow; ++ox) {
-        int64_t y0 = oy * sh - ph, x0 = ox * sw - pw;
-        int64_t y1 = std::min(y0 + kh, h + ph), x1 = std::min(x0 + kw, w + pw);
-        const int64_t padded = (y1 - y0) * (x1 - x0);
-        y0 = std::max<int64_t>(y0, 0);
-        x0 = std::max<int64_t>(x0, 0);
-        y1 = std::min(y1, h);
-        x1 = std::min(x1, w);
-        if (y0 >= y1 || x0 >= x1) {
-          o[oy * ow + ox] = 0.0f;
-          continue;
+    for (int64_t oy = 0; oy < oh; ++oy, o += ow) {
+      const int64_t ys = oy * sh - ph;
+      const int64_t ye = std::min(ys + kh, h + ph);
+      const int64_t y0 = std::max<int64_t>(ys, 0), y1 = std::min(ye, h);
+      std::fill(o, o + ow, 0.0f);
+      if (y0 >= y1) continue;
+      for (int64_t y = y0; y < y1; ++y) {
+        const float* row = in + y * w - pw;
+        for (int64_t kx = 0; kx < kw; ++kx) {
+          const int64_t lo = first_ox(kx), hi = end_ox(kx);
+          if (sw == 1) {
+            for (int64_t ox = lo; ox < hi; ++ox) o[ox] += row[ox + kx];
+          } else {
+            for (int64_t ox = lo; ox < hi; ++ox) o[ox] += row[ox * sw + kx];
+          }
         }
-        float sum = 0.0f;
-        for (int64_t y = y0; y < y1; ++y) {
-          for (int64_t xx = x0; xx < x1; ++xx) sum += in[y * w + xx];
+      }
+      // Windows inside the row horizontally share one divisor (a loop that vectorizes); those at
+      // the edges get their own.
+      const int64_t rows = include_pad ? ye - ys : y1 - y0;
+      const int64_t inner_lo = std::min(first_ox(0), ow);
+      const int64_t inner_hi = std::max(inner_lo, end_ox(kw - 1));
+      const auto inner = static_cast<float>(divisor_override != 0 ? divisor_override : rows * kw);
+      for (int64_t ox = inner_lo; ox < inner_hi; ++ox) o[ox] /= inner;
+      auto edge = [&](int64_t ox) {
+        const int64_t xs = ox * sw - pw;
+        const int64_t xe = std::min(xs + kw, w + pw);
+        const int64_t x0 = std::max<int64_t>(xs, 0), x1 = std::min(xe, w);
+        if (x0 >= x1) {
+          o[ox] = 0.0f;
+          return;
         }
         const int64_t divisor = divisor_override != 0 ? divisor_override
-                                : include_pad         ? padded
-                                                      : (y1 - y0) * (x1 - x0);
-        o[oy * ow + ox] = sum / static_cast<float>(divisor);
-      }
+                                : include_pad         ? rows * (xe - xs)
+                                                      : rows * (x1 - x0);
+        o[ox] /= static_cast<float>(divisor);
+      };
+      for (int64_t ox = 0; ox < inner_lo; ++ox) edge(ox);
+      for (int64_t ox = inner_hi; ox < ow; ++ox) edge(ox);
     }
   });
 }

@@ -430,6 +430,11 @@ TEST_F(CpuBackendOps, AvgPoolShapes) {
       {{1, 5, 8, 11}, {2, 3}, {2, 1}, {1, 1}, false, false, std::nullopt},
       {{3, 2, 9, 9}, {3, 2}, {3, 2}, {0, 1}, true, true, 5},
       {{1, 17, 6, 5}, {4, 4}, {1, 1}, {2, 2}, true, false, std::nullopt},
+      // Inception's 3x3 stride-1 pools (padding counted), DenseNet's 2x2 stride-2 transitions,
+      // and a wide row with a stride of 3 and windows past the right edge.
+      {{1, 4, 35, 35}, {3, 3}, {1, 1}, {1, 1}, false, true, std::nullopt},
+      {{2, 3, 14, 14}, {2, 2}, {2, 2}, {0, 0}, false, true, std::nullopt},
+      {{1, 2, 5, 40}, {1, 5}, {1, 3}, {0, 2}, true, false, std::nullopt},
   };
   for (const Case& c : cases) {
     auto build = [&] {
