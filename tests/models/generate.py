@@ -166,6 +166,22 @@ def build_torchvision(name, gen):
     return model, torch.randn(1, 3, 224, 224, generator=gen)
 
 
+class PadPools(nn.Module):
+    """Explicit pads that the pools and the convolution after them could take (PadFolding):
+    avg_pool2d with padding (torch.onnx writes Pad + AveragePool), F.pad before a convolution
+    and a -inf F.pad before a max pool; then a ceil-mode average pool that keeps its own padding."""
+
+    def __init__(self):
+        super().__init__()
+        self.conv = nn.Conv2d(3, 8, 3)
+
+    def forward(self, x):  # x: 2x3x9x10
+        a = F.avg_pool2d(x, 3, stride=1, padding=1)
+        b = self.conv(F.pad(a, (2, 2, 1, 1)))
+        c = F.max_pool2d(F.pad(b, (1, 1, 1, 1), value=float("-inf")), 3, stride=2)
+        return F.avg_pool2d(c, 2, stride=2, padding=1, ceil_mode=True, count_include_pad=False) * 4.0
+
+
 def build_swin_mini(gen):
     """torchvision's Swin Transformer, small: 16x16 patches in 7x7 windows need padding (Mod of
     shape constants), shifted windows (Roll, masks), and Dropout(p=0) exported in training mode."""
@@ -212,6 +228,7 @@ MODELS = {
     "resnet18": (lambda g: build_torchvision("resnet18", g), None),
     # SiLU (x * sigmoid(x)) and squeeze-and-excite gates, depthwise 5x5 convolutions.
     "efficientnet_b0": (lambda g: build_torchvision("efficientnet_b0", g), None),
+    "pad_pools": (lambda g: (PadPools(), torch.randn(2, 3, 9, 10, generator=g)), None),
     "swin_mini": (build_swin_mini, None),
     "lstm2": (build_lstm2, None),
     "bigru": (build_bigru, None),
