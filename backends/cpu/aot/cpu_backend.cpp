@@ -285,6 +285,26 @@ class Lowering {
       for (const ir::Node* n : f.gate) absorbed_[n] = node;
       deferred_[tail] = node;
     }
+    // A batch norm no convolution absorbed, with the activation that alone reads it (DenseNet's
+    // pre-activation BN -> ReLU).
+    for (const ir::Node* node : program_.graph().nodes()) {
+      if (classify(program_, *node) != CpuOpKind::BatchNorm) continue;
+      const ir::Node* values = nullptr;
+      size_t reads = 0;
+      for (const ir::Node* item : node->users()) {
+        if (item->arg(1).as_int() == 0) values = item;
+        reads += item->users().size();
+      }
+      if (values == nullptr || reads != 1 || !single_use(values)) continue;
+      const ir::Node* act = values->users()[0];
+      if (absorbed_.count(act) != 0 || classify(program_, *act) != CpuOpKind::Unary) continue;
+      Fusion f;
+      f.activation = act;
+      f.tail = act;
+      fusions_[node] = f;
+      absorbed_[act] = node;
+      deferred_[act] = node;
+    }
     // After the fusions above: a convolution (not depthwise) whose input is x * s with s of shape
     // [N, C, 1, 1] and that is the product's only reader (squeeze-and-excite: s =
     // sigmoid(conv(mean(x)))): the convolution reads x and scales each input channel by s itself;
@@ -558,7 +578,8 @@ class Lowering {
         ptec::raise(Error::NotSupported, "PtecCpuBackend cannot run node %{} ({})", node.name(),
                     node.target());
       case CpuOpKind::Conv2d:
-      case CpuOpKind::Linear: lower_fused(node); return;
+      case CpuOpKind::Linear:
+      case CpuOpKind::BatchNorm: lower_fused(node); return;
       case CpuOpKind::WeightPermute:
       case CpuOpKind::GetItem: return;  // absorbed by their users / producer
       case CpuOpKind::MaxPool2d:
@@ -934,7 +955,14 @@ class Lowering {
     also.insert(also.end(), f.gate.begin(), f.gate.end());
     if (f.activation != nullptr) also.push_back(f.activation);
     const uint32_t residual = f.residual != nullptr ? tensor_of(f.residual) : kAbsent;
-    if (node.is_op("aten::convolution")) {
+    if (node.is_op("aten::_native_batch_norm_legit_no_training")) {
+      std::vector<uint32_t> inputs = {tensor_of(node.arg(0).as_node())};
+      for (size_t i = 1; i <= 4; ++i) {
+        inputs.push_back(node.arg(i).is_none() ? kAbsent : tensor_of(node.arg(i).as_node()));
+      }
+      add_node(fb::NodeKind::BatchNorm, inputs, {out}, {}, node, also);
+      graph_->nodes.back()->scalar = static_cast<float>(node.arg(6).to_double());
+    } else if (node.is_op("aten::convolution")) {
       const ir::Argument bias = arg_or_default(node, "bias");
       const std::vector<int64_t> s = node.arg("stride").to_int_vector();
       const std::vector<int64_t> p = node.arg("padding").to_int_vector();

@@ -86,6 +86,34 @@ bool is_max_pool(const ir::Node& node) {
          float_static(node.arg("self").as_node()->spec());
 }
 
+// An inference batch norm over dim 1 with constant fp32 parameters of one value per channel
+// (weight and bias may be absent), of which only the normalized values are used.
+bool is_batch_norm(const ir::ExportedProgram& program, const ir::Node& node) {
+  if (!node.is_op("aten::_native_batch_norm_legit_no_training") || node.meta().val.size() != 3 ||
+      !node.arg(0).is_node()) {
+    return false;
+  }
+  for (const ir::Node* user : node.users()) {  // getitems, of output 0 where used
+    if (!user->is_op("getitem") || (user->arg(1).as_int() != 0 && !user->users().empty())) {
+      return false;
+    }
+  }
+  const ir::Node* x = node.arg(0).as_node();
+  if (x->meta().val.size() != 1 || !float_static(x->spec()) || x->spec().rank() < 2 ||
+      !float_static(node.meta().val[0])) {
+    return false;
+  }
+  const int64_t channels = x->spec().shape[1].value();
+  for (size_t i = 1; i <= 4; ++i) {
+    const ir::Argument& a = node.arg(i);
+    if (a.is_none() && i <= 2) continue;
+    if (!a.is_node() || !is_constant(program, *a.as_node())) return false;
+    const ir::TensorSpec& spec = a.as_node()->spec();
+    if (!float_static(spec) || spec.numel_upper_bound() != channels) return false;
+  }
+  return node.arg(6).is_double() || node.arg(6).is_int();
+}
+
 }  // namespace
 
 ir::Argument arg_or_default(const ir::Node& node, std::string_view name) {
@@ -105,10 +133,12 @@ CpuOpKind classify(const ir::ExportedProgram& program, const ir::Node& node) {
   if (!node.is_call() || node.op() == nullptr) return CpuOpKind::Unsupported;
   if (node.is_op("getitem")) {
     const ir::Argument& src = node.arg(0);
-    return src.is_node() && is_max_pool(*src.as_node()) ? CpuOpKind::GetItem
-                                                        : CpuOpKind::Unsupported;
+    return src.is_node() && (is_max_pool(*src.as_node()) || is_batch_norm(program, *src.as_node()))
+               ? CpuOpKind::GetItem
+               : CpuOpKind::Unsupported;
   }
   if (is_max_pool(node)) return CpuOpKind::MaxPool2d;
+  if (is_batch_norm(program, node)) return CpuOpKind::BatchNorm;
   if (!tensors_ok(node)) return CpuOpKind::Unsupported;
 
   if (node.is_op("aten::avg_pool2d")) {

@@ -23,7 +23,7 @@ enum class CpuOpKind {
   WeightPermute,  // aten::permute_copy [1, 0] of a constant: absorbed into a Linear's packing
   MaxPool2d,      // aten::max_pool2d_with_indices whose indices are unused
   AvgPool2d,      // aten::avg_pool2d
-  GetItem,        // getitem 0 of a claimed max pool
+  GetItem,        // getitem 0 of a claimed max pool or batch norm
   GlobalAvgPool,  // aten::mean.dim over the last two dims of a 4-D tensor
   Unary,          // relu, clamp, hardtanh, sigmoid, tanh, gelu, silu, hardswish
   Binary,         // add / sub (alpha = 1), mul, div, broadcasting
@@ -35,6 +35,8 @@ enum class CpuOpKind {
   ScalarBinary,   // add / sub / mul / div .Scalar, pow.Tensor_Scalar
   Math,           // sqrt, rsqrt, erf, exp, log, neg, abs, reciprocal
   MeanInner,      // aten::mean.dim over the last dim
+  BatchNorm,      // aten::_native_batch_norm_legit_no_training with constant parameters, whose
+                  // statistics outputs are unused (one no convolution before it absorbed)
 };
 
 /// The kind of `node` in `program` (an EDGE program), Unsupported when the backend cannot run it

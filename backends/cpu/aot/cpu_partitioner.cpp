@@ -182,9 +182,13 @@ partition::PartitionResult CpuPartitioner::partition(
       }
       if (!whole) changed |= give_up_set(i);
     }
-    // A max pool without its getitem (or the reverse) cannot be lowered alone.
+    // A max pool or batch norm without its getitem (or the reverse) cannot be lowered alone.
     for (const ir::Node* node : graph.nodes()) {
-      if (classify(program, *node) != CpuOpKind::MaxPool2d || claimed.count(node) == 0) continue;
+      const CpuOpKind kind = classify(program, *node);
+      if ((kind != CpuOpKind::MaxPool2d && kind != CpuOpKind::BatchNorm) ||
+          claimed.count(node) == 0) {
+        continue;
+      }
       for (const ir::Node* user : node->users()) {
         if (claimed.count(user) == 0 && claimed.erase(node) != 0) changed = true;
       }

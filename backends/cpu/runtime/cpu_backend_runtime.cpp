@@ -35,7 +35,7 @@ using runtime::MemoryAllocator;
 
 constexpr uint32_t kAbsent = 0xFFFFFFFFu;
 constexpr uint32_t kMinBlobVersion = 1;
-constexpr uint32_t kBlobVersion = 6;  // kCpuBlobVersion of backends/cpu/aot
+constexpr uint32_t kBlobVersion = 7;  // kCpuBlobVersion of backends/cpu/aot
 constexpr int64_t kMaxRank = 8;
 constexpr size_t kAlign = 64;
 
@@ -530,6 +530,19 @@ Error prepare_node(Handle& h, NodeState& st, MemoryAllocator& alloc, size_t* scr
                 "range");
       return Error::Ok;
     }
+    case fb::NodeKind::BatchNorm: {
+      const TensorSlot* x = tensor(0);
+      CPU_CHECK(x != nullptr && x->rank >= 2 && x->rank == out.rank && x->numel == out.numel &&
+                    n->inputs()->size() == 5,
+                Error::InvalidProgram, "PtecCpuBackend: malformed BatchNorm node");
+      for (uint32_t i = 1; i < 5; ++i) {
+        const TensorSlot* p = tensor(i);
+        CPU_CHECK((p == nullptr && i < 3) || (p != nullptr && p->numel == x->sizes[1]),
+                  Error::InvalidProgram,
+                  "PtecCpuBackend: BatchNorm parameter %u must hold one value per channel", i);
+      }
+      return Error::Ok;
+    }
     case fb::NodeKind::GlobalAvgPool: {
       const TensorSlot* x = tensor(0);
       CPU_CHECK(x != nullptr && x->rank == 4 && out.numel == x->sizes[0] * x->sizes[1],
@@ -876,6 +889,36 @@ void avg_pool(const TensorSlot& x, const TensorSlot& out, const flatbuffers::Vec
       for (int64_t ox = 0; ox < inner_lo; ++ox) edge(ox);
       for (int64_t ox = inner_hi; ox < ow; ++ox) edge(ox);
     }
+  });
+}
+
+// Inference batch norm with the activation after it, a plane (one image's channel) at a time:
+// y = act((x - mean) * (weight / sqrt(var + eps)) + bias).
+void batch_norm(const TensorSlot& x, const TensorSlot* weight, const TensorSlot* bias,
+                const TensorSlot& mean, const TensorSlot& var, float eps, opt::Activation act,
+                float lo, float hi, const TensorSlot& out) {
+  const int64_t channels = x.sizes[1];
+  const int64_t inner = channels == 0 ? 0 : x.numel / (x.sizes[0] * channels);
+  const bool clamp = opt::is_clamp(act);
+  const opt::ClampBounds bounds = opt::clamp_bounds(clamp ? act : opt::Activation::None, lo, hi);
+  opt::parallel_for(x.sizes[0] * channels, [&](int64_t plane) {
+    const int64_t c = plane % channels;
+    const float scale = (weight != nullptr ? weight->data[c] : 1.0f) / std::sqrt(var.data[c] + eps);
+    const float shift = bias != nullptr ? bias->data[c] : 0.0f;
+    const float m = mean.data[c];
+    const float* in = x.data + plane * inner;
+    float* o = out.data + plane * inner;
+    if (bounds.relu) {
+      for (int64_t i = 0; i < inner; ++i) {
+        const float v = (in[i] - m) * scale + shift;
+        o[i] = v > 0.0f ? v : 0.0f;
+      }
+    } else {
+      for (int64_t i = 0; i < inner; ++i) {
+        o[i] = std::min(std::max((in[i] - m) * scale + shift, bounds.lo), bounds.hi);
+      }
+    }
+    if (!clamp) opt::activate_in_place(o, inner, act, lo, hi);
   });
 }
 
@@ -1258,6 +1301,10 @@ Error run_node(Handle& h, const NodeState& st, runtime::BackendExecutionContext&
     }
     case fb::NodeKind::MaxPool2d: max_pool(*slot(0), out, *n->ints()); return Error::Ok;
     case fb::NodeKind::AvgPool2d: avg_pool(*slot(0), out, *n->ints()); return Error::Ok;
+    case fb::NodeKind::BatchNorm:
+      batch_norm(*slot(0), slot(1), slot(2), *slot(3), *slot(4), n->scalar(),
+                 activation_of(n->activation()), n->clamp_min(), n->clamp_max(), out);
+      return Error::Ok;
     case fb::NodeKind::GlobalAvgPool: {
       const TensorSlot& x = *slot(0);
       const int64_t plane = x.sizes[2] * x.sizes[3];
@@ -1389,6 +1436,8 @@ Result<runtime::DelegateHandle*> CpuBackendRuntime::init(
               "PtecCpuBackend: node kind %d needs blob version 3", static_cast<int>(n->kind()));
     CPU_CHECK(graph->version() >= 4 || n->kind() < fb::NodeKind::AvgPool2d, Error::InvalidProgram,
               "PtecCpuBackend: node kind %d needs blob version 4", static_cast<int>(n->kind()));
+    CPU_CHECK(graph->version() >= 7 || n->kind() < fb::NodeKind::BatchNorm, Error::InvalidProgram,
+              "PtecCpuBackend: node kind %d needs blob version 7", static_cast<int>(n->kind()));
     CPU_CHECK(graph->version() >= 5 || n->kind() != fb::NodeKind::Conv2d ||
                   n->inputs() == nullptr || n->inputs()->size() <= 4,
               Error::InvalidProgram, "PtecCpuBackend: a Conv2d input scale needs blob version 5");

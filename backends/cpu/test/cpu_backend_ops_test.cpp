@@ -453,6 +453,69 @@ TEST_F(CpuBackendOps, AvgPoolShapes) {
   }
 }
 
+// An inference batch norm that no convolution absorbs (DenseNet's BN -> ReLU -> conv): ranks 2 to
+// 4, channel counts off any block size, batch > 1, weight / bias absent, the activation after
+// it fused; outputs 1 and 2 used: not claimed.
+TEST_F(CpuBackendOps, BatchNormWithoutAConvolutionBeforeIt) {
+  struct Case {
+    Ints input;
+    bool affine;
+    std::string activation;
+  };
+  const std::vector<Case> cases = {
+      {{2, 7, 5, 3}, true, "aten::relu"},
+      {{1, 17, 1, 1}, true, ""},
+      {{3, 5, 4}, false, "aten::hardtanh"},
+      {{4, 9}, true, "aten::sigmoid"},
+      {{2, 3, 6, 6}, false, ""},
+  };
+  for (const Case& c : cases) {
+    const int64_t channels = c.input[1];
+    auto build = [&] {
+      builder::GraphBuilder b("batch_norm");
+      Value x = b.input("x", DType::Float, shape(c.input));
+      builder::Arg weight = nullptr, bias = nullptr;
+      if (c.affine) {
+        weight = b.parameter("weight", tensor({channels}, 3));
+        bias = b.parameter("bias", tensor({channels}, 4));
+      }
+      Value mean = b.parameter("mean", tensor({channels}, 5));
+      std::vector<float> v = cpu_test::random_vector(static_cast<size_t>(channels), 6);
+      for (float& e : v) e = std::abs(e) + 0.1f;  // variances
+      const ir::TensorData var{ir::TensorSpec(DType::Float, std::vector<int64_t>{channels}),
+                               ir::Buffer::copy_of(v.data(), v.size() * sizeof(float))};
+      Value y = b.call_multi("aten::_native_batch_norm_legit_no_training",
+                             {x, weight, bias, mean, b.parameter("var", var), 0.1, 1e-5})[0];
+      if (c.activation == "aten::hardtanh") {
+        y = b.call("aten::hardtanh", {y, -0.5, 0.5});
+      } else if (!c.activation.empty()) {
+        y = b.call(c.activation, {y});
+      }
+      b.output({y});
+      return b.build();
+    };
+    EXPECT_EQ(expect_same(build, {c.input}), 1u) << ::testing::PrintToString(c.input);
+    EXPECT_EQ(blob_kinds(build()), std::vector<K>{K::BatchNorm})
+        << ::testing::PrintToString(c.input);
+  }
+  // The normalized values also returned: the activation runs on its own.
+  auto shared = [&] {
+    builder::GraphBuilder b("batch_norm_shared");
+    Value x = b.input("x", DType::Float, {2, 3, 4, 4});
+    const std::vector<float> v = {0.5f, 1.5f, 2.0f};
+    Value var =
+        b.parameter("var", ir::TensorData{ir::TensorSpec(DType::Float, Ints{3}),
+                                          ir::Buffer::copy_of(v.data(), 3 * sizeof(float))});
+    Value y =
+        b.call_multi("aten::_native_batch_norm_legit_no_training",
+                     {x, nullptr, nullptr, b.parameter("mean", tensor({3}, 5)), var, 0.1, 1e-3})[0];
+    b.output({b.call("aten::relu", {y}), y});
+    return b.build();
+  };
+  EXPECT_EQ(expect_same(shared, {{2, 3, 4, 4}}), 1u);
+  EXPECT_EQ(blob_kinds(shared()), (std::vector<K>{K::BatchNorm, K::Unary}));
+}
+
 TEST_F(CpuBackendOps, GlobalAveragePoolAndInnerMean) {
   for (const auto& [input, dims] : std::vector<std::pair<Ints, Ints>>{
            {{1, 1, 1, 1}, {2, 3}}, {{3, 17, 5, 7}, {-1, -2}}, {{2, 9, 13}, {-1}}, {{7}, {0}}}) {
