@@ -5,6 +5,7 @@
 #include <cmath>
 #include <cstring>
 #include <limits>
+#include <utility>
 
 #include "kernels/optimized/conv2d_depthwise_channels.h"
 #include "kernels/optimized/conv2d_direct.h"
@@ -512,6 +513,65 @@ bool Conv2dShape::valid() const {
   if (sh <= 0 || sw <= 0 || ph < 0 || pw < 0 || dh <= 0 || dw <= 0 || groups <= 0) return false;
   if (c % groups != 0 || oc % groups != 0) return false;
   return oh() >= 1 && ow() >= 1;
+}
+
+namespace {
+
+// The first and last kernel index along one dim whose input position k * dilation - pad +
+// o * stride lies in [0, size) for some output o in [0, out); first > last when none does.
+std::pair<int64_t, int64_t> live_range(int64_t size, int64_t out, int64_t kernel, int64_t stride,
+                                       int64_t pad, int64_t dilation) {
+  auto live = [&](int64_t k) {
+    const int64_t c = k * dilation - pad;                       // position of output 0
+    const int64_t o = c >= 0 ? 0 : (-c + stride - 1) / stride;  // first output at or past 0
+    return o < out && o * stride + c < size;
+  };
+  int64_t first = 0, last = kernel - 1;
+  while (first < kernel && !live(first)) ++first;
+  while (last >= first && !live(last)) --last;
+  return {first, last};
+}
+
+}  // namespace
+
+ConvTaps conv2d_live_taps(const Conv2dShape& s) {
+  const auto [ky0, ky1] = live_range(s.h, s.oh(), s.kh, s.sh, s.ph, s.dh);
+  const auto [kx0, kx1] = live_range(s.w, s.ow(), s.kw, s.sw, s.pw, s.dw);
+  return {ky0, ky1, kx0, kx1};
+}
+
+bool conv2d_without_dead_taps(const Conv2dShape& s, Conv2dShape* reduced, ConvTaps* taps) {
+  if (!s.valid() || s.depthwise()) return false;
+  const ConvTaps t = conv2d_live_taps(s);
+  // A dim whose taps are all dead (every window inside the padding) is left to the full
+  // convolution, which computes its bias-only outputs.
+  if (t.ky0 > t.ky1 || t.kx0 > t.kx1) return false;
+  if (t.ky0 == 0 && t.ky1 == s.kh - 1 && t.kx0 == 0 && t.kx1 == s.kw - 1) return false;
+  Conv2dShape r = s;
+  r.kh = t.ky1 - t.ky0 + 1;
+  r.kw = t.kx1 - t.kx0 + 1;
+  r.ph = s.ph - t.ky0 * s.dh;
+  r.pw = s.pw - t.kx0 * s.dw;
+  if (r.kh == 1) r.dh = 1;
+  if (r.kw == 1) r.dw = 1;
+  if (r.ph < 0 || r.pw < 0 || !r.valid() || r.oh() != s.oh() || r.ow() != s.ow()) return false;
+  *reduced = r;
+  *taps = t;
+  return true;
+}
+
+void conv2d_slice_taps(const Conv2dShape& s, const ConvTaps& taps, const float* weights,
+                       float* out) {
+  const int64_t rows = taps.ky1 - taps.ky0 + 1, cols = taps.kx1 - taps.kx0 + 1;
+  const int64_t filters = s.oc * s.c_per_group();
+  for (int64_t f = 0; f < filters; ++f) {
+    const float* src = weights + f * s.kh * s.kw;
+    for (int64_t ky = 0; ky < rows; ++ky) {
+      for (int64_t kx = 0; kx < cols; ++kx) {
+        *out++ = src[(taps.ky0 + ky) * s.kw + taps.kx0 + kx];
+      }
+    }
+  }
 }
 
 namespace {

@@ -38,6 +38,24 @@ struct Conv2dShape {
   bool pointwise() const { return kh == 1 && kw == 1 && sh == 1 && sw == 1 && ph == 0 && pw == 0; }
 };
 
+/// The kernel rows [ky0, ky1] and columns [kx0, kx1] of a convolution that read the input for
+/// at least one output pixel; the others read only padding (a dilation as large as the input,
+/// as DeepLab's atrous pyramid has at a 14x14 feature map).
+struct ConvTaps {
+  int64_t ky0 = 0, ky1 = 0, kx0 = 0, kx1 = 0;
+};
+ConvTaps conv2d_live_taps(const Conv2dShape& s);
+/// The same convolution with its dead taps left out: kernel (ky1 - ky0 + 1) x (kx1 - kx0 + 1),
+/// padding less ky0 * dh / kx0 * dw, dilation 1 along a dim left with one tap. Applies (returns
+/// true, with `reduced` and `taps` set) where some tap is dead, the convolution is not
+/// depthwise, and the reduced padding is non-negative with the same output size; its weights
+/// are conv2d_slice_taps of the full ones.
+bool conv2d_without_dead_taps(const Conv2dShape& s, Conv2dShape* reduced, ConvTaps* taps);
+/// Copies taps [ky0, ky1] x [kx0, kx1] of `weights` ([OC, C/groups, KH, KW] of `s`) into `out`
+/// ([OC, C/groups, ky1 - ky0 + 1, kx1 - kx0 + 1]).
+void conv2d_slice_taps(const Conv2dShape& s, const ConvTaps& taps, const float* weights,
+                       float* out);
+
 /// How a depthwise convolution runs its planes. Rows: one output row at a time (3x3 and 5x5 rows
 /// inside the input in one fused pass). Flat: a stride-1 or stride-2 3x3 or 5x5 plane as one
 /// stencil over a zero-padded copy of the input, a band of output rows at a time whose copy fits

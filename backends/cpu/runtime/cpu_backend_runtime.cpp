@@ -7,6 +7,7 @@
 #include <limits>
 #include <new>
 #include <utility>
+#include <vector>
 
 #include "backends/cpu/cpu_delegate_generated.h"
 #include "backends/cpu/runtime/arena_plan.h"
@@ -89,8 +90,13 @@ struct NodeState {
   opt::ConvLayouts layouts;  // Conv2d: input / output kept in channel blocks (plan_blocked_layouts)
   opt::DepthwisePath depthwise_path = opt::DepthwisePath::Auto;  // Conv2d, depthwise
   opt::ConvRows rows = opt::ConvRows::Auto;                      // Conv2d, not depthwise
-  int64_t m = 0, n = 0, k = 0;                                   // Linear, BatchMatMul
-  int64_t batch = 0;                                             // BatchMatMul
+  // Conv2d with dead taps (conv2d_without_dead_taps): `conv` is the reduced convolution,
+  // `full` the node's, and its weights are packed from the live taps.
+  bool sliced = false;
+  opt::Conv2dShape full;
+  opt::ConvTaps taps;
+  int64_t m = 0, n = 0, k = 0;  // Linear, BatchMatMul
+  int64_t batch = 0;            // BatchMatMul
   // BatchMatMul: operand i's matrix b at data + offset + b * batch_stride, leading dimension ld
   MatrixView operand[2];
   bool skip = false;                      // a Copy whose output aliases its input
@@ -427,6 +433,16 @@ Error prepare_node(Handle& h, NodeState& st, MemoryAllocator& alloc, size_t* scr
       const char* name = n->name() != nullptr ? n->name()->c_str() : "";
       CPU_CHECK(algorithm <= fb::ConvAlgorithm::MAX && n->block() >= 0, Error::InvalidProgram,
                 "PtecCpuBackend: Conv2d '%s' has an unknown algorithm", name);
+      // Taps that read only padding are left out (an algorithm an engine chose is for the
+      // node's own shape: kept as it is).
+      if (algorithm == fb::ConvAlgorithm::Auto) {
+        opt::Conv2dShape reduced;
+        if (opt::conv2d_without_dead_taps(s, &reduced, &st.taps)) {
+          st.full = s;
+          st.sliced = true;
+          s = reduced;
+        }
+      }
       const bool winograd_choice =
           algorithm == fb::ConvAlgorithm::Winograd || algorithm == fb::ConvAlgorithm::Winograd4x4;
       CPU_CHECK(!winograd_choice || opt::winograd_applies(s), Error::InvalidProgram,
@@ -1243,6 +1259,12 @@ void plan_blocked_layouts(Handle& h, MemoryAllocator& alloc, IsIo is_io) {
 Error pack_conv_weights(Handle& h, NodeState& st, MemoryAllocator& alloc, size_t* scratch) {
   const opt::Conv2dShape& s = st.conv;
   const float* weights = h.tensors[input(st.node, 1)].data;
+  std::vector<float> live;  // the live taps' weights, while they are packed
+  if (st.sliced) {
+    live.resize(static_cast<size_t>(s.oc * s.c_per_group() * s.kh * s.kw));
+    opt::conv2d_slice_taps(st.full, st.taps, weights, live.data());
+    weights = live.data();
+  }
   const size_t bytes = st.winograd ? opt::winograd_packed_weights_bytes(s, st.variant)
                                    : opt::conv2d_packed_weights_bytes(s, st.rows);
   if (bytes > 0) {
@@ -1280,10 +1302,11 @@ Error run_node(Handle& h, const NodeState& st, runtime::BackendExecutionContext&
       e.clamp_max = n->clamp_max();
       const float* scale = slot(4) != nullptr ? slot(4)->data : nullptr;
       const bool ok =
-          st.winograd ? opt::conv2d_winograd(st.conv, st.variant, slot(0)->data, st.packed, e,
-                                             out.data, st.block, h.scratch, scale, st.workers)
-                      : opt::conv2d(st.conv, slot(0)->data, slot(1)->data, st.packed, e, out.data,
-                                    h.scratch, scale, st.depthwise_path, st.rows, st.layouts);
+          st.winograd
+              ? opt::conv2d_winograd(st.conv, st.variant, slot(0)->data, st.packed, e, out.data,
+                                     st.block, h.scratch, scale, st.workers)
+              : opt::conv2d(st.conv, slot(0)->data, st.sliced ? nullptr : slot(1)->data, st.packed,
+                            e, out.data, h.scratch, scale, st.depthwise_path, st.rows, st.layouts);
       return ok ? Error::Ok : Error::Internal;
     }
     case fb::NodeKind::Linear: {

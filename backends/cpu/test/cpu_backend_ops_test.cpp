@@ -78,6 +78,10 @@ TEST_F(CpuBackendOps, ConvolutionShapesAndFusedActivations) {
       {{2, 4, 7, 13}, 9, {3, 5}, {2, 1}, {1, 2}, {1, 2}, 1, true, "aten::relu"},
       // Stride larger than the kernel.
       {{1, 2, 11, 9}, 3, {2, 3}, {3, 4}, {0, 1}, {1, 1}, 1, true, "aten::tanh"},
+      // Dilations as large as the input (DeepLab's atrous rates): taps that read only padding,
+      // left out at init; in both dims, and only in the rows.
+      {{1, 6, 5, 7}, 4, {3, 3}, {1, 1}, {6, 6}, {6, 6}, 1, true, "aten::relu"},
+      {{2, 5, 6, 9}, 4, {3, 3}, {1, 1}, {7, 2}, {7, 2}, 1, false, ""},
       // Grouped.
       {{2, 6, 6, 5}, 9, {3, 3}, {1, 1}, {1, 1}, {1, 1}, 3, true, "aten::gelu"},
       // Depthwise, multiplier 1, stride 2, odd channel count.

@@ -195,6 +195,66 @@ TEST_P(Conv2d, MatchesDirectReference) {
   }
 }
 
+// Taps that read only padding: which are dead, and the reduced convolution with the live taps'
+// weights computes what the full one does.
+TEST_P(Conv2d, DeadTapsLeftOutGiveTheSameConvolution) {
+  struct Case {
+    Conv2dShape s;
+    ConvTaps live;
+    bool reduces;
+  };
+  Conv2dShape rect = shape(1, 5, 6, 9, 4, 3, 1, 7, 7);  // rows: centre only; columns: all live
+  rect.pw = 2;
+  rect.dw = 2;
+  Conv2dShape strided = shape(2, 3, 3, 3, 6, 3, 2, 4, 4);  // stride 2: only the centre reads
+  const std::vector<Case> cases = {
+      // DeepLab's atrous pyramid at 14x14: rate 24 and 36 keep the centre tap, rate 12 all.
+      {shape(1, 40, 14, 14, 16, 3, 1, 24, 24), {1, 1, 1, 1}, true},
+      {shape(1, 40, 14, 14, 16, 3, 1, 36, 36), {1, 1, 1, 1}, true},
+      {shape(1, 40, 14, 14, 16, 3, 1, 12, 12), {0, 2, 0, 2}, false},
+      {rect, {1, 1, 0, 2}, true},
+      {strided, {1, 1, 1, 1}, true},
+      // A 3x3 on a 1x1 image with padding 1: a 1x1 convolution, in two groups.
+      {shape(2, 6, 1, 1, 4, 3, 1, 1, 1, 2), {1, 1, 1, 1}, true},
+      // Plain convolutions and depthwise ones are left alone.
+      {shape(1, 3, 9, 9, 8, 3, 1, 1), {0, 2, 0, 2}, false},
+      {shape(1, 8, 6, 6, 8, 3, 1, 8, 8, 8), {1, 1, 1, 1}, false},
+  };
+  for (const Case& c : cases) {
+    const Conv2dShape& s = c.s;
+    ASSERT_TRUE(s.valid()) << describe(s);
+    const ConvTaps live = conv2d_live_taps(s);
+    EXPECT_EQ((std::vector<int64_t>{live.ky0, live.ky1, live.kx0, live.kx1}),
+              (std::vector<int64_t>{c.live.ky0, c.live.ky1, c.live.kx0, c.live.kx1}))
+        << describe(s);
+    Conv2dShape r;
+    ConvTaps taps;
+    ASSERT_EQ(conv2d_without_dead_taps(s, &r, &taps), c.reduces) << describe(s);
+    if (!c.reduces) continue;
+    EXPECT_EQ(r.kh, taps.ky1 - taps.ky0 + 1);
+    EXPECT_EQ(r.kw, taps.kx1 - taps.kx0 + 1);
+    ASSERT_EQ(r.oh(), s.oh());
+    ASSERT_EQ(r.ow(), s.ow());
+    const auto in = random_vector(s.n * s.c * s.h * s.w, 1);
+    const auto w = random_vector(s.oc * s.c_per_group() * s.kh * s.kw, 2);
+    const auto bias = random_vector(s.oc, 3);
+    std::vector<float> sliced(static_cast<size_t>(r.oc * r.c_per_group() * r.kh * r.kw));
+    conv2d_slice_taps(s, taps, w.data(), sliced.data());
+    Aligned packed(conv2d_packed_weights_bytes(r));
+    conv2d_pack_weights(r, sliced.data(), packed.ptr);
+    Aligned scratch(conv2d_scratch_bytes(r, true));
+    std::vector<float> out(static_cast<size_t>(s.n * s.oc * s.oh() * s.ow()), 99.0f);
+    ASSERT_TRUE(conv2d(r, in.data(), nullptr, packed.ptr,
+                       epilogue_of(bias, nullptr, Activation::Relu), out.data(), scratch.ptr))
+        << describe(r);
+    const auto ref = reference(s, in, w, bias, {}, true);
+    for (size_t i = 0; i < out.size(); ++i) {
+      ASSERT_NEAR(out[i], ref[i], 1e-4)
+          << describe(s) << " reduced to " << describe(r) << " at " << i;
+    }
+  }
+}
+
 TEST_P(Conv2d, RefusesInvalidShapesAndMissingScratch) {
   Conv2dShape s = shape(1, 6, 8, 8, 4, 3, 1, 1, 1, 4);  // 6 channels in 4 groups
   EXPECT_FALSE(s.valid());
