@@ -6,33 +6,6 @@
 #include "kernels/portable/util/upsample.h"
 
 namespace ptec::kernels {
-namespace {
-
-struct Tap {
-  int64_t i0, i1;
-  float l0, l1;
-};
-
-// ATen's area_pixel_compute_scale / area_pixel_compute_source_index for linear modes.
-Tap linear_tap(int64_t o, int64_t in, int64_t out, bool align_corners,
-               const std::optional<double>& scale) {
-  float s = 0;
-  if (align_corners) {
-    s = out > 1 ? static_cast<float>(in - 1) / static_cast<float>(out - 1) : 0.f;
-  } else {
-    s = scale_value(scale, in, out);
-  }
-  float src = align_corners ? s * static_cast<float>(o) : s * (static_cast<float>(o) + 0.5f) - 0.5f;
-  if (src < 0) src = 0;
-  Tap t;
-  t.i0 = static_cast<int64_t>(src);
-  t.i1 = t.i0 + (t.i0 < in - 1 ? 1 : 0);
-  t.l1 = src - static_cast<float>(t.i0);
-  t.l0 = 1.f - t.l1;
-  return t;
-}
-
-}  // namespace
 
 Tensor& upsample_bilinear2d_vec_out(KernelRuntimeContext& ctx, const Tensor& input,
                                     const OptIntList& output_size, bool align_corners,
@@ -60,9 +33,9 @@ Tensor& upsample_bilinear2d_vec_out(KernelRuntimeContext& ctx, const Tensor& inp
       const T* in = input.const_data_ptr<T>() + p * h * w;
       T* o = out.mutable_data_ptr<T>() + p * oh * ow;
       for (int64_t y = 0; y < oh; ++y) {
-        const Tap ty = linear_tap(y, h, oh, align_corners, sh);
+        const LinearTap ty = linear_tap(y, h, oh, align_corners, sh);
         for (int64_t x = 0; x < ow; ++x) {
-          const Tap tx = linear_tap(x, w, ow, align_corners, sw);
+          const LinearTap tx = linear_tap(x, w, ow, align_corners, sw);
           const T v = static_cast<T>(
               ty.l0 * (tx.l0 * in[ty.i0 * w + tx.i0] + tx.l1 * in[ty.i0 * w + tx.i1]) +
               ty.l1 * (tx.l0 * in[ty.i1 * w + tx.i0] + tx.l1 * in[ty.i1 * w + tx.i1]));

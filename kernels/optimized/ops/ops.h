@@ -16,5 +16,13 @@ Tensor& mm_out(KernelRuntimeContext& ctx, const Tensor& self, const Tensor& mat2
 Tensor& bmm_out(KernelRuntimeContext& ctx, const Tensor& self, const Tensor& mat2, Tensor& out);
 Tensor& addmm_out(KernelRuntimeContext& ctx, const Tensor& self, const Tensor& mat1,
                   const Tensor& mat2, const Scalar& beta, const Scalar& alpha, Tensor& out);
+Tensor& upsample_bilinear2d_vec_out(KernelRuntimeContext& ctx, const Tensor& input,
+                                    const OptIntList& output_size, bool align_corners,
+                                    const std::optional<Span<const double>>& scale_factors,
+                                    Tensor& out);
+Tensor& upsample_nearest2d_vec_out(KernelRuntimeContext& ctx, const Tensor& input,
+                                   const OptIntList& output_size,
+                                   const std::optional<Span<const double>>& scale_factors,
+                                   Tensor& out);
 
 }  // namespace ptec::kernels::optimized

@@ -24,6 +24,32 @@ inline float scale_value(const std::optional<double>& scale, int64_t in, int64_t
                                          : static_cast<float>(in) / static_cast<float>(out);
 }
 
+/// One output coordinate of a linear resize: source indices i0 <= i1 and their weights.
+struct LinearTap {
+  int64_t i0, i1;
+  float l0, l1;
+};
+
+/// ATen's area_pixel_compute_scale / area_pixel_compute_source_index for linear modes: the tap
+/// of output coordinate `o` resizing `in` to `out` (computed in float).
+inline LinearTap linear_tap(int64_t o, int64_t in, int64_t out, bool align_corners,
+                            const std::optional<double>& scale) {
+  float s = 0;
+  if (align_corners) {
+    s = out > 1 ? static_cast<float>(in - 1) / static_cast<float>(out - 1) : 0.f;
+  } else {
+    s = scale_value(scale, in, out);
+  }
+  float src = align_corners ? s * static_cast<float>(o) : s * (static_cast<float>(o) + 0.5f) - 0.5f;
+  if (src < 0) src = 0;
+  LinearTap t;
+  t.i0 = static_cast<int64_t>(src);
+  t.i1 = t.i0 + (t.i0 < in - 1 ? 1 : 0);
+  t.l1 = src - static_cast<float>(t.i0);
+  t.l0 = 1.f - t.l1;
+  return t;
+}
+
 /// ATen's nearest_idx.
 inline int64_t nearest_index(int64_t o, int64_t in, int64_t out,
                              const std::optional<double>& scale) {

@@ -148,6 +148,57 @@ TEST_F(OptimizedOps, MatrixProductsMatchPortable) {
   }
 }
 
+// The optimized resizes reuse rows and taps but compute every output with the portable kernels'
+// expression: bitwise the same results.
+TEST_F(OptimizedOps, UpsamplingMatchesPortableExactly) {
+  struct Case {
+    std::vector<runtime::SizesType> input;
+    std::vector<int64_t> size;   // output size, or empty
+    std::vector<double> scales;  // scale factors, or empty
+    bool align_corners;
+    std::vector<runtime::SizesType> out;
+  };
+  const std::vector<Case> cases = {
+      {{1, 3, 14, 14}, {224, 224}, {}, false, {1, 3, 224, 224}},  // a segmentation head's 16x
+      {{2, 5, 1, 1}, {7, 9}, {}, false, {2, 5, 7, 9}},            // a pooled branch back to the map
+      {{1, 2, 5, 6}, {13, 11}, {}, true, {1, 2, 13, 11}},
+      {{1, 2, 13, 11}, {5, 6}, {}, false, {1, 2, 5, 6}},
+      {{1, 3, 4, 7}, {}, {2.5, 1.5}, false, {1, 3, 10, 10}},
+      {{2, 1, 6, 6}, {12, 12}, {}, true, {2, 1, 12, 12}},
+      {{1, 1, 3, 1}, {}, {2.0, 3.0}, true, {1, 1, 6, 3}},
+  };
+  for (const Case& c : cases) {
+    Tensor& in = random(c.input, 7);
+    const OptIntList size =
+        c.size.empty() ? OptIntList{} : OptIntList{Span<const int64_t>(c.size.data(), 2)};
+    const std::optional<Span<const double>> scales =
+        c.scales.empty()
+            ? std::nullopt
+            : std::optional<Span<const double>>(Span<const double>(c.scales.data(), 2));
+    for (const bool bilinear : {true, false}) {
+      if (!bilinear && c.align_corners) continue;
+      Tensor& fast = zeros(c.out);
+      Tensor& ref = zeros(c.out);
+      auto ctx = context();
+      if (bilinear) {
+        upsample_bilinear2d_vec_out(ctx, in, size, c.align_corners, scales, fast);
+        kernels::upsample_bilinear2d_vec_out(ctx, in, size, c.align_corners, scales, ref);
+      } else {
+        upsample_nearest2d_vec_out(ctx, in, size, scales, fast);
+        kernels::upsample_nearest2d_vec_out(ctx, in, size, scales, ref);
+      }
+      ASSERT_EQ(ctx.failure_state(), Error::Ok);
+      ASSERT_EQ(fast.numel(), ref.numel());
+      ASSERT_GT(ref.numel(), 0u);
+      for (size_t i = 0; i < ref.numel(); ++i) {
+        ASSERT_EQ(fast.const_data_ptr<float>()[i], ref.const_data_ptr<float>()[i])
+            << (bilinear ? "bilinear " : "nearest ") << ::testing::PrintToString(c.input) << " at "
+            << i;
+      }
+    }
+  }
+}
+
 TEST_F(OptimizedOps, ErrorsAreThePortableKernelsErrors) {
   Tensor& a = random({4, 5}, 1);
   Tensor& b = random({6, 3}, 2);  // inner sizes differ
