@@ -285,12 +285,13 @@ void interleave_rows(const TileLanes& y, float (&rows)[T][T * kBlock]) {
 }
 
 // Writes the outputs y of the tiles [t0 + i0, t0 + i0 + valid) into the plane `out` with bias,
-// residual and activation `act` (value -> activated value): per run of tiles in one tile row,
-// each output row is one contiguous loop (cut at the plane's right and bottom edges).
-template <int64_t T, typename Act>
+// residual and activation `act` (value -> activated value), then `finish` (pointer, count) on
+// each stored row: per run of tiles in one tile row, each output row is one contiguous loop (cut
+// at the plane's right and bottom edges).
+template <int64_t T, typename Act, typename Finish>
 void store_tiles(const Conv2dShape& s, const Tiles& tiles, const TileLanes& y, int64_t t0,
                  int64_t i0, int64_t valid, float bias, const float* residual, Act act,
-                 float* out) {
+                 Finish finish, float* out) {
   const int64_t oh = s.oh(), ow = s.ow();
   alignas(64) float rows[T][T * kBlock];
   interleave_rows<T>(y, rows);
@@ -308,6 +309,7 @@ void store_tiles(const Conv2dShape& s, const Tiles& tiles, const TileLanes& y, i
       } else {
         for (int64_t x = 0; x < width; ++x) o[x] = act(src[x] + bias);
       }
+      finish(o, width);
     }
     j += run;
   }
@@ -319,9 +321,11 @@ template <int64_t T>
 void transform_outputs(const Conv2dShape& s, const Tiles& tiles, const float* m, int64_t o,
                        int64_t t0, int64_t count, int64_t m_ld, int64_t m_stride, float bias,
                        const float* residual, const GemmEpilogue& e, float* out) {
-  // The activation as a function the stores inline: the clamps directly, others by activate().
+  // The clamps are applied inline as the tiles are stored; the other activations run over each
+  // stored row with activate_in_place (vectorized), while it is in L1.
   const float lo = e.clamp_min, hi = e.clamp_max;
-  auto run = [&](auto act) {
+  auto none = [](float*, int64_t) {};
+  auto run = [&](auto act, auto finish) {
     for (int64_t i0 = 0; i0 < count; i0 += kBlock) {
       TileLanes y;
       if constexpr (T == 4) {
@@ -329,16 +333,21 @@ void transform_outputs(const Conv2dShape& s, const Tiles& tiles, const float* m,
       } else {
         output_transform_2(m + o * m_ld + i0, m_stride, y);
       }
-      store_tiles<T>(s, tiles, y, t0, i0, std::min(kBlock, count - i0), bias, residual, act, out);
+      store_tiles<T>(s, tiles, y, t0, i0, std::min(kBlock, count - i0), bias, residual, act, finish,
+                     out);
     }
   };
+  auto identity = [](float v) { return v; };
   switch (e.activation) {
-    case Activation::None: run([](float v) { return v; }); return;
-    case Activation::Relu: run([](float v) { return v > 0.0f ? v : 0.0f; }); return;
+    case Activation::None: run(identity, none); return;
+    case Activation::Relu: run([](float v) { return v > 0.0f ? v : 0.0f; }, none); return;
     case Activation::Clamp:
-      run([lo, hi](float v) { return std::min(std::max(v, lo), hi); });
+      run([lo, hi](float v) { return std::min(std::max(v, lo), hi); }, none);
       return;
-    default: run([&e](float v) { return activate(v, e.activation, e.clamp_min, e.clamp_max); });
+    default:
+      run(identity, [&e](float* row, int64_t n) {
+        activate_in_place(row, n, e.activation, e.clamp_min, e.clamp_max);
+      });
   }
 }
 

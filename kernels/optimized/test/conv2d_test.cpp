@@ -522,8 +522,8 @@ TEST_P(Conv2d, WinogradMatchesDirectReference) {
     for (int64_t workers : {1, 3}) {
       Aligned scratch(winograd_scratch_bytes(s, v, c.chunk, workers));
       const auto sums = reference(s, in, w, bias, {}, false);
-      // Nothing fused; then bias + residual + relu, bias + residual + clamp, and bias + GELU (an
-      // activation the stores call activate() for).
+      // Nothing fused; then bias + residual + relu, bias + residual + clamp (applied as the tiles
+      // are stored), bias + GELU and bias + residual + SiLU (run over each stored row).
       struct Epilogue {
         bool fused;
         bool with_residual;
@@ -531,7 +531,8 @@ TEST_P(Conv2d, WinogradMatchesDirectReference) {
       };
       for (const Epilogue& ep :
            {Epilogue{false, false, Activation::None}, Epilogue{true, true, Activation::Relu},
-            Epilogue{true, true, Activation::Clamp}, Epilogue{true, false, Activation::Gelu}}) {
+            Epilogue{true, true, Activation::Clamp}, Epilogue{true, false, Activation::Gelu},
+            Epilogue{true, true, Activation::Silu}}) {
         GemmEpilogue e;
         if (ep.fused) e = epilogue_of(bias, ep.with_residual ? residual.data() : nullptr, ep.act);
         std::vector<float> out(static_cast<size_t>(out_numel), 99.0f);
