@@ -61,7 +61,37 @@ def pad_for_windows(x, kernel, strides, pads, out, value, dil=(1, 1)):
                   constant_values=value)
 
 
+def op_conv_nd(node, x, w, b=None):
+    """Convolution of any number of spatial dims, one kernel tap at a time (3-D models)."""
+    a = attrs(node)
+    group = a.get("group", 1)
+    kernel = list(w.shape[2:])
+    nd = len(kernel)
+    strides = a.get("strides", [1] * nd)
+    pads = a.get("pads", [0] * (2 * nd))
+    dil = a.get("dilations", [1] * nd)
+    assert a.get("auto_pad", b"NOTSET") in (b"NOTSET", "NOTSET")
+    xp = np.pad(x.astype(np.float64), [(0, 0), (0, 0)] + [(pads[i], pads[i + nd]) for i in range(nd)])
+    out = [(xp.shape[2 + i] - dil[i] * (kernel[i] - 1) - 1) // strides[i] + 1 for i in range(nd)]
+    n, c = x.shape[:2]
+    m = w.shape[0]
+    cg, mg = c // group, m // group
+    y = np.zeros((n, m) + tuple(out))
+    for tap in np.ndindex(*kernel):
+        window = tuple(slice(tap[i] * dil[i], tap[i] * dil[i] + strides[i] * (out[i] - 1) + 1, strides[i])
+                       for i in range(nd))
+        xs = xp[(slice(None), slice(None)) + window]
+        for g in range(group):
+            wg = w[g * mg:(g + 1) * mg][(slice(None), slice(None)) + tap].astype(np.float64)  # mg, cg
+            y[:, g * mg:(g + 1) * mg] += np.einsum("nc...,mc->nm...", xs[:, g * cg:(g + 1) * cg], wg)
+    if b is not None:
+        y = y + b.reshape((1, -1) + (1,) * nd)
+    return y
+
+
 def op_conv(node, x, w, b=None):
+    if x.ndim != 4:
+        return op_conv_nd(node, x, w, b)
     a = attrs(node)
     group = a.get("group", 1)
     kernel = list(w.shape[2:])

@@ -182,6 +182,23 @@ class PadPools(nn.Module):
         return F.avg_pool2d(c, 2, stride=2, padding=1, ceil_mode=True, count_include_pad=False) * 4.0
 
 
+class TinyVideo(nn.Module):
+    """3-D convolutions (video models): a strided 3x3x3 with batch norm, a temporal-only grouped
+    one with a frame of padding, global pooling and a classifier."""
+
+    def __init__(self):
+        super().__init__()
+        self.conv1 = nn.Conv3d(3, 8, 3, stride=(1, 2, 2), padding=1)
+        self.bn1 = nn.BatchNorm3d(8)
+        self.conv2 = nn.Conv3d(8, 12, (3, 1, 1), stride=(2, 1, 1), padding=(1, 0, 0), groups=4)
+        self.fc = nn.Linear(12, 5)
+
+    def forward(self, x):  # x: 2x3x5x12x10
+        x = F.relu(self.bn1(self.conv1(x)))
+        x = F.relu(self.conv2(x))
+        return self.fc(x.mean(dim=(2, 3, 4))) * 4.0
+
+
 def build_swin_mini(gen):
     """torchvision's Swin Transformer, small: 16x16 patches in 7x7 windows need padding (Mod of
     shape constants), shifted windows (Roll, masks), and Dropout(p=0) exported in training mode."""
@@ -192,6 +209,11 @@ def build_swin_mini(gen):
     with torch.no_grad():  # logits of order 1 (the tolerance is absolute below 1)
         model.head.weight.mul_(50.0)
     return model, torch.randn(1, 3, 64, 64, generator=gen)
+
+
+def randomized(model, gen):
+    randomize_batchnorm(model, gen)
+    return model
 
 
 def build_tiny_cnn(gen):
@@ -230,6 +252,8 @@ MODELS = {
     "efficientnet_b0": (lambda g: build_torchvision("efficientnet_b0", g), None),
     "pad_pools": (lambda g: (PadPools(), torch.randn(2, 3, 9, 10, generator=g)), None),
     "swin_mini": (build_swin_mini, None),
+    "tiny_video": (lambda g: (randomized(TinyVideo(), g), torch.randn(2, 3, 5, 12, 10, generator=g)),
+                   None),
     "lstm2": (build_lstm2, None),
     "bigru": (build_bigru, None),
 }

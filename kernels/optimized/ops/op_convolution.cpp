@@ -1,6 +1,10 @@
 // convolution.out, optimized: fp32 2-D forward convolutions run on kernels/optimized/conv2d.h
-// (packed GEMM / direct depthwise) with scratch from the temp allocator; every other case
-// (other dtypes or ranks, transposed, no temp allocator) runs the portable kernel.
+// (packed GEMM / direct depthwise) with scratch from the temp allocator, and 3-D ones (video
+// models) as sums of 2-D convolutions of frames, one per temporal tap; every other case (other
+// dtypes or ranks, transposed, no temp allocator) runs the portable kernel.
+
+#include <algorithm>
+#include <cstring>
 
 #include "kernels/optimized/conv2d.h"
 #include "kernels/optimized/ops/ops.h"
@@ -8,6 +12,147 @@
 #include "kernels/portable/util/kernel_util.h"
 
 namespace ptec::kernels::optimized {
+namespace {
+
+// A 3-D convolution over [N, C, T, H, W]: output frame t is the sum over temporal taps kt of the
+// 2-D convolution of input frame t * st - pt + kt * dt (those inside the clip) with the weights'
+// slice kt, each accumulated through the epilogue's residual. Frames are gathered into
+// contiguous [N, C, H, W] blocks first and the output frames scattered back. False when the temp
+// allocator cannot hold the scratch (the caller falls back).
+bool conv3d(KernelRuntimeContext& ctx, const Tensor& input, const Tensor& weight,
+            const OptTensor& bias, IntList stride, IntList padding, IntList dilation,
+            int64_t groups, Tensor& out) {
+  const int64_t n = input.size(0), c = input.size(1), t = input.size(2);
+  const int64_t kt = weight.size(2), st = stride[0], pt = padding[0], dt = dilation[0];
+  Conv2dShape s;  // one frame of every image
+  s.n = n;
+  s.c = c;
+  s.h = input.size(3);
+  s.w = input.size(4);
+  s.oc = weight.size(0);
+  s.kh = weight.size(3);
+  s.kw = weight.size(4);
+  s.sh = stride[1];
+  s.sw = stride[2];
+  s.ph = padding[1];
+  s.pw = padding[2];
+  s.dh = dilation[1];
+  s.dw = dilation[2];
+  s.groups = groups;
+  const int64_t ot = (t + 2 * pt - dt * (kt - 1) - 1) / st + 1;
+  const int64_t in_frame = s.c * s.h * s.w, out_plane = s.oh() * s.ow();
+  const int64_t out_frame = s.oc * out_plane, taps = s.kh * s.kw;
+  const int64_t filters = s.oc * s.c_per_group();
+  // Per temporal tap: packed weights, or (depthwise, which reads them plain) the slice itself.
+  const bool plain = s.depthwise();
+  const size_t packed_bytes = ((plain ? static_cast<size_t>(filters * taps) * sizeof(float)
+                                      : conv2d_packed_weights_bytes(s)) +
+                               63) /
+                              64 * 64;
+  auto* frames = static_cast<float*>(
+      ctx.allocate_temp(static_cast<size_t>(n * t * in_frame) * sizeof(float), 64));
+  auto* packed = static_cast<uint8_t*>(ctx.allocate_temp(packed_bytes * kt, 64));
+  auto* slice = static_cast<float*>(
+      ctx.allocate_temp(static_cast<size_t>(filters * taps) * sizeof(float), 64));
+  auto* acc = static_cast<float*>(
+      ctx.allocate_temp(static_cast<size_t>(2 * n * out_frame) * sizeof(float), 64));
+  const size_t scratch_bytes = conv2d_scratch_bytes(s, !plain);
+  void* scratch = scratch_bytes > 0 ? ctx.allocate_temp(scratch_bytes, 64) : nullptr;
+  if (frames == nullptr || packed == nullptr || slice == nullptr || acc == nullptr ||
+      (scratch_bytes > 0 && scratch == nullptr)) {
+    return false;
+  }
+  // Frames: frames[(f * n + b) * in_frame + ...] = input[b, :, f].
+  const float* in = input.const_data_ptr<float>();
+  for (int64_t f = 0; f < t; ++f) {
+    for (int64_t b = 0; b < n; ++b) {
+      for (int64_t ch = 0; ch < s.c; ++ch) {
+        std::memcpy(frames + (f * n + b) * in_frame + ch * s.h * s.w,
+                    in + ((b * s.c + ch) * t + f) * s.h * s.w,
+                    static_cast<size_t>(s.h * s.w) * sizeof(float));
+      }
+    }
+  }
+  // Weights: slice k of [OC, C/groups, KT, KH, KW], packed.
+  const float* w = weight.const_data_ptr<float>();
+  for (int64_t k = 0; k < kt; ++k) {
+    for (int64_t f = 0; f < filters; ++f) {
+      std::memcpy(slice + f * taps, w + (f * kt + k) * taps,
+                  static_cast<size_t>(taps) * sizeof(float));
+    }
+    auto* dst = reinterpret_cast<float*>(packed + k * packed_bytes);
+    if (plain) {
+      std::memcpy(dst, slice, static_cast<size_t>(filters * taps) * sizeof(float));
+    } else {
+      conv2d_pack_weights(s, slice, dst);
+    }
+  }
+  const float* b = bias.has_value() ? bias->const_data_ptr<float>() : nullptr;
+  float* o = out.mutable_data_ptr<float>();
+  for (int64_t of = 0; of < ot; ++of) {
+    float* sum = acc;
+    bool first = true;
+    for (int64_t k = 0; k < kt; ++k) {
+      const int64_t f = of * st - pt + k * dt;
+      if (f < 0 || f >= t) continue;
+      GemmEpilogue e;
+      e.bias = first ? b : nullptr;
+      e.residual = first ? nullptr : sum;
+      float* dst = first ? sum : (sum == acc ? acc + n * out_frame : acc);
+      const auto* wk = reinterpret_cast<const float*>(packed + k * packed_bytes);
+      if (!conv2d(s, frames + f * n * in_frame, plain ? wk : nullptr, plain ? nullptr : wk, e, dst,
+                  scratch)) {
+        return false;
+      }
+      sum = dst;
+      first = false;
+    }
+    for (int64_t bi = 0; bi < n; ++bi) {
+      for (int64_t oc = 0; oc < s.oc; ++oc) {
+        float* plane = o + ((bi * s.oc + oc) * ot + of) * out_plane;
+        if (first) {  // no tap inside the clip: the bias
+          std::fill(plane, plane + out_plane, b != nullptr ? b[oc] : 0.0f);
+        } else {
+          std::memcpy(plane, sum + (bi * s.oc + oc) * out_plane,
+                      static_cast<size_t>(out_plane) * sizeof(float));
+        }
+      }
+    }
+  }
+  return true;
+}
+
+// convolution.out of a 5-D input: conv3d where the shape is valid, else `portable` (which
+// reports the error).
+template <typename Portable>
+Tensor& convolution3d(KernelRuntimeContext& ctx, const Tensor& input, const Tensor& weight,
+                      const OptTensor& bias, IntList stride, IntList padding, IntList dilation,
+                      int64_t groups, Tensor& out, Portable portable) {
+  int64_t sizes[3];
+  for (size_t d = 0; d < 3; ++d) {
+    const int64_t in = input.size(2 + d), k = weight.size(2 + d);
+    if (in <= 0 || k <= 0 || stride[d] <= 0 || dilation[d] <= 0 || padding[d] < 0) {
+      return portable();
+    }
+    sizes[d] = (in + 2 * padding[d] - dilation[d] * (k - 1) - 1) / stride[d] + 1;
+    if (sizes[d] < 1) return portable();
+  }
+  const int64_t c = input.size(1), oc = weight.size(0);
+  if (input.size(0) < 0 || c <= 0 || oc <= 0 || c % groups != 0 || oc % groups != 0 ||
+      weight.size(1) != c / groups) {
+    return portable();
+  }
+  const SizesType out_sizes[5] = {
+      input.size(0), static_cast<SizesType>(oc), static_cast<SizesType>(sizes[0]),
+      static_cast<SizesType>(sizes[1]), static_cast<SizesType>(sizes[2])};
+  if (!check_contiguous(ctx, "convolution.out", {&input, &weight, &out})) return out;
+  if (!resize_out(ctx, "convolution.out", out, out_sizes)) return out;
+  if (out.numel() == 0) return out;
+  if (!conv3d(ctx, input, weight, bias, stride, padding, dilation, groups, out)) return portable();
+  return out;
+}
+
+}  // namespace
 
 Tensor& convolution_out(KernelRuntimeContext& ctx, const Tensor& input, const Tensor& weight,
                         const OptTensor& bias, IntList stride, IntList padding, IntList dilation,
@@ -19,9 +164,17 @@ Tensor& convolution_out(KernelRuntimeContext& ctx, const Tensor& input, const Te
   const bool floats = input.dtype() == DType::Float && weight.dtype() == DType::Float &&
                       out.dtype() == DType::Float &&
                       (!bias.has_value() || bias->dtype() == DType::Float);
-  if (!floats || transposed || input.dim() != 4 || weight.dim() != 4 || stride.size() != 2 ||
-      padding.size() != 2 || dilation.size() != 2 || groups <= 0 ||
+  if (!floats || transposed || groups <= 0 ||
       (bias.has_value() && (bias->dim() != 1 || bias->size(0) != weight.size(0)))) {
+    return portable();
+  }
+  if (input.dim() == 5 && weight.dim() == 5 && stride.size() == 3 && padding.size() == 3 &&
+      dilation.size() == 3) {
+    return convolution3d(ctx, input, weight, bias, stride, padding, dilation, groups, out,
+                         portable);
+  }
+  if (input.dim() != 4 || weight.dim() != 4 || stride.size() != 2 || padding.size() != 2 ||
+      dilation.size() != 2) {
     return portable();
   }
   Conv2dShape s;

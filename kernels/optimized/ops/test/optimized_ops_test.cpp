@@ -78,22 +78,33 @@ TEST_F(OptimizedOps, ConvolutionMatchesPortable) {
       {{1, 8, 10, 10}, {8, 1, 3, 3}, {1, 1}, {2, 2}, {2, 2}, 8, true},  // depthwise, dilated
       {{1, 5, 7, 7}, {9, 5, 1, 1}, {1, 1}, {0, 0}, {1, 1}, 1, true},    // pointwise
       {{1, 2, 3, 3}, {3, 2, 2, 2}, {1, 1}, {3, 3}, {1, 1}, 1, false},   // padding > kernel
+      // 3-D (video): a stem-like strided kernel, batch 2 with groups, depthwise with a temporal
+      // dilation, and output frames whose taps all fall in the temporal padding (bias only).
+      {{1, 3, 5, 10, 9}, {6, 3, 3, 5, 5}, {1, 2, 2}, {1, 2, 2}, {1, 1, 1}, 1, true},
+      {{2, 4, 4, 6, 6}, {6, 2, 2, 3, 3}, {2, 1, 1}, {1, 1, 1}, {1, 1, 1}, 2, false},
+      {{1, 5, 6, 5, 5}, {5, 1, 3, 3, 3}, {1, 1, 1}, {2, 1, 1}, {2, 1, 1}, 5, true},
+      {{1, 2, 1, 4, 4}, {3, 2, 2, 1, 1}, {1, 1, 1}, {3, 0, 0}, {3, 1, 1}, 1, true},
   };
   for (const Case& c : cases) {
     Tensor& in = random(c.in, 1);
     Tensor& w = random(c.w, 2);
     std::optional<Tensor> bias;
     if (c.bias) bias = random({c.w[0]}, 3);
-    const std::vector<int64_t> no_padding = {0, 0};
-    const runtime::SizesType oh =
-        (c.in[2] + 2 * c.pad[0] - c.dil[0] * (c.w[2] - 1) - 1) / c.stride[0] + 1;
-    const runtime::SizesType ow =
-        (c.in[3] + 2 * c.pad[1] - c.dil[1] * (c.w[3] - 1) - 1) / c.stride[1] + 1;
+    const size_t spatial = c.in.size() - 2;
+    const std::vector<int64_t> no_padding(spatial, 0);
+    std::vector<runtime::SizesType> out_sizes = {c.in[0], c.w[0]};
+    for (size_t d = 0; d < spatial; ++d) {
+      out_sizes.push_back(static_cast<runtime::SizesType>(
+          (c.in[2 + d] + 2 * c.pad[d] - c.dil[d] * (c.w[2 + d] - 1) - 1) / c.stride[d] + 1));
+    }
     auto run = [&](bool optimized) -> Tensor& {
-      Tensor& out = zeros({c.in[0], c.w[0], oh, ow});
+      Tensor& out = zeros(out_sizes);
       auto ctx = context();
       if (optimized) {
         convolution_out(ctx, in, w, bias, c.stride, c.pad, c.dil, false, no_padding, c.groups, out);
+        if (spatial == 3) {  // the 3-D path gathers frames into scratch; the portable one none
+          EXPECT_GT(arena_.used(), 0u) << "the 3-D convolution fell back";
+        }
       } else {
         kernels::convolution_out(ctx, in, w, bias, c.stride, c.pad, c.dil, false, no_padding,
                                  c.groups, out);
@@ -103,8 +114,8 @@ TEST_F(OptimizedOps, ConvolutionMatchesPortable) {
     };
     Tensor& fast = run(true);
     Tensor& ref = run(false);
-    ASSERT_EQ(fast.dim(), 4u);
-    for (size_t d = 0; d < 4; ++d) ASSERT_EQ(fast.size(d), ref.size(d));
+    ASSERT_EQ(fast.dim(), out_sizes.size());
+    for (size_t d = 0; d < out_sizes.size(); ++d) ASSERT_EQ(fast.size(d), ref.size(d));
     expect_close(fast, ref);
   }
 }
