@@ -89,6 +89,35 @@ def op_conv_nd(node, x, w, b=None):
     return y
 
 
+def op_conv_transpose(node, x, w, b=None):
+    """Transposed convolution of any number of spatial dims: every tap scatters the input, strided,
+    into the uncropped output; then the pads are cropped."""
+    a = attrs(node)
+    group = a.get("group", 1)
+    kernel = list(w.shape[2:])
+    nd = len(kernel)
+    strides = a.get("strides", [1] * nd)
+    pads = a.get("pads", [0] * (2 * nd))
+    dil = a.get("dilations", [1] * nd)
+    out_pad = a.get("output_padding", [0] * nd)
+    assert "output_shape" not in a and a.get("auto_pad", b"NOTSET") in (b"NOTSET", "NOTSET")
+    n, c = x.shape[:2]
+    cg, mg = c // group, w.shape[1]
+    full = [(x.shape[2 + i] - 1) * strides[i] + dil[i] * (kernel[i] - 1) + 1 + out_pad[i] for i in range(nd)]
+    y = np.zeros((n, mg * group) + tuple(full))
+    for tap in np.ndindex(*kernel):
+        window = tuple(slice(tap[i] * dil[i], tap[i] * dil[i] + strides[i] * (x.shape[2 + i] - 1) + 1, strides[i])
+                       for i in range(nd))
+        for g in range(group):
+            wg = w[g * cg:(g + 1) * cg][(slice(None), slice(None)) + tap].astype(np.float64)  # cg, mg
+            y[(slice(None), slice(g * mg, (g + 1) * mg)) + window] += np.einsum(
+                "nc...,cm->nm...", x[:, g * cg:(g + 1) * cg].astype(np.float64), wg)
+    y = y[(slice(None), slice(None)) + tuple(slice(pads[i], full[i] - pads[i + nd]) for i in range(nd))]
+    if b is not None:
+        y = y + b.reshape((1, -1) + (1,) * nd)
+    return y
+
+
 def op_conv(node, x, w, b=None):
     if x.ndim != 4:
         return op_conv_nd(node, x, w, b)
@@ -230,6 +259,8 @@ def run(model, inputs):
             out = [ins[0]]
         elif t == "Conv":
             out = [op_conv(node, *ins)]
+        elif t == "ConvTranspose":
+            out = [op_conv_transpose(node, *ins)]
         elif t == "BatchNormalization":
             x, s, b, mean, var = ins
             sh = (1, -1) + (1,) * (x.ndim - 2)

@@ -199,6 +199,26 @@ class TinyVideo(nn.Module):
         return self.fc(x.mean(dim=(2, 3, 4))) * 4.0
 
 
+class ConvFamily(nn.Module):
+    """1-D convolutions (audio front ends) and transposed convolutions (decoders, generators):
+    a strided grouped Conv1d, a ConvTranspose1d with output padding, and a 2-D decoder step
+    (ConvTranspose2d 4x4 stride 2 with batch norm, then a grouped one with output padding)."""
+
+    def __init__(self):
+        super().__init__()
+        self.c1 = nn.Conv1d(6, 8, 5, stride=2, padding=2, groups=2)
+        self.t1 = nn.ConvTranspose1d(8, 4, 4, stride=2, padding=1, output_padding=1)
+        self.t2 = nn.ConvTranspose2d(4, 6, 4, stride=2, padding=1, bias=False)
+        self.bn = nn.BatchNorm2d(6)
+        self.t3 = nn.ConvTranspose2d(6, 4, 3, stride=(2, 1), padding=1, output_padding=(1, 0),
+                                     groups=2)
+
+    def forward(self, x):  # x: 2x6x16
+        a = self.t1(F.relu(self.c1(x)))  # 2x4x17
+        b = F.relu(self.bn(self.t2(a.unsqueeze(2))))  # 2x6x2x34
+        return self.t3(b) * 8.0  # outputs of order 1 (the tolerance is absolute below 1)
+
+
 def build_swin_mini(gen):
     """torchvision's Swin Transformer, small: 16x16 patches in 7x7 windows need padding (Mod of
     shape constants), shifted windows (Roll, masks), and Dropout(p=0) exported in training mode."""
@@ -251,6 +271,8 @@ MODELS = {
     # SiLU (x * sigmoid(x)) and squeeze-and-excite gates, depthwise 5x5 convolutions.
     "efficientnet_b0": (lambda g: build_torchvision("efficientnet_b0", g), None),
     "pad_pools": (lambda g: (PadPools(), torch.randn(2, 3, 9, 10, generator=g)), None),
+    "conv_family": (lambda g: (randomized(ConvFamily(), g), torch.randn(2, 6, 16, generator=g)),
+                    None),
     "swin_mini": (build_swin_mini, None),
     "tiny_video": (lambda g: (randomized(TinyVideo(), g), torch.randn(2, 3, 5, 12, 10, generator=g)),
                    None),

@@ -1,12 +1,14 @@
-// convolution.out, optimized: fp32 2-D forward convolutions run on kernels/optimized/conv2d.h
-// (packed GEMM / direct depthwise) with scratch from the temp allocator, and 3-D ones (video
-// models) as sums of 2-D convolutions of frames, one per temporal tap; every other case (other
-// dtypes or ranks, transposed, no temp allocator) runs the portable kernel.
+// convolution.out, optimized: fp32 1-D and 2-D forward convolutions run on
+// kernels/optimized/conv2d.h (packed GEMM / direct depthwise; 1-D as one row) with scratch from
+// the temp allocator, 3-D ones (video models) as sums of 2-D convolutions of frames, one per
+// temporal tap, and 1-D and 2-D transposed ones as a GEMM and a scatter (col2im); every other
+// case (other dtypes or ranks, no temp allocator) runs the portable kernel.
 
 #include <algorithm>
 #include <cstring>
 
 #include "kernels/optimized/conv2d.h"
+#include "kernels/optimized/gemm.h"
 #include "kernels/optimized/ops/ops.h"
 #include "kernels/portable/functions.h"
 #include "kernels/portable/util/kernel_util.h"
@@ -152,6 +154,73 @@ Tensor& convolution3d(KernelRuntimeContext& ctx, const Tensor& input, const Tens
   return out;
 }
 
+// A transposed convolution ([N, C, H, W] input, weights [C, OC / groups, KH, KW]) as a GEMM and
+// a scatter: per image and group, columns[(H W) x (OCg KH KW)] = X_g^T W_g (the weights read in
+// place, as the GEMM's B), then each value is added to the output pixel its input pixel and tap
+// land on (col2im), on top of the bias. `s` holds the input's sizes, the kernel, stride, padding
+// and dilation, and the output channels.
+template <typename Portable>
+Tensor& conv_transpose(KernelRuntimeContext& ctx, const Conv2dShape& s, int64_t oph, int64_t opw,
+                       const Tensor& input, const Tensor& weight, const OptTensor& bias,
+                       Tensor& out, Portable portable) {
+  const int64_t oh = (s.h - 1) * s.sh - 2 * s.ph + s.dh * (s.kh - 1) + oph + 1;
+  const int64_t ow = (s.w - 1) * s.sw - 2 * s.pw + s.dw * (s.kw - 1) + opw + 1;
+  const bool valid = s.n >= 0 && s.c > 0 && s.h > 0 && s.w > 0 && s.kh > 0 && s.kw > 0 &&
+                     s.sh > 0 && s.sw > 0 && s.dh > 0 && s.dw > 0 && s.ph >= 0 && s.pw >= 0 &&
+                     oph >= 0 && opw >= 0 && oph < std::max(s.sh, s.dh) &&
+                     opw < std::max(s.sw, s.dw) && s.c % s.groups == 0 && oh > 0 && ow > 0 &&
+                     weight.size(0) == s.c;
+  if (!valid) return portable();  // it reports the error
+  const size_t rank = input.dim();
+  SizesType out_sizes[4] = {static_cast<SizesType>(s.n), static_cast<SizesType>(s.oc),
+                            static_cast<SizesType>(oh), static_cast<SizesType>(ow)};
+  if (rank == 3) out_sizes[2] = out_sizes[3];
+  if (!check_contiguous(ctx, "convolution.out", {&input, &weight, &out})) return out;
+  if (!resize_out(ctx, "convolution.out", out, {out_sizes, rank})) return out;
+  const int64_t cg = s.c / s.groups, ocg = s.oc / s.groups, taps = s.kh * s.kw;
+  const int64_t m = ocg * taps, pixels = s.h * s.w;
+  const size_t gemm_bytes = gemm_scratch_bytes(pixels, m, cg, false, false);
+  auto* cols =
+      static_cast<float*>(ctx.allocate_temp(static_cast<size_t>(m * pixels) * sizeof(float), 64));
+  void* scratch = gemm_bytes > 0 ? ctx.allocate_temp(gemm_bytes, 64) : nullptr;
+  if (cols == nullptr || (gemm_bytes > 0 && scratch == nullptr)) return portable();
+  const float* x = input.const_data_ptr<float>();
+  const float* w = weight.const_data_ptr<float>();
+  const float* b = bias.has_value() ? bias->const_data_ptr<float>() : nullptr;
+  float* y = out.mutable_data_ptr<float>();
+  for (int64_t i = 0; i < s.n; ++i) {
+    for (int64_t g = 0; g < s.groups; ++g) {
+      float* planes = y + (i * s.oc + g * ocg) * oh * ow;
+      for (int64_t o = 0; o < ocg; ++o) {
+        std::fill(planes + o * oh * ow, planes + (o + 1) * oh * ow,
+                  b != nullptr ? b[g * ocg + o] : 0.0f);
+      }
+      // A = X_g^T (X_g is [cg, H W]), B = W_g ([cg, ocg taps], row-major).
+      if (!gemm(pixels, m, cg, GemmOperand::matrix(x + (i * s.c + g * cg) * pixels, pixels, true),
+                GemmOperand::matrix(w + g * cg * m, m), cols, m, {}, scratch)) {
+        return portable();
+      }
+      for (int64_t iy = 0; iy < s.h; ++iy) {
+        for (int64_t ix = 0; ix < s.w; ++ix) {
+          const float* c = cols + (iy * s.w + ix) * m;
+          for (int64_t o = 0; o < ocg; ++o) {
+            float* plane = planes + o * oh * ow;
+            for (int64_t ky = 0; ky < s.kh; ++ky) {
+              const int64_t yy = iy * s.sh - s.ph + ky * s.dh;
+              if (yy < 0 || yy >= oh) continue;
+              for (int64_t kx = 0; kx < s.kw; ++kx) {
+                const int64_t xx = ix * s.sw - s.pw + kx * s.dw;
+                if (xx >= 0 && xx < ow) plane[yy * ow + xx] += c[(o * s.kh + ky) * s.kw + kx];
+              }
+            }
+          }
+        }
+      }
+    }
+  }
+  return out;
+}
+
 }  // namespace
 
 Tensor& convolution_out(KernelRuntimeContext& ctx, const Tensor& input, const Tensor& weight,
@@ -164,39 +233,48 @@ Tensor& convolution_out(KernelRuntimeContext& ctx, const Tensor& input, const Te
   const bool floats = input.dtype() == DType::Float && weight.dtype() == DType::Float &&
                       out.dtype() == DType::Float &&
                       (!bias.has_value() || bias->dtype() == DType::Float);
-  if (!floats || transposed || groups <= 0 ||
-      (bias.has_value() && (bias->dim() != 1 || bias->size(0) != weight.size(0)))) {
-    return portable();
-  }
-  if (input.dim() == 5 && weight.dim() == 5 && stride.size() == 3 && padding.size() == 3 &&
+  if (!floats || groups <= 0 || weight.dim() != input.dim() || input.dim() < 3) return portable();
+  const int64_t out_channels = transposed ? weight.size(1) * groups : weight.size(0);
+  if (bias.has_value() && (bias->dim() != 1 || bias->size(0) != out_channels)) return portable();
+  if (!transposed && input.dim() == 5 && stride.size() == 3 && padding.size() == 3 &&
       dilation.size() == 3) {
     return convolution3d(ctx, input, weight, bias, stride, padding, dilation, groups, out,
                          portable);
   }
-  if (input.dim() != 4 || weight.dim() != 4 || stride.size() != 2 || padding.size() != 2 ||
-      dilation.size() != 2) {
+  // 1-D and 2-D; a 1-D convolution is a 2-D one of a single row.
+  const size_t rank = input.dim(), spatial = rank - 2;
+  if (rank > 4 || stride.size() != spatial || padding.size() != spatial ||
+      dilation.size() != spatial || (transposed && output_padding.size() != spatial)) {
     return portable();
   }
+  auto along = [&](IntList values, size_t d, int64_t row_value) {  // d: 0 rows, 1 columns
+    return spatial == 1 ? (d == 0 ? row_value : values[0]) : values[d];
+  };
   Conv2dShape s;
   s.n = input.size(0);
   s.c = input.size(1);
-  s.h = input.size(2);
-  s.w = input.size(3);
-  s.oc = weight.size(0);
-  s.kh = weight.size(2);
-  s.kw = weight.size(3);
-  s.sh = stride[0];
-  s.sw = stride[1];
-  s.ph = padding[0];
-  s.pw = padding[1];
-  s.dh = dilation[0];
-  s.dw = dilation[1];
+  s.h = spatial == 1 ? 1 : input.size(2);
+  s.w = input.size(rank - 1);
+  s.oc = out_channels;
+  s.kh = spatial == 1 ? 1 : weight.size(2);
+  s.kw = weight.size(rank - 1);
+  s.sh = along(stride, 0, 1);
+  s.sw = along(stride, 1, 1);
+  s.ph = along(padding, 0, 0);
+  s.pw = along(padding, 1, 0);
+  s.dh = along(dilation, 0, 1);
+  s.dw = along(dilation, 1, 1);
   s.groups = groups;
+  if (transposed) {
+    return conv_transpose(ctx, s, along(output_padding, 0, 0), along(output_padding, 1, 0), input,
+                          weight, bias, out, portable);
+  }
   if (!s.valid() || weight.size(1) != s.c_per_group()) return portable();  // it reports the error
-  const SizesType out_sizes[4] = {static_cast<SizesType>(s.n), static_cast<SizesType>(s.oc),
-                                  static_cast<SizesType>(s.oh()), static_cast<SizesType>(s.ow())};
+  SizesType out_sizes[4] = {static_cast<SizesType>(s.n), static_cast<SizesType>(s.oc),
+                            static_cast<SizesType>(s.oh()), static_cast<SizesType>(s.ow())};
+  if (spatial == 1) out_sizes[2] = out_sizes[3];
   if (!check_contiguous(ctx, "convolution.out", {&input, &weight, &out})) return out;
-  if (!resize_out(ctx, "convolution.out", out, out_sizes)) return out;
+  if (!resize_out(ctx, "convolution.out", out, {out_sizes, rank})) return out;
   const size_t scratch_bytes = conv2d_scratch_bytes(s, false);
   void* scratch = scratch_bytes > 0 ? ctx.allocate_temp(scratch_bytes, 64) : nullptr;
   if (scratch_bytes > 0 && scratch == nullptr) return portable();

@@ -71,6 +71,8 @@ TEST_F(OptimizedOps, ConvolutionMatchesPortable) {
     std::vector<int64_t> stride, pad, dil;
     int64_t groups;
     bool bias;
+    bool transposed = false;
+    std::vector<int64_t> out_pad = {};
   };
   const Case cases[] = {
       {{1, 3, 12, 12}, {8, 3, 3, 3}, {1, 1}, {1, 1}, {1, 1}, 1, true},
@@ -84,29 +86,47 @@ TEST_F(OptimizedOps, ConvolutionMatchesPortable) {
       {{2, 4, 4, 6, 6}, {6, 2, 2, 3, 3}, {2, 1, 1}, {1, 1, 1}, {1, 1, 1}, 2, false},
       {{1, 5, 6, 5, 5}, {5, 1, 3, 3, 3}, {1, 1, 1}, {2, 1, 1}, {2, 1, 1}, 5, true},
       {{1, 2, 1, 4, 4}, {3, 2, 2, 1, 1}, {1, 1, 1}, {3, 0, 0}, {3, 1, 1}, 1, true},
+      // 1-D (audio): strided and grouped, dilated with padding.
+      {{2, 6, 17}, {8, 3, 5}, {2}, {2}, {1}, 2, true},
+      {{1, 4, 9}, {5, 4, 3}, {1}, {3}, {2}, 1, false},
+      // Transposed (decoders, generators): DCGAN's 4x4 stride 2, output padding with groups,
+      // dilated, 1x1 input to 4x4, and 1-D.
+      {{1, 6, 5, 4}, {6, 4, 4, 4}, {2, 2}, {1, 1}, {1, 1}, 1, true, true, {0, 0}},
+      {{2, 4, 3, 5}, {4, 3, 3, 3}, {2, 3}, {1, 0}, {1, 1}, 2, false, true, {1, 2}},
+      {{1, 3, 4, 4}, {3, 2, 3, 2}, {1, 1}, {2, 1}, {2, 3}, 1, true, true, {0, 0}},
+      {{1, 8, 1, 1}, {8, 5, 4, 4}, {1, 1}, {0, 0}, {1, 1}, 1, true, true, {0, 0}},
+      {{2, 4, 7}, {4, 3, 4}, {2}, {1}, {1}, 1, true, true, {1}},
+  };
+  auto out_channels_of = [](const Case& c) {
+    return c.transposed ? static_cast<runtime::SizesType>(c.w[1] * c.groups) : c.w[0];
   };
   for (const Case& c : cases) {
     Tensor& in = random(c.in, 1);
     Tensor& w = random(c.w, 2);
     std::optional<Tensor> bias;
-    if (c.bias) bias = random({c.w[0]}, 3);
+    if (c.bias) bias = random({out_channels_of(c)}, 3);
     const size_t spatial = c.in.size() - 2;
-    const std::vector<int64_t> no_padding(spatial, 0);
-    std::vector<runtime::SizesType> out_sizes = {c.in[0], c.w[0]};
+    const std::vector<int64_t> out_pad =
+        c.transposed ? c.out_pad : std::vector<int64_t>(spatial, 0);
+    std::vector<runtime::SizesType> out_sizes = {
+        c.in[0], c.transposed ? static_cast<runtime::SizesType>(c.w[1] * c.groups) : c.w[0]};
     for (size_t d = 0; d < spatial; ++d) {
+      const int64_t extent = c.dil[d] * (c.w[2 + d] - 1);
       out_sizes.push_back(static_cast<runtime::SizesType>(
-          (c.in[2 + d] + 2 * c.pad[d] - c.dil[d] * (c.w[2 + d] - 1) - 1) / c.stride[d] + 1));
+          c.transposed ? (c.in[2 + d] - 1) * c.stride[d] - 2 * c.pad[d] + extent + out_pad[d] + 1
+                       : (c.in[2 + d] + 2 * c.pad[d] - extent - 1) / c.stride[d] + 1));
     }
     auto run = [&](bool optimized) -> Tensor& {
       Tensor& out = zeros(out_sizes);
       auto ctx = context();
       if (optimized) {
-        convolution_out(ctx, in, w, bias, c.stride, c.pad, c.dil, false, no_padding, c.groups, out);
-        if (spatial == 3) {  // the 3-D path gathers frames into scratch; the portable one none
-          EXPECT_GT(arena_.used(), 0u) << "the 3-D convolution fell back";
+        convolution_out(ctx, in, w, bias, c.stride, c.pad, c.dil, c.transposed, out_pad, c.groups,
+                        out);
+        if (spatial == 3 || c.transposed) {  // these paths take scratch; the portable ones none
+          EXPECT_GT(arena_.used(), 0u) << "fell back to the portable kernel";
         }
       } else {
-        kernels::convolution_out(ctx, in, w, bias, c.stride, c.pad, c.dil, false, no_padding,
+        kernels::convolution_out(ctx, in, w, bias, c.stride, c.pad, c.dil, c.transposed, out_pad,
                                  c.groups, out);
       }
       EXPECT_EQ(ctx.failure_state(), Error::Ok);
