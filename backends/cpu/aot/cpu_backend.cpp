@@ -144,8 +144,9 @@ class Lowering {
       const std::string key = fmt::format("ptec_cpu/{}/{}", name, ir::payload_hash(*bytes));
       result_.named_data[key] = bytes;  // shared, not copied
       id = new_tensor(data->spec, key);
-    } else if (node->is_op("getitem")) {
-      id = tensor_of(node->arg(0).as_node());
+    } else if (node->is_op("getitem") &&
+               classify(program_, *node->arg(0).as_node()) != CpuOpKind::Split) {
+      id = tensor_of(node->arg(0).as_node());  // a max pool's or batch norm's values
     } else {
       id = new_tensor(node->meta().val.at(0));
     }
@@ -237,7 +238,10 @@ class Lowering {
       if (kind != CpuOpKind::Conv2d && kind != CpuOpKind::Linear) continue;
       Fusion f;
       const ir::Node* tail = node;
-      if (single_use(tail)) {
+      // An addmm whose self is computed already adds it as its residual.
+      const bool has_residual =
+          node->is_op("aten::addmm") && !is_constant(program_, *node->arg("self").as_node());
+      if (single_use(tail) && !has_residual) {
         const ir::Node* user = tail->users()[0];
         // Both operands of a residual add may be convolutions (ResNet's downsample branch):
         // the first one in graph order takes the add.
@@ -581,7 +585,10 @@ class Lowering {
       case CpuOpKind::Linear:
       case CpuOpKind::BatchNorm: lower_fused(node); return;
       case CpuOpKind::WeightPermute:
-      case CpuOpKind::GetItem: return;  // absorbed by their users / producer
+      case CpuOpKind::Split: return;  // absorbed by their users / read by their getitems
+      case CpuOpKind::GetItem:
+        if (classify(program_, *node.arg(0).as_node()) == CpuOpKind::Split) lower_split_part(node);
+        return;  // else the producer's value
       case CpuOpKind::MaxPool2d:
         add_node(fb::NodeKind::MaxPool2d, {tensor_of(node.arg("self").as_node())},
                  {tensor_of(&node)}, max_pool_ints(node), node);
@@ -716,6 +723,30 @@ class Lowering {
                  {tensor_of(&node)}, {}, node);
         return;
     }
+  }
+
+  // Part `i` (a getitem) of split_with_sizes_copy(x, sizes, dim): a strided copy of x starting at
+  // the sum of the sizes before it along dim.
+  void lower_split_part(const ir::Node& item) {
+    if (item.users().empty() && !is_output(item)) return;  // a part nothing reads
+    const ir::Node& split = *item.arg(0).as_node();
+    const ir::Node* x = split.arg(0).as_node();
+    const View v = contiguous(x->spec());
+    const int64_t rank = static_cast<int64_t>(v.sizes.size());
+    int64_t dim = arg_or_default(split, "dim").as_int();
+    if (dim < 0) dim += rank;
+    const std::vector<int64_t> sizes = split.arg(1).to_int_vector();
+    const int64_t index = item.arg(1).as_int();
+    int64_t start = 0;
+    for (int64_t k = 0; k < index; ++k) start += sizes[static_cast<size_t>(k)];
+    std::vector<int64_t> view = {start * v.strides[static_cast<size_t>(dim)]};
+    view.insert(view.end(), v.strides.begin(), v.strides.end());
+    add_node(fb::NodeKind::StridedCopy, {tensor_of(x)}, {tensor_of(&item)}, std::move(view), item);
+  }
+
+  bool is_output(const ir::Node& node) const {
+    const std::vector<ir::Node*>& outs = program_.graph().outputs();
+    return std::find(outs.begin(), outs.end(), &node) != outs.end();
   }
 
   // [offset, stride per output dim] of a permute / slice / select / expand of a contiguous input.
@@ -985,12 +1016,15 @@ class Lowering {
       const bool transposed = mat2->is_op("aten::permute_copy");
       const ir::Node* weight = transposed ? mat2->arg("self").as_node() : mat2;
       const auto bias = linear_bias_.find(&node);
-      const uint32_t bias_id = addmm                        ? tensor_of(node.arg("self").as_node())
+      // addmm's self: the bias when constant, else a residual (no residual add was fused then).
+      const ir::Node* self = addmm ? node.arg("self").as_node() : nullptr;
+      const bool self_bias = self != nullptr && is_constant(program_, *self);
+      const uint32_t bias_id = self_bias                    ? tensor_of(self)
                                : bias != linear_bias_.end() ? tensor_of(bias->second)
                                                             : kAbsent;
       add_node(fb::NodeKind::Linear,
                {tensor_of(node.arg(addmm ? "mat1" : "self").as_node()), tensor_of(weight), bias_id,
-                residual},
+                self != nullptr && !self_bias ? tensor_of(self) : residual},
                {out}, {transposed ? 1 : 0}, node, also);
     }
     if (auto act = linear_act_.find(&node); act != linear_act_.end()) {

@@ -47,11 +47,22 @@ bool is_weight_permute(const ir::ExportedProgram& program, const ir::Node& node)
          node.arg("dims").to_int_vector() == std::vector<int64_t>{1, 0};
 }
 
-// mat2 of a Linear: a constant [K, N], or permute_copy([1, 0]) of a constant [N, K] used only
-// by this product.
+// mat2 of a Linear: a constant [K, N], or permute_copy([1, 0]) of a constant [N, K] that its
+// readers only multiply by, as mat2 (the steps of a recurrent cell share one): each Linear packs
+// the constant itself, transposed.
 bool linear_weight_ok(const ir::ExportedProgram& program, const ir::Node& mat2) {
   if (is_constant(program, mat2)) return mat2.spec().rank() == 2;
-  return is_weight_permute(program, mat2) && mat2.users().size() == 1;
+  if (!is_weight_permute(program, mat2)) return false;
+  for (const ir::Node* user : mat2.users()) {
+    const bool addmm = user->is_op("aten::addmm");
+    if (!addmm && !user->is_op("aten::mm")) return false;
+    const ir::Argument& lhs = user->arg(addmm ? "mat1" : "self");
+    const ir::Argument& rhs = user->arg("mat2");
+    if (!rhs.is_node() || rhs.as_node() != &mat2 || (lhs.is_node() && lhs.as_node() == &mat2)) {
+      return false;
+    }
+  }
+  return true;
 }
 
 bool is_linear(const ir::ExportedProgram& program, const ir::Node& node) {
@@ -67,11 +78,33 @@ bool is_linear(const ir::ExportedProgram& program, const ir::Node& node) {
     return false;
   }
   const ir::Argument self = node.arg("self");
-  if (!self.is_node() || !is_constant(program, *self.as_node())) return false;
+  if (!self.is_node()) return false;
+  // A computed `self` of the product's shape is added as a residual (a recurrent cell's
+  // H * R^T on top of its input projection); a constant one is the bias.
+  if (!is_constant(program, *self.as_node())) {
+    return self.as_node()->meta().val.size() == 1 && float_static(self.as_node()->spec()) &&
+           self.as_node()->spec().shape == node.spec().shape;
+  }
   const ir::TensorSpec& bias = self.as_node()->spec();
   const int64_t n = node.spec().shape.back().value();
   return (bias.rank() == 1 && bias.shape[0].value() == n) ||
          (bias.rank() == 2 && bias.shape[0].value() == 1 && bias.shape[1].value() == n);
+}
+
+// split_with_sizes_copy of an fp32 static tensor whose parts are read through getitems.
+bool is_split(const ir::Node& node) {
+  if (!node.is_op("aten::split_with_sizes_copy") || !node.arg(0).is_node()) return false;
+  for (const ir::Node* user : node.users()) {
+    if (!user->is_op("getitem")) return false;
+  }
+  const ir::Node* x = node.arg(0).as_node();
+  if (x->meta().val.size() != 1 || !float_static(x->spec()) || x->spec().rank() > kMaxRank) {
+    return false;
+  }
+  for (const ir::TensorSpec& part : node.meta().val) {
+    if (!float_static(part)) return false;
+  }
+  return true;
 }
 
 bool is_max_pool(const ir::Node& node) {
@@ -133,10 +166,12 @@ CpuOpKind classify(const ir::ExportedProgram& program, const ir::Node& node) {
   if (!node.is_call() || node.op() == nullptr) return CpuOpKind::Unsupported;
   if (node.is_op("getitem")) {
     const ir::Argument& src = node.arg(0);
-    return src.is_node() && (is_max_pool(*src.as_node()) || is_batch_norm(program, *src.as_node()))
+    return src.is_node() && (is_max_pool(*src.as_node()) ||
+                             is_batch_norm(program, *src.as_node()) || is_split(*src.as_node()))
                ? CpuOpKind::GetItem
                : CpuOpKind::Unsupported;
   }
+  if (is_split(node)) return CpuOpKind::Split;
   if (is_max_pool(node)) return CpuOpKind::MaxPool2d;
   if (is_batch_norm(program, node)) return CpuOpKind::BatchNorm;
   if (!tensors_ok(node)) return CpuOpKind::Unsupported;

@@ -19,11 +19,12 @@ inline constexpr const char* kCpuBackendId = "PtecCpuBackend";
 enum class CpuOpKind {
   Unsupported,
   Conv2d,         // aten::convolution, 2-D, not transposed, constant weight (and bias)
-  Linear,         // aten::addmm (beta = alpha = 1, constant bias row) / aten::mm, constant weight
+  Linear,         // aten::addmm (beta = alpha = 1; a constant bias row, or a computed tensor of
+                  // the product's shape added as a residual) / aten::mm, constant weight
   WeightPermute,  // aten::permute_copy [1, 0] of a constant: absorbed into a Linear's packing
   MaxPool2d,      // aten::max_pool2d_with_indices whose indices are unused
   AvgPool2d,      // aten::avg_pool2d
-  GetItem,        // getitem 0 of a claimed max pool or batch norm
+  GetItem,        // getitem 0 of a claimed max pool or batch norm, any getitem of a split
   GlobalAvgPool,  // aten::mean.dim over the last two dims of a 4-D tensor
   Unary,          // relu, clamp, hardtanh, sigmoid, tanh, gelu, silu, hardswish
   Binary,         // add / sub (alpha = 1), mul, div, broadcasting
@@ -37,6 +38,7 @@ enum class CpuOpKind {
   MeanInner,      // aten::mean.dim over the last dim
   BatchNorm,      // aten::_native_batch_norm_legit_no_training with constant parameters, whose
                   // statistics outputs are unused (one no convolution before it absorbed)
+  Split,          // aten::split_with_sizes_copy: each part its getitem's strided copy
 };
 
 /// The kind of `node` in `program` (an EDGE program), Unsupported when the backend cannot run it

@@ -182,10 +182,12 @@ partition::PartitionResult CpuPartitioner::partition(
       }
       if (!whole) changed |= give_up_set(i);
     }
-    // A max pool or batch norm without its getitem (or the reverse) cannot be lowered alone.
+    // A max pool, batch norm or split without its getitems (or the reverse) cannot be lowered
+    // alone.
     for (const ir::Node* node : graph.nodes()) {
       const CpuOpKind kind = classify(program, *node);
-      if ((kind != CpuOpKind::MaxPool2d && kind != CpuOpKind::BatchNorm) ||
+      if ((kind != CpuOpKind::MaxPool2d && kind != CpuOpKind::BatchNorm &&
+           kind != CpuOpKind::Split) ||
           claimed.count(node) == 0) {
         continue;
       }

@@ -77,6 +77,11 @@ int64_t last_index(const MatrixView& v, int64_t batch, int64_t rows, int64_t col
   return last;
 }
 
+// The subgraph's inputs (none when the blob leaves the vector out).
+uint32_t num_inputs(const fb::Graph* graph) {
+  return graph->inputs() != nullptr ? graph->inputs()->size() : 0;
+}
+
 // Per-node state prepared at init.
 struct NodeState {
   const fb::Node* node = nullptr;
@@ -512,12 +517,24 @@ Error prepare_node(Handle& h, NodeState& st, MemoryAllocator& alloc, size_t* scr
       CPU_CHECK((bias == nullptr || bias->numel == st.n) &&
                     (residual == nullptr || residual->numel == out.numel),
                 Error::InvalidProgram, "PtecCpuBackend: Linear bias or residual size");
-      const size_t bytes = opt::packed_weights_bytes(st.k, st.n);
-      auto* packed = static_cast<float*>(allocate_packed(alloc, bytes));
-      CPU_CHECK(packed != nullptr, Error::MemoryAllocationFailed,
-                "PtecCpuBackend: no memory for %zu bytes of packed weights", bytes);
-      st.packed_b =
-          opt::pack_weights(st.k, st.n, w->data, transposed ? st.k : st.n, transposed, packed);
+      // Linear nodes of one weight (a recurrent cell's R at every time step) share its packing.
+      const NodeState* same = nullptr;
+      for (const NodeState* o = h.nodes; o != &st && same == nullptr; ++o) {
+        if (o->node->kind() == fb::NodeKind::Linear && input(o->node, 1) == input(n, 1) &&
+            o->node->ints()->Get(0) == n->ints()->Get(0)) {
+          same = o;
+        }
+      }
+      if (same != nullptr) {
+        st.packed_b = same->packed_b;
+      } else {
+        const size_t bytes = opt::packed_weights_bytes(st.k, st.n);
+        auto* packed = static_cast<float*>(allocate_packed(alloc, bytes));
+        CPU_CHECK(packed != nullptr, Error::MemoryAllocationFailed,
+                  "PtecCpuBackend: no memory for %zu bytes of packed weights", bytes);
+        st.packed_b =
+            opt::pack_weights(st.k, st.n, w->data, transposed ? st.k : st.n, transposed, packed);
+      }
       *scratch = std::max(*scratch, opt::gemm_scratch_bytes(st.m, st.n, st.k, false, true));
       return Error::Ok;
     }
@@ -1465,9 +1482,10 @@ Result<runtime::DelegateHandle*> CpuBackendRuntime::init(
                   n->inputs() == nullptr || n->inputs()->size() <= 4,
               Error::InvalidProgram, "PtecCpuBackend: a Conv2d input scale needs blob version 5");
   }
-  CPU_CHECK(graph->tensors() != nullptr && graph->nodes() != nullptr &&
-                graph->inputs() != nullptr && graph->outputs() != nullptr,
-            Error::InvalidProgram, "PtecCpuBackend: the blob has no tensors, nodes or I/O");
+  // No inputs is valid: a subgraph may compute from constants only (flatbuffers leaves an empty
+  // vector out).
+  CPU_CHECK(graph->tensors() != nullptr && graph->nodes() != nullptr && graph->outputs() != nullptr,
+            Error::InvalidProgram, "PtecCpuBackend: the blob has no tensors, nodes or outputs");
 
   auto* h = alloc->allocate_list<Handle>(1);
   CPU_CHECK(h != nullptr, Error::MemoryAllocationFailed, "PtecCpuBackend: out of memory");
@@ -1491,15 +1509,16 @@ Result<runtime::DelegateHandle*> CpuBackendRuntime::init(
   // Tensors: constants from the named data, intermediates from the method allocator; inputs
   // and outputs are bound by execute().
   auto is_io = [&](uint32_t id) {
-    for (uint32_t x : *graph->inputs()) {
-      if (x == id) return true;
+    for (uint32_t i = 0; i < num_inputs(graph); ++i) {
+      if (graph->inputs()->Get(i) == id) return true;
     }
     for (uint32_t x : *graph->outputs()) {
       if (x == id) return true;
     }
     return false;
   };
-  for (uint32_t id : *graph->inputs()) {
+  for (uint32_t i = 0; i < num_inputs(graph); ++i) {
+    const uint32_t id = graph->inputs()->Get(i);
     CPU_CHECK(id < h->num_tensors, Error::InvalidProgram, "PtecCpuBackend: input id %u", id);
   }
   for (uint32_t id : *graph->outputs()) {
@@ -1734,15 +1753,14 @@ Error CpuBackendRuntime::execute(runtime::BackendExecutionContext& context,
   auto* h = static_cast<Handle*>(handle);
   const auto* inputs = h->graph->inputs();
   const auto* outputs = h->graph->outputs();
-  CPU_CHECK(args.size() == inputs->size() + outputs->size(), Error::InvalidArgument,
-            "PtecCpuBackend: %zu arguments, expected %u", args.size(),
-            inputs->size() + outputs->size());
+  const uint32_t num_in = num_inputs(h->graph);
+  CPU_CHECK(args.size() == num_in + outputs->size(), Error::InvalidArgument,
+            "PtecCpuBackend: %zu arguments, expected %u", args.size(), num_in + outputs->size());
   CPU_CHECK(opt::active_gemm_isa() == h->isa && opt::active_qgemm_isa() == h->qisa,
             Error::InvalidState, "PtecCpuBackend: weights were packed for another GEMM ISA");
   for (size_t i = 0; i < args.size(); ++i) {
-    const uint32_t id = i < inputs->size()
-                            ? inputs->Get(static_cast<flatbuffers::uoffset_t>(i))
-                            : outputs->Get(static_cast<flatbuffers::uoffset_t>(i - inputs->size()));
+    const uint32_t id = i < num_in ? inputs->Get(static_cast<flatbuffers::uoffset_t>(i))
+                                   : outputs->Get(static_cast<flatbuffers::uoffset_t>(i - num_in));
     TensorSlot& slot = h->tensors[id];
     CPU_CHECK(args[i] != nullptr && args[i]->is_tensor(), Error::InvalidArgument,
               "PtecCpuBackend: argument %zu is not a tensor", i);
@@ -1755,7 +1773,7 @@ Error CpuBackendRuntime::execute(runtime::BackendExecutionContext& context,
               to_string(want));
     bool same = static_cast<int64_t>(t.dim()) == slot.rank;
     for (int64_t d = 0; same && d < slot.rank; ++d) same = t.size(d) == slot.sizes[d];
-    if (!same && i >= inputs->size()) {  // an output may need resizing to the static sizes
+    if (!same && i >= num_in) {  // an output may need resizing to the static sizes
       runtime::SizesType sizes[kMaxRank];
       for (int64_t d = 0; d < slot.rank; ++d)
         sizes[d] = static_cast<runtime::SizesType>(slot.sizes[d]);

@@ -134,6 +134,48 @@ class CpuBackendArena : public cpu_test::CpuBackendTest {
   }
 };
 
+// A recurrent cell unrolled over `steps` time steps: h = tanh(x_t + h R^T) (x_t a slice of the
+// input), every step's product reading the same R.
+ir::ExportedProgram recurrent_chain(int steps) {
+  builder::GraphBuilder b("recurrent");
+  Value x = b.input("x", DType::Float, {steps, 1, 128});
+  Value r = b.parameter("r", cpu_test::tensor({128, 128}, 3));
+  Value rt = b.call("aten::permute_copy", {r, std::vector<int64_t>{1, 0}});
+  Value h = b.call("aten::select_copy.int", {x, 0, 0});
+  for (int t = 1; t < steps; ++t) {
+    Value xt = b.call("aten::select_copy.int", {x, 0, t});
+    h = b.call("aten::tanh", {b.call("aten::addmm", {xt, h, rt})});
+  }
+  b.output({h});
+  return b.build();
+}
+
+TEST_F(CpuBackendArena, LinearNodesOfOneWeightShareItsPacking) {
+  // Ten more steps are ten more Linear nodes of R (64 KiB packed each if packed apart).
+  auto bytes = [](int steps) {
+    const std::vector<uint8_t> pte = export_pte(recurrent_chain(steps), true);
+    runtime::BufferDataLoader loader(pte.data(), pte.size());
+    Result<runtime::Program> program = runtime::Program::load(&loader);
+    EXPECT_TRUE(program.ok());
+    if (!program.ok()) return size_t{0};
+    PlannedBuffers buffers(*program);
+    std::vector<uint8_t> method_pool(16 << 20), temp_pool(1 << 20);
+    runtime::MemoryAllocator method_allocator(method_pool.data(), method_pool.size());
+    runtime::MemoryAllocator temp(temp_pool.data(), temp_pool.size());
+    runtime::HierarchicalAllocator planned = buffers.allocator();
+    runtime::MemoryManager memory{&method_allocator, &planned, &temp};
+    Result<runtime::Method> method = program->load_method("forward", &memory);
+    EXPECT_TRUE(method.ok());
+    return method.ok() ? method_allocator.used() : size_t{0};
+  };
+  const size_t short_chain = bytes(3);
+  const size_t long_chain = bytes(13);
+  ASSERT_GT(short_chain, 64u * 1024);
+  EXPECT_LT(long_chain - short_chain, 64u * 1024)
+      << "3 steps " << short_chain << ", 13 steps " << long_chain;
+  EXPECT_EQ(expect_same([] { return recurrent_chain(6); }, {{6, 1, 128}}), 1u);
+}
+
 TEST_F(CpuBackendArena, IntermediatesShareBytesOnceTheyAreDead) {
   // Twelve more convolutions add twelve 64 KiB intermediates, but only three are ever live at
   // once (the skip connection's, the last one read, the one being written): the arena does not

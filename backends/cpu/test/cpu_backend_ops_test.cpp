@@ -520,6 +520,53 @@ TEST_F(CpuBackendOps, BatchNormWithoutAConvolutionBeforeIt) {
   EXPECT_EQ(blob_kinds(shared()), (std::vector<K>{K::BatchNorm, K::Unary}));
 }
 
+// addmm whose self is computed (a recurrent cell's input projection): added as the Linear's
+// residual; and split_with_sizes_copy, each part its getitem's strided copy (an LSTM's gates).
+TEST_F(CpuBackendOps, AddmmWithAComputedSelfAndSplits) {
+  auto build = [] {
+    builder::GraphBuilder b("cell");
+    Value x = b.input("x", DType::Float, {3, 24});
+    Value h = b.input("h", DType::Float, {3, 10});
+    Value w = b.parameter("w", tensor({24, 40}, 5));  // [K, N]
+    Value r = b.parameter("r", tensor({40, 10}, 6));  // [N, K]
+    Value proj = b.call("aten::mm", {x, w});
+    Value gates = b.call("aten::addmm", {proj, h, b.call("aten::permute_copy", {r, Ints{1, 0}})});
+    std::vector<Value> parts =
+        b.call_multi("aten::split_with_sizes_copy", {gates, Ints{10, 10, 20}, 1});
+    Value a = b.call("aten::sigmoid", {parts[0]});
+    Value c = b.call("aten::tanh", {parts[1]});
+    // A split along dim 0 of the last part, one of whose pieces goes unused.
+    std::vector<Value> rows = b.call_multi("aten::split_with_sizes_copy", {parts[2], Ints{1, 2}});
+    b.output({b.call("aten::mul.Tensor", {a, c}), rows[1]});
+    return b.build();
+  };
+  EXPECT_EQ(expect_same(build, {{3, 24}, {3, 10}}), 1u);
+  const std::vector<K> kinds = blob_kinds(build());
+  EXPECT_EQ(std::count(kinds.begin(), kinds.end(), K::Linear), 2)
+      << ::testing::PrintToString(kinds);
+  EXPECT_EQ(std::count(kinds.begin(), kinds.end(), K::StridedCopy), 4)
+      << ::testing::PrintToString(kinds);
+}
+
+// A subgraph that reads only constants (the permuted weight of products another backend runs:
+// addmm with beta 2) has no inputs: its blob leaves the input list out, and the runtime takes it.
+TEST_F(CpuBackendOps, SubgraphOfConstantsOnly) {
+  auto build = [] {
+    builder::GraphBuilder b("constants_only");
+    Value x = b.input("x", DType::Float, {3, 1, 16});
+    Value r = b.parameter("r", tensor({16, 16}, 3));
+    Value rt = b.call("aten::permute_copy", {r, Ints{1, 0}});
+    Value h = b.call("aten::select_copy.int", {x, 0, 0});
+    for (int t = 1; t < 3; ++t) {
+      Value xt = b.call("aten::select_copy.int", {x, 0, t});
+      h = b.call("aten::tanh", {b.call("aten::addmm", {xt, h, rt, 2.0, 1.0})});
+    }
+    b.output({h});
+    return b.build();
+  };
+  EXPECT_GE(expect_same(build, {{3, 1, 16}}), 2u);
+}
+
 TEST_F(CpuBackendOps, GlobalAveragePoolAndInnerMean) {
   for (const auto& [input, dims] : std::vector<std::pair<Ints, Ints>>{
            {{1, 1, 1, 1}, {2, 3}}, {{3, 17, 5, 7}, {-1, -2}}, {{2, 9, 13}, {-1}}, {{7}, {0}}}) {
