@@ -29,6 +29,9 @@ void activate_in_place(float* x, int64_t n, Activation a, float lo, float hi) {
     case Activation::Clamp:
       for (int64_t i = 0; i < n; ++i) x[i] = std::min(std::max(x[i], lo), hi);
       return;
+    case Activation::LeakyRelu:  // the compiler vectorizes this select
+      for (int64_t i = 0; i < n; ++i) x[i] = x[i] > 0.0f ? x[i] : x[i] * lo;
+      return;
     case Activation::HardSwish:
     case Activation::Sigmoid:
     case Activation::Silu:

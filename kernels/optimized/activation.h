@@ -11,7 +11,18 @@
 
 namespace ptec::kernels::optimized {
 
-enum class Activation : uint8_t { None, Relu, Clamp, Sigmoid, Tanh, HardSwish, Gelu, Silu };
+/// LeakyRelu's negative slope is the `lo` of the functions below (clamp_min of an epilogue).
+enum class Activation : uint8_t {
+  None,
+  Relu,
+  Clamp,
+  Sigmoid,
+  Tanh,
+  HardSwish,
+  Gelu,
+  Silu,
+  LeakyRelu
+};
 
 /// e^v without a library call, so that loops over it vectorize: Cephes' expf (e^v = 2^n e^r with
 /// |r| <= ln2 / 2 and a degree-6 polynomial for e^r), within 2 ulp of std::exp over
@@ -66,7 +77,8 @@ inline float apply_clamp(float v, const ClampBounds& b) {
   return b.relu ? (v > 0.0f ? v : 0.0f) : std::min(std::max(v, b.lo), b.hi);
 }
 
-/// `a` applied to v; Clamp uses [lo, hi]. Gelu is the exact (erf) form.
+/// `a` applied to v; Clamp uses [lo, hi], LeakyRelu lo as its slope. Gelu is the exact (erf)
+/// form.
 inline float activate(float v, Activation a, float lo, float hi) {
   switch (a) {
     case Activation::None: return v;
@@ -77,6 +89,7 @@ inline float activate(float v, Activation a, float lo, float hi) {
     case Activation::HardSwish: return v * std::min(std::max(v + 3.0f, 0.0f), 6.0f) / 6.0f;
     case Activation::Gelu: return 0.5f * v * (1.0f + std::erf(v * 0.70710678118654752f));
     case Activation::Silu: return v / (1.0f + exp_approx(-v));
+    case Activation::LeakyRelu: return v > 0.0f ? v : v * lo;
   }
   return v;
 }

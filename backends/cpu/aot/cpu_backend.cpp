@@ -44,6 +44,9 @@ ActivationInfo activation_of(const ir::Node& node) {
     a.kind = fb::Activation::Silu;
   } else if (node.is_op("aten::hardswish")) {
     a.kind = fb::Activation::HardSwish;
+  } else if (node.is_op("aten::leaky_relu")) {
+    a.kind = fb::Activation::LeakyRelu;
+    a.lo = static_cast<float>(arg_or_default(node, "negative_slope").to_double());
   } else if (node.is_op("aten::hardtanh")) {
     a.kind = fb::Activation::Clamp;
     a.lo = static_cast<float>(arg_or_default(node, "min_val").to_double());

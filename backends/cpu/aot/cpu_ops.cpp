@@ -266,6 +266,10 @@ CpuOpKind classify(const ir::ExportedProgram& program, const ir::Node& node) {
     return a.is_string() && a.as_string() == "none" ? CpuOpKind::Unary : CpuOpKind::Unsupported;
   }
   if (node.is_op("aten::hardtanh")) return CpuOpKind::Unary;
+  if (node.is_op("aten::leaky_relu")) {
+    return is_number(arg_or_default(node, "negative_slope")) ? CpuOpKind::Unary
+                                                             : CpuOpKind::Unsupported;
+  }
   if (node.is_op("aten::clamp")) {
     const ir::Argument lo = arg_or_default(node, "min");
     const ir::Argument hi = arg_or_default(node, "max");

@@ -26,7 +26,7 @@ enum class CpuOpKind {
   AvgPool2d,      // aten::avg_pool2d
   GetItem,        // getitem 0 of a claimed max pool or batch norm, any getitem of a split
   GlobalAvgPool,  // aten::mean.dim over the last two dims of a 4-D tensor
-  Unary,          // relu, clamp, hardtanh, sigmoid, tanh, gelu, silu, hardswish
+  Unary,          // relu, clamp, hardtanh, sigmoid, tanh, gelu, silu, hardswish, leaky_relu
   Binary,         // add / sub (alpha = 1), mul, div, broadcasting
   Copy,           // view_copy, squeeze_copy, unsqueeze_copy, clone, _to_copy to fp32
   Cat,            // cat

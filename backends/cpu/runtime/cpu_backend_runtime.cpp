@@ -36,7 +36,7 @@ using runtime::MemoryAllocator;
 
 constexpr uint32_t kAbsent = 0xFFFFFFFFu;
 constexpr uint32_t kMinBlobVersion = 1;
-constexpr uint32_t kBlobVersion = 7;  // kCpuBlobVersion of backends/cpu/aot
+constexpr uint32_t kBlobVersion = 8;  // kCpuBlobVersion of backends/cpu/aot
 constexpr int64_t kMaxRank = 8;
 constexpr size_t kAlign = 64;
 
@@ -1478,6 +1478,10 @@ Result<runtime::DelegateHandle*> CpuBackendRuntime::init(
               "PtecCpuBackend: node kind %d needs blob version 4", static_cast<int>(n->kind()));
     CPU_CHECK(graph->version() >= 7 || n->kind() < fb::NodeKind::BatchNorm, Error::InvalidProgram,
               "PtecCpuBackend: node kind %d needs blob version 7", static_cast<int>(n->kind()));
+    CPU_CHECK(n->activation() <= fb::Activation::MAX &&
+                  (graph->version() >= 8 || n->activation() != fb::Activation::LeakyRelu),
+              Error::InvalidProgram, "PtecCpuBackend: unknown activation %d for blob version %u",
+              static_cast<int>(n->activation()), graph->version());
     CPU_CHECK(graph->version() >= 5 || n->kind() != fb::NodeKind::Conv2d ||
                   n->inputs() == nullptr || n->inputs()->size() <= 4,
               Error::InvalidProgram, "PtecCpuBackend: a Conv2d input scale needs blob version 5");

@@ -58,6 +58,8 @@ ir::ExportedProgram conv_program(const ConvCase& c) {
     y = b.call("aten::hardtanh", {y, 0.0, 6.0});
   } else if (c.activation == "aten::clamp") {
     y = b.call("aten::clamp", {y, -0.25, nullptr});
+  } else if (c.activation == "aten::leaky_relu") {
+    y = b.call("aten::leaky_relu", {y, 0.2});
   } else if (!c.activation.empty()) {
     y = b.call(c.activation, {y});
   }
@@ -82,6 +84,10 @@ TEST_F(CpuBackendOps, ConvolutionShapesAndFusedActivations) {
       // left out at init; in both dims, and only in the rows.
       {{1, 6, 5, 7}, 4, {3, 3}, {1, 1}, {6, 6}, {6, 6}, 1, true, "aten::relu"},
       {{2, 5, 6, 9}, 4, {3, 3}, {1, 1}, {7, 2}, {7, 2}, 1, false, ""},
+      // YOLO's conv + LeakyReLU(0.1): the slope rides in the node's clamp_min; a 3x3 stride 1
+      // of enough channels takes Winograd.
+      {{1, 17, 9, 11}, 19, {3, 3}, {1, 1}, {1, 1}, {1, 1}, 1, true, "aten::leaky_relu"},
+      {{1, 64, 14, 14}, 64, {3, 3}, {1, 1}, {1, 1}, {1, 1}, 1, false, "aten::leaky_relu"},
       // Grouped.
       {{2, 6, 6, 5}, 9, {3, 3}, {1, 1}, {1, 1}, {1, 1}, 3, true, "aten::gelu"},
       // Depthwise, multiplier 1, stride 2, odd channel count.
@@ -318,6 +324,7 @@ TEST_F(CpuBackendOps, LinearShapesAndFusedActivations) {
       {13, 65, 31, true, "aten::tanh"},
       {37, 9, 70, false, "aten::sigmoid"},
       {19, 600, 45, true, "aten::relu"},  // K over several slices (deep where the L1 holds them)
+      {6, 40, 21, true, "aten::leaky_relu"},  // default slope 0.01
   };
   for (const Case& c : cases) {
     SCOPED_TRACE(std::to_string(c.m) + "x" + std::to_string(c.k) + "x" + std::to_string(c.n) + " " +

@@ -35,6 +35,7 @@ double reference(Activation a, double v) {
     case Activation::Tanh: return std::tanh(v);
     case Activation::Gelu: return 0.5 * v * (1.0 + std::erf(v / std::sqrt(2.0)));
     case Activation::HardSwish: return v * std::min(std::max(v + 3.0, 0.0), 6.0) / 6.0;
+    case Activation::LeakyRelu: return v > 0.0 ? v : v * 0.125;  // the slope passed below
     default: return v;
   }
 }
@@ -67,20 +68,20 @@ TEST_P(ActivationIsa, InPlaceLoopsMatchTheDefinitions) {
   x.push_back(std::numeric_limits<float>::quiet_NaN());
   // Every length up to two vectors and then some: the loops' tails.
   for (Activation a : {Activation::Sigmoid, Activation::Silu, Activation::Tanh, Activation::Gelu,
-                       Activation::HardSwish}) {
+                       Activation::HardSwish, Activation::LeakyRelu}) {
     for (size_t n :
          {x.size(), size_t{1}, size_t{7}, size_t{9}, size_t{15}, size_t{17}, size_t{33}}) {
       std::vector<float> y(x.begin(), x.begin() + static_cast<std::ptrdiff_t>(n));
       const float guard = 12345.0f;
       y.push_back(guard);  // past the end: must stay
-      activate_in_place(y.data(), static_cast<int64_t>(n), a, 0.0f, 0.0f);
+      activate_in_place(y.data(), static_cast<int64_t>(n), a, 0.125f, 0.0f);
       ASSERT_EQ(y.back(), guard) << static_cast<int>(a) << " wrote past " << n;
       for (size_t i = 0; i < std::min(n, finite); ++i) {
         const double want = reference(a, x[i]);
         ASSERT_NEAR(y[i], want, tolerance(a, x[i], want))
             << "activation " << static_cast<int>(a) << " at " << x[i] << " (n=" << n << ")";
-        if (a == Activation::HardSwish) {  // exact: the same operations as activate()
-          ASSERT_EQ(y[i], activate(x[i], a, 0.0f, 0.0f)) << "hard swish at " << x[i];
+        if (a == Activation::HardSwish || a == Activation::LeakyRelu) {  // exact: as activate()
+          ASSERT_EQ(y[i], activate(x[i], a, 0.125f, 0.0f)) << int(a) << " at " << x[i];
         }
       }
       if (n == x.size()) {

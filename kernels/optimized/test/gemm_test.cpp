@@ -511,7 +511,8 @@ void check_epilogues(int64_t m, int64_t n, int64_t k) {
        {Case{Activation::None, true, false}, Case{Activation::Relu, false, true},
         Case{Activation::Clamp, true, true}, Case{Activation::Sigmoid, false, false},
         Case{Activation::HardSwish, true, false}, Case{Activation::Gelu, false, true},
-        Case{Activation::Silu, true, true}, Case{Activation::Tanh, false, false}}) {
+        Case{Activation::Silu, true, true}, Case{Activation::Tanh, false, false},
+        Case{Activation::LeakyRelu, false, true}}) {
     GemmEpilogue e;
     e.bias = cs.per_row ? row_bias.data() : col_bias.data();
     e.bias_per_row = cs.per_row;
@@ -540,6 +541,7 @@ void check_epilogues(int64_t m, int64_t n, int64_t k) {
           case Activation::HardSwish: v = v * std::min(std::max(v + 3.0, 0.0), 6.0) / 6.0; break;
           case Activation::Gelu: v = 0.5 * v * (1.0 + std::erf(v / std::sqrt(2.0))); break;
           case Activation::Silu: v = v / (1.0 + std::exp(-v)); break;
+          case Activation::LeakyRelu: v = v > 0.0 ? v : v * -0.25; break;  // slope: clamp_min
         }
         ASSERT_NEAR(c[i * n + j], v, 1e-4)
             << "activation " << int(cs.act) << " at " << i << "," << j;
