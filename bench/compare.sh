@@ -4,6 +4,9 @@
 #   bench/compare.sh [--models "resnet18 mobilenet_v2 ..."] [--threads "1 2"] [--rounds 5]
 #                    [--iterations 10] [--recipe cpu_fp32]
 #
+# --models takes the benchmark set's names and those of bench/generate_models.py's EXTRA_MODELS
+# (a wider set of real architectures, generated on request).
+#
 # For each model: generates it (bench/generate_models.py), exports it with `ptec export` (wall
 # time and peak RSS via /usr/bin/time), checks ptec's output against PyTorch's reference
 # (tests/e2e/compare.py: max abs error <= 1e-3 x max(1, max |ref|)), then alternates ROUNDS
@@ -36,7 +39,8 @@ out=$root/build/bench
 mkdir -p "$out"
 cmake --preset release >/dev/null
 cmake --build --preset release --target ptec peak_flops >/dev/null
-/usr/bin/python3 "$root/bench/generate_models.py" "$root/build/bench-models" >/dev/null
+# shellcheck disable=SC2086  # one argument per model name
+/usr/bin/python3 "$root/bench/generate_models.py" "$root/build/bench-models" --only $models >/dev/null
 
 ort_dir=$root/build/ort
 if [[ ! -d $ort_dir/node_modules/onnxruntime-node ]]; then
