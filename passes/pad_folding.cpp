@@ -65,7 +65,9 @@ bool fold(ir::ExportedProgram& program, ir::Node* pad) {
   if (!pad_args[2].is_int() && !pad_args[2].is_double()) return false;
   const double value = pad_args[2].to_double();
   ir::Node* user = pad->users()[0];
-  if (!user->is_call() || user->op() == nullptr || user->args().empty() ||
+  const bool conv = user->is_op("aten::convolution");
+  const bool avg = user->is_op("aten::avg_pool2d");
+  if ((!conv && !avg && !user->is_op("aten::max_pool2d_with_indices")) || user->args().empty() ||
       !user->arg(0).is_node() || user->arg(0).as_node() != pad) {
     return false;
   }
@@ -76,11 +78,10 @@ bool fold(ir::ExportedProgram& program, ir::Node* pad) {
   if (!padding) return false;
   const std::array<int64_t, 2> total = {(*padding)[0] + (*extra)[0], (*padding)[1] + (*extra)[1]};
 
-  if (user->is_op("aten::convolution")) {
+  if (conv) {
     const ir::Argument& transposed = args[static_cast<size_t>(op.arg_index("transposed"))];
     if (value != 0.0 || !transposed.is_bool() || transposed.as_bool()) return false;
-  } else if (user->is_op("aten::avg_pool2d") || user->is_op("aten::max_pool2d_with_indices")) {
-    const bool avg = user->is_op("aten::avg_pool2d");
+  } else {  // avg_pool2d or max_pool2d_with_indices
     const ir::Argument& ceil = args[static_cast<size_t>(op.arg_index("ceil_mode"))];
     const std::optional<std::array<int64_t, 2>> kernel =
         pair_of(args[static_cast<size_t>(op.arg_index("kernel_size"))]);
@@ -107,8 +108,6 @@ bool fold(ir::ExportedProgram& program, ir::Node* pad) {
         if (memory::resolve_value(item).second != 0 && !item->users().empty()) return false;
       }
     }
-  } else {
-    return false;
   }
   args[0] = pad->arg(0);
   args[padding_index] = std::vector<int64_t>{total[0], total[1]};
