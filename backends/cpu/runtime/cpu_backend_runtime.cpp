@@ -889,13 +889,14 @@ void avg_pool(const TensorSlot& x, const TensorSlot& out, const flatbuffers::Vec
       std::fill(o, o + ow, 0.0f);
       if (y0 >= y1) continue;
       for (int64_t y = y0; y < y1; ++y) {
-        const float* row = in + y * w - pw;
+        const float* row = in + y * w;
         for (int64_t kx = 0; kx < kw; ++kx) {
-          const int64_t lo = first_ox(kx), hi = end_ox(kx);
+          const int64_t lo = first_ox(kx), hi = end_ox(kx),
+                        shift = kx - pw;  // column ox sw + shift
           if (sw == 1) {
-            for (int64_t ox = lo; ox < hi; ++ox) o[ox] += row[ox + kx];
+            for (int64_t ox = lo; ox < hi; ++ox) o[ox] += row[ox + shift];
           } else {
-            for (int64_t ox = lo; ox < hi; ++ox) o[ox] += row[ox * sw + kx];
+            for (int64_t ox = lo; ox < hi; ++ox) o[ox] += row[ox * sw + shift];
           }
         }
       }
