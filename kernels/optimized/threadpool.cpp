@@ -54,6 +54,13 @@ int num_threads() {
 
 }  // namespace ptec
 
+namespace ptec::kernels::optimized {
+
+SerialRegion::SerialRegion() : outer_(t_inside_parallel_region) { t_inside_parallel_region = true; }
+SerialRegion::~SerialRegion() { t_inside_parallel_region = outer_; }
+
+}  // namespace ptec::kernels::optimized
+
 namespace ptec::kernels::optimized::detail {
 
 void parallelize_1d(Task1d task, void* context, size_t range) {

@@ -24,6 +24,19 @@ using Task1d = void (*)(void* context, size_t i);
 void parallelize_1d(Task1d task, void* context, size_t range);
 }  // namespace detail
 
+/// While an object of this class lives, parallel_for on this thread runs serially (work too small
+/// to pay for waking the other threads).
+class SerialRegion {
+ public:
+  SerialRegion();
+  ~SerialRegion();
+  SerialRegion(const SerialRegion&) = delete;
+  SerialRegion& operator=(const SerialRegion&) = delete;
+
+ private:
+  bool outer_;
+};
+
 /// Calls f(i) for every i in [0, n), spread over the threads (the caller takes part); returns
 /// when all are done. Runs serially with one thread, and when called from inside another
 /// parallel_for (no nested parallelism).
