@@ -11,22 +11,14 @@ Tensor& upsample_bilinear2d_vec_out(KernelRuntimeContext& ctx, const Tensor& inp
                                     const OptIntList& output_size, bool align_corners,
                                     const std::optional<Span<const double>>& scale_factors,
                                     Tensor& out) {
-  constexpr const char* kOp = "upsample_bilinear2d.vec_out";
-  int64_t oh = 0, ow = 0;
-  std::optional<double> sh, sw;
-  if (!upsample2d_output(ctx, kOp, input, output_size, scale_factors, &oh, &ow, &sh, &sw)) {
+  Upsample2d g;
+  auto floating = [](DType t) { return t == DType::Float || t == DType::Double; };
+  if (!upsample2d_prepare(ctx, "upsample_bilinear2d.vec_out", input, output_size, scale_factors,
+                          floating, "Float or Double", out, &g)) {
     return out;
   }
-  if (!check_contiguous(ctx, kOp, {&out})) return out;
-  if (!check_dtype(ctx, kOp, out, input.dtype(), "out")) return out;
-  PTEC_KERNEL_CHECK_MSG(ctx, input.dtype() == DType::Float || input.dtype() == DType::Double,
-                        InvalidArgument, out, "%s: dtype %s is not Float or Double", kOp,
-                        to_string(input.dtype()));
-  const SizesType shape[4] = {input.sizes()[0], input.sizes()[1], static_cast<SizesType>(oh),
-                              static_cast<SizesType>(ow)};
-  if (!resize_out(ctx, kOp, out, shape)) return out;
-  const int64_t h = input.sizes()[2], w = input.sizes()[3];
-  const int64_t planes = static_cast<int64_t>(input.sizes()[0]) * input.sizes()[1];
+  const int64_t h = g.h, w = g.w, oh = g.oh, ow = g.ow, planes = g.planes;
+  const std::optional<double>&sh = g.scale_h, &sw = g.scale_w;
   dispatch_float(input.dtype(), [&](auto tag) {
     using T = decltype(tag);
     for (int64_t p = 0; p < planes; ++p) {

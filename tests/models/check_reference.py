@@ -61,16 +61,18 @@ def pad_for_windows(x, kernel, strides, pads, out, value, dil=(1, 1)):
                   constant_values=value)
 
 
+def conv_attrs(a, nd):
+    """group, strides, pads, dilations of a Conv / ConvTranspose with `nd` spatial dims."""
+    assert a.get("auto_pad", b"NOTSET") in (b"NOTSET", "NOTSET")
+    return (a.get("group", 1), a.get("strides", [1] * nd), a.get("pads", [0] * (2 * nd)),
+            a.get("dilations", [1] * nd))
+
+
 def op_conv_nd(node, x, w, b=None):
     """Convolution of any number of spatial dims, one kernel tap at a time (3-D models)."""
-    a = attrs(node)
-    group = a.get("group", 1)
     kernel = list(w.shape[2:])
     nd = len(kernel)
-    strides = a.get("strides", [1] * nd)
-    pads = a.get("pads", [0] * (2 * nd))
-    dil = a.get("dilations", [1] * nd)
-    assert a.get("auto_pad", b"NOTSET") in (b"NOTSET", "NOTSET")
+    group, strides, pads, dil = conv_attrs(attrs(node), nd)
     xp = np.pad(x.astype(np.float64), [(0, 0), (0, 0)] + [(pads[i], pads[i + nd]) for i in range(nd)])
     out = [(xp.shape[2 + i] - dil[i] * (kernel[i] - 1) - 1) // strides[i] + 1 for i in range(nd)]
     n, c = x.shape[:2]
@@ -93,14 +95,11 @@ def op_conv_transpose(node, x, w, b=None):
     """Transposed convolution of any number of spatial dims: every tap scatters the input, strided,
     into the uncropped output; then the pads are cropped."""
     a = attrs(node)
-    group = a.get("group", 1)
     kernel = list(w.shape[2:])
     nd = len(kernel)
-    strides = a.get("strides", [1] * nd)
-    pads = a.get("pads", [0] * (2 * nd))
-    dil = a.get("dilations", [1] * nd)
+    group, strides, pads, dil = conv_attrs(a, nd)
     out_pad = a.get("output_padding", [0] * nd)
-    assert "output_shape" not in a and a.get("auto_pad", b"NOTSET") in (b"NOTSET", "NOTSET")
+    assert "output_shape" not in a
     n, c = x.shape[:2]
     cg, mg = c // group, w.shape[1]
     full = [(x.shape[2 + i] - 1) * strides[i] + dil[i] * (kernel[i] - 1) + 1 + out_pad[i] for i in range(nd)]

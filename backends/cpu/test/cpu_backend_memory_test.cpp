@@ -116,8 +116,11 @@ class CpuBackendArena : public cpu_test::CpuBackendTest {
   }
 
   // Bytes the method allocator gave out while loading the lowered chain.
-  static size_t method_bytes(int depth) {
-    const std::vector<uint8_t> bytes = export_pte(conv_chain(depth), true);
+  static size_t method_bytes(int depth) { return loaded_bytes(conv_chain(depth)); }
+
+  // Bytes the method allocator gave out while loading `program`, lowered.
+  static size_t loaded_bytes(const ir::ExportedProgram& lowered) {
+    const std::vector<uint8_t> bytes = export_pte(lowered, true);
     runtime::BufferDataLoader loader(bytes.data(), bytes.size());
     Result<runtime::Program> program = runtime::Program::load(&loader);
     EXPECT_TRUE(program.ok());
@@ -152,24 +155,8 @@ ir::ExportedProgram recurrent_chain(int steps) {
 
 TEST_F(CpuBackendArena, LinearNodesOfOneWeightShareItsPacking) {
   // Ten more steps are ten more Linear nodes of R (64 KiB packed each if packed apart).
-  auto bytes = [](int steps) {
-    const std::vector<uint8_t> pte = export_pte(recurrent_chain(steps), true);
-    runtime::BufferDataLoader loader(pte.data(), pte.size());
-    Result<runtime::Program> program = runtime::Program::load(&loader);
-    EXPECT_TRUE(program.ok());
-    if (!program.ok()) return size_t{0};
-    PlannedBuffers buffers(*program);
-    std::vector<uint8_t> method_pool(16 << 20), temp_pool(1 << 20);
-    runtime::MemoryAllocator method_allocator(method_pool.data(), method_pool.size());
-    runtime::MemoryAllocator temp(temp_pool.data(), temp_pool.size());
-    runtime::HierarchicalAllocator planned = buffers.allocator();
-    runtime::MemoryManager memory{&method_allocator, &planned, &temp};
-    Result<runtime::Method> method = program->load_method("forward", &memory);
-    EXPECT_TRUE(method.ok());
-    return method.ok() ? method_allocator.used() : size_t{0};
-  };
-  const size_t short_chain = bytes(3);
-  const size_t long_chain = bytes(13);
+  const size_t short_chain = loaded_bytes(recurrent_chain(3));
+  const size_t long_chain = loaded_bytes(recurrent_chain(13));
   ASSERT_GT(short_chain, 64u * 1024);
   EXPECT_LT(long_chain - short_chain, 64u * 1024)
       << "3 steps " << short_chain << ", 13 steps " << long_chain;

@@ -15,6 +15,8 @@
 namespace ptec::kernels::optimized {
 namespace {
 
+bool is_float(DType t) { return t == DType::Float; }
+
 bool float_contiguous(const Tensor& input, const Tensor& out) {
   return input.dtype() == DType::Float && out.dtype() == DType::Float && input.dim() == 4 &&
          input.is_contiguous() && out.is_contiguous();
@@ -37,19 +39,17 @@ Tensor& upsample_bilinear2d_vec_out(KernelRuntimeContext& ctx, const Tensor& inp
                                     const OptIntList& output_size, bool align_corners,
                                     const std::optional<Span<const double>>& scale_factors,
                                     Tensor& out) {
-  constexpr const char* kOp = "upsample_bilinear2d.vec_out";
-  int64_t oh = 0, ow = 0;
-  std::optional<double> sh, sw;
-  if (!float_contiguous(input, out) ||
-      !upsample2d_output(ctx, kOp, input, output_size, scale_factors, &oh, &ow, &sh, &sw)) {
+  if (!float_contiguous(input, out)) {
     return kernels::upsample_bilinear2d_vec_out(ctx, input, output_size, align_corners,
                                                 scale_factors, out);
   }
-  const SizesType shape[4] = {input.sizes()[0], input.sizes()[1], static_cast<SizesType>(oh),
-                              static_cast<SizesType>(ow)};
-  if (!resize_out(ctx, kOp, out, shape)) return out;
-  const int64_t h = input.sizes()[2], w = input.sizes()[3];
-  const int64_t planes = static_cast<int64_t>(input.sizes()[0]) * input.sizes()[1];
+  Upsample2d g;
+  if (!upsample2d_prepare(ctx, "upsample_bilinear2d.vec_out", input, output_size, scale_factors,
+                          is_float, "Float", out, &g)) {
+    return out;
+  }
+  const int64_t h = g.h, w = g.w, oh = g.oh, ow = g.ow, planes = g.planes;
+  const std::optional<double>&sh = g.scale_h, &sw = g.scale_w;
   const float* in_data = input.const_data_ptr<float>();
   float* out_data = out.mutable_data_ptr<float>();
   parallel_for(planes, [&](int64_t p) {
@@ -100,18 +100,16 @@ Tensor& upsample_nearest2d_vec_out(KernelRuntimeContext& ctx, const Tensor& inpu
                                    const OptIntList& output_size,
                                    const std::optional<Span<const double>>& scale_factors,
                                    Tensor& out) {
-  constexpr const char* kOp = "upsample_nearest2d.vec_out";
-  int64_t oh = 0, ow = 0;
-  std::optional<double> sh, sw;
-  if (!float_contiguous(input, out) ||
-      !upsample2d_output(ctx, kOp, input, output_size, scale_factors, &oh, &ow, &sh, &sw)) {
+  if (!float_contiguous(input, out)) {
     return kernels::upsample_nearest2d_vec_out(ctx, input, output_size, scale_factors, out);
   }
-  const SizesType shape[4] = {input.sizes()[0], input.sizes()[1], static_cast<SizesType>(oh),
-                              static_cast<SizesType>(ow)};
-  if (!resize_out(ctx, kOp, out, shape)) return out;
-  const int64_t h = input.sizes()[2], w = input.sizes()[3];
-  const int64_t planes = static_cast<int64_t>(input.sizes()[0]) * input.sizes()[1];
+  Upsample2d g;
+  if (!upsample2d_prepare(ctx, "upsample_nearest2d.vec_out", input, output_size, scale_factors,
+                          is_float, "Float", out, &g)) {
+    return out;
+  }
+  const int64_t h = g.h, w = g.w, oh = g.oh, ow = g.ow, planes = g.planes;
+  const std::optional<double>&sh = g.scale_h, &sw = g.scale_w;
   const float* in_data = input.const_data_ptr<float>();
   float* out_data = out.mutable_data_ptr<float>();
   parallel_for(planes, [&](int64_t p) {

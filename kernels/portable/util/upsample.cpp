@@ -2,6 +2,8 @@
 
 namespace ptec::kernels {
 
+namespace {
+
 bool upsample2d_output(KernelRuntimeContext& ctx, const char* op, const Tensor& in,
                        const OptIntList& output_size,
                        const std::optional<Span<const double>>& scale_factors, int64_t* oh,
@@ -27,6 +29,30 @@ bool upsample2d_output(KernelRuntimeContext& ctx, const char* op, const Tensor& 
   }
   PTEC_KERNEL_CHECK_MSG(ctx, *oh > 0 && *ow > 0 && in.sizes()[2] > 0 && in.sizes()[3] > 0,
                         InvalidArgument, false, "%s: input and output sizes must be positive", op);
+  return true;
+}
+
+}  // namespace
+
+bool upsample2d_prepare(KernelRuntimeContext& ctx, const char* op, const Tensor& in,
+                        const OptIntList& output_size,
+                        const std::optional<Span<const double>>& scale_factors,
+                        bool (*dtype_ok)(DType), const char* supported, Tensor& out,
+                        Upsample2d* g) {
+  if (!upsample2d_output(ctx, op, in, output_size, scale_factors, &g->oh, &g->ow, &g->scale_h,
+                         &g->scale_w)) {
+    return false;
+  }
+  if (!check_contiguous(ctx, op, {&out})) return false;
+  if (!check_dtype(ctx, op, out, in.dtype(), "out")) return false;
+  PTEC_KERNEL_CHECK_MSG(ctx, dtype_ok(in.dtype()), InvalidArgument, false, "%s: dtype %s is not %s",
+                        op, to_string(in.dtype()), supported);
+  const SizesType shape[4] = {in.sizes()[0], in.sizes()[1], static_cast<SizesType>(g->oh),
+                              static_cast<SizesType>(g->ow)};
+  if (!resize_out(ctx, op, out, shape)) return false;
+  g->h = in.sizes()[2];
+  g->w = in.sizes()[3];
+  g->planes = static_cast<int64_t>(in.sizes()[0]) * in.sizes()[1];
   return true;
 }
 

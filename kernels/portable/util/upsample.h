@@ -10,13 +10,22 @@
 
 namespace ptec::kernels {
 
-/// Resolves the .vec overloads' (output_size, scale_factors) pair for a 4-D input into the
-/// output height/width and the per-axis scales (nullopt when only output_size was given).
-/// Exactly one of the two must be present. Logs and fails the context on bad arguments.
-bool upsample2d_output(KernelRuntimeContext& ctx, const char* op, const Tensor& in,
-                       const OptIntList& output_size,
-                       const std::optional<Span<const double>>& scale_factors, int64_t* oh,
-                       int64_t* ow, std::optional<double>* scale_h, std::optional<double>* scale_w);
+/// The geometry of a 2-D resize of an NCHW input: its planes (N x C) and sizes, the output sizes
+/// and the per-axis scales (nullopt when only output_size was given).
+struct Upsample2d {
+  int64_t planes = 0, h = 0, w = 0, oh = 0, ow = 0;
+  std::optional<double> scale_h, scale_w;
+};
+
+/// The checks and sizing the .vec overloads share: resolves (output_size, scale_factors) for a
+/// contiguous 4-D input (exactly one of the two present), checks that `out` is contiguous with
+/// the input's dtype and that `dtype_ok` accepts that dtype (else "`op`: dtype D is not
+/// `supported`"), and resizes `out` to [N, C, oh, ow]. Logs and fails the context on bad
+/// arguments.
+bool upsample2d_prepare(KernelRuntimeContext& ctx, const char* op, const Tensor& in,
+                        const OptIntList& output_size,
+                        const std::optional<Span<const double>>& scale_factors,
+                        bool (*dtype_ok)(DType), const char* supported, Tensor& out, Upsample2d* g);
 
 /// ATen's compute_scales_value: 1 / scale when a positive scale was given, else in / out.
 inline float scale_value(const std::optional<double>& scale, int64_t in, int64_t out) {
