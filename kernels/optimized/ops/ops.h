@@ -16,6 +16,10 @@ Tensor& mm_out(KernelRuntimeContext& ctx, const Tensor& self, const Tensor& mat2
 Tensor& bmm_out(KernelRuntimeContext& ctx, const Tensor& self, const Tensor& mat2, Tensor& out);
 Tensor& addmm_out(KernelRuntimeContext& ctx, const Tensor& self, const Tensor& mat1,
                   const Tensor& mat2, const Scalar& beta, const Scalar& alpha, Tensor& out);
+std::tuple<Tensor&, Tensor&, Tensor&> native_group_norm_out(
+    KernelRuntimeContext& ctx, const Tensor& input, const OptTensor& weight, const OptTensor& bias,
+    int64_t n, int64_t c, int64_t hxw, int64_t group, double eps, Tensor& out0, Tensor& out1,
+    Tensor& out2);
 Tensor& upsample_bilinear2d_vec_out(KernelRuntimeContext& ctx, const Tensor& input,
                                     const OptIntList& output_size, bool align_corners,
                                     const std::optional<Span<const double>>& scale_factors,

@@ -230,6 +230,44 @@ TEST_F(OptimizedOps, UpsamplingMatchesPortableExactly) {
   }
 }
 
+// Group norm (float lane sums) against the portable kernel (double accumulation): the
+// normalized values, the means and 1/sqrt(var + eps), with and without the affine, as group
+// norm, instance norm (one channel a group) and on a rank-3 input; lengths off the 16 lanes.
+TEST_F(OptimizedOps, GroupNormMatchesPortable) {
+  struct Case {
+    std::vector<runtime::SizesType> in;
+    int64_t group;
+    bool affine;
+  };
+  for (const Case& c : {Case{{2, 6, 5, 7}, 3, true}, Case{{1, 32, 8, 8}, 32, false},
+                        Case{{3, 4, 10}, 2, true}, Case{{1, 8, 1, 1}, 4, false}}) {
+    Tensor& in = random(c.in, 11);
+    const int64_t n = c.in[0], ch = c.in[1];
+    const int64_t hxw = static_cast<int64_t>(in.numel()) / (n * ch);
+    std::optional<Tensor> w, b;
+    if (c.affine) {
+      w = random({static_cast<runtime::SizesType>(ch)}, 12);
+      b = random({static_cast<runtime::SizesType>(ch)}, 13);
+    }
+    const std::vector<runtime::SizesType> stat = {c.in[0],
+                                                  static_cast<runtime::SizesType>(c.group)};
+    Tensor& y = zeros(c.in);
+    Tensor& mean = zeros(stat);
+    Tensor& rstd = zeros(stat);
+    Tensor& y_ref = zeros(c.in);
+    Tensor& mean_ref = zeros(stat);
+    Tensor& rstd_ref = zeros(stat);
+    auto ctx = context();
+    native_group_norm_out(ctx, in, w, b, n, ch, hxw, c.group, 1e-5, y, mean, rstd);
+    kernels::native_group_norm_out(ctx, in, w, b, n, ch, hxw, c.group, 1e-5, y_ref, mean_ref,
+                                   rstd_ref);
+    ASSERT_EQ(ctx.failure_state(), Error::Ok);
+    expect_close(y, y_ref);
+    expect_close(mean, mean_ref);
+    expect_close(rstd, rstd_ref);
+  }
+}
+
 TEST_F(OptimizedOps, ErrorsAreThePortableKernelsErrors) {
   Tensor& a = random({4, 5}, 1);
   Tensor& b = random({6, 3}, 2);  // inner sizes differ
