@@ -555,8 +555,9 @@ TEST_F(CpuBackendOps, AddmmWithAComputedSelfAndSplits) {
       << ::testing::PrintToString(kinds);
 }
 
-// A subgraph that reads only constants (the permuted weight of products another backend runs:
-// addmm with beta 2) has no inputs: its blob leaves the input list out, and the runtime takes it.
+// A subgraph that reads only constants (the permuted weight of products the kernels outside the
+// backend run: addmm with beta 2) has no inputs: its blob leaves the input list out, and the
+// runtime takes it.
 TEST_F(CpuBackendOps, SubgraphOfConstantsOnly) {
   auto build = [] {
     builder::GraphBuilder b("constants_only");
