@@ -731,7 +731,7 @@ class Lowering {
   // Part `i` (a getitem) of split_with_sizes_copy(x, sizes, dim): a strided copy of x starting at
   // the sum of the sizes before it along dim.
   void lower_split_part(const ir::Node& item) {
-    if (item.users().empty() && !is_output(item)) return;  // a part nothing reads
+    if (item.users().empty() && !is_output(&item)) return;  // a part nothing reads
     const ir::Node& split = *item.arg(0).as_node();
     const ir::Node* x = split.arg(0).as_node();
     const View v = contiguous(x->spec());
@@ -745,11 +745,6 @@ class Lowering {
     std::vector<int64_t> view = {start * v.strides[static_cast<size_t>(dim)]};
     view.insert(view.end(), v.strides.begin(), v.strides.end());
     add_node(fb::NodeKind::StridedCopy, {tensor_of(x)}, {tensor_of(&item)}, std::move(view), item);
-  }
-
-  bool is_output(const ir::Node& node) const {
-    const std::vector<ir::Node*>& outs = program_.graph().outputs();
-    return std::find(outs.begin(), outs.end(), &node) != outs.end();
   }
 
   // [offset, stride per output dim] of a permute / slice / select / expand of a contiguous input.

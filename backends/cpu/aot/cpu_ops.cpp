@@ -430,13 +430,12 @@ std::optional<HardSwishMatch> match_hardswish(const ir::ExportedProgram& program
     if (n->is_op("aten::add.Scalar")) v *= arg_or_default(*n, "alpha").to_double();
     return std::fabs(v - value) <= 1e-6 * std::fabs(value);  // 1/6 as an fp32 constant says it
   };
-  auto clamp_op = [&](const ir::Node* n, double hi) {
+  auto clamp_op = [&](const ir::Node* n, double hi) {  // clamp or hardtanh to [0, hi]
     if (n == nullptr || classify(program, *n) != CpuOpKind::Unary) return false;
-    const char* lo_name = n->is_op("aten::clamp") ? "min" : "min_val";
-    const char* hi_name = n->is_op("aten::clamp") ? "max" : "max_val";
-    if (!n->is_op("aten::clamp") && !n->is_op("aten::hardtanh")) return false;
-    const ir::Argument lo = arg_or_default(*n, lo_name);
-    const ir::Argument up = arg_or_default(*n, hi_name);
+    const bool clamp = n->is_op("aten::clamp");
+    if (!clamp && !n->is_op("aten::hardtanh")) return false;
+    const ir::Argument lo = arg_or_default(*n, clamp ? "min" : "min_val");
+    const ir::Argument up = arg_or_default(*n, clamp ? "max" : "max_val");
     return !lo.is_none() && !up.is_none() && lo.to_double() == 0.0 && up.to_double() == hi;
   };
   auto product_of = [&](const ir::Node* n, const ir::Node* gate) {
@@ -448,7 +447,6 @@ std::optional<HardSwishMatch> match_hardswish(const ir::ExportedProgram& program
   const ir::Node* mul = x.users()[1];
   if (!mul->is_op("aten::mul.Tensor")) std::swap(first, mul);
   HardSwishMatch m;
-  m.x = &x;
   if (scalar_op(first, "aten::mul.Scalar", 1.0 / 6.0)) {
     const ir::Node* add = only_user(program, first);
     if (!scalar_op(add, "aten::add.Scalar", 0.5)) return std::nullopt;

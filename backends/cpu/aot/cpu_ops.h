@@ -80,7 +80,6 @@ std::optional<GeluMatch> match_gelu(const ir::ExportedProgram& program, const ir
 /// The fused kernels compute x * min(max(x + 3, 0), 6) / 6 (PyTorch's definition), which differs
 /// from the first form by float rounding only.
 struct HardSwishMatch {
-  const ir::Node* x = nullptr;
   std::vector<const ir::Node*> nodes;  // x's two readers first, the tail last
 };
 

@@ -931,11 +931,11 @@ void avg_pool(const TensorSlot& x, const TensorSlot& out, const flatbuffers::Vec
 void batch_norm(const TensorSlot& x, const TensorSlot* weight, const TensorSlot* bias,
                 const TensorSlot& mean, const TensorSlot& var, float eps, opt::Activation act,
                 float lo, float hi, const TensorSlot& out) {
-  const int64_t channels = x.sizes[1];
-  const int64_t inner = channels == 0 ? 0 : x.numel / (x.sizes[0] * channels);
+  const int64_t channels = x.sizes[1], planes = x.sizes[0] * channels;
+  const int64_t inner = planes == 0 ? 0 : x.numel / planes;
   const bool clamp = opt::is_clamp(act);
   const opt::ClampBounds bounds = opt::clamp_bounds(clamp ? act : opt::Activation::None, lo, hi);
-  opt::parallel_for(x.sizes[0] * channels, [&](int64_t plane) {
+  opt::parallel_for(planes, [&](int64_t plane) {
     const int64_t c = plane % channels;
     const float scale = (weight != nullptr ? weight->data[c] : 1.0f) / std::sqrt(var.data[c] + eps);
     const float shift = bias != nullptr ? bias->data[c] : 0.0f;

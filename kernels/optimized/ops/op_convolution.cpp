@@ -54,13 +54,14 @@ bool conv3d(KernelRuntimeContext& ctx, const Tensor& input, const Tensor& weight
   auto* frames = static_cast<float*>(
       ctx.allocate_temp(static_cast<size_t>(n * t * in_frame) * sizeof(float), 64));
   auto* packed = static_cast<uint8_t*>(ctx.allocate_temp(packed_bytes * kt, 64));
-  auto* slice = static_cast<float*>(
-      ctx.allocate_temp(static_cast<size_t>(filters * taps) * sizeof(float), 64));
+  auto* slice = plain ? nullptr
+                      : static_cast<float*>(ctx.allocate_temp(
+                            static_cast<size_t>(filters * taps) * sizeof(float), 64));
   auto* acc = static_cast<float*>(
       ctx.allocate_temp(static_cast<size_t>(2 * n * out_frame) * sizeof(float), 64));
   const size_t scratch_bytes = conv2d_scratch_bytes(s, !plain);
   void* scratch = scratch_bytes > 0 ? ctx.allocate_temp(scratch_bytes, 64) : nullptr;
-  if (frames == nullptr || packed == nullptr || slice == nullptr || acc == nullptr ||
+  if (frames == nullptr || packed == nullptr || (slice == nullptr && !plain) || acc == nullptr ||
       (scratch_bytes > 0 && scratch == nullptr)) {
     return false;
   }
@@ -75,19 +76,17 @@ bool conv3d(KernelRuntimeContext& ctx, const Tensor& input, const Tensor& weight
       }
     }
   }
-  // Weights: slice k of [OC, C/groups, KT, KH, KW], packed.
+  // Weights: slice k of [OC, C/groups, KT, KH, KW], gathered straight into its place when read
+  // plain, else into `slice` and packed from there.
   const float* w = weight.const_data_ptr<float>();
   for (int64_t k = 0; k < kt; ++k) {
+    auto* dst = reinterpret_cast<float*>(packed + k * packed_bytes);
+    float* gathered = plain ? dst : slice;
     for (int64_t f = 0; f < filters; ++f) {
-      std::memcpy(slice + f * taps, w + (f * kt + k) * taps,
+      std::memcpy(gathered + f * taps, w + (f * kt + k) * taps,
                   static_cast<size_t>(taps) * sizeof(float));
     }
-    auto* dst = reinterpret_cast<float*>(packed + k * packed_bytes);
-    if (plain) {
-      std::memcpy(dst, slice, static_cast<size_t>(filters * taps) * sizeof(float));
-    } else {
-      conv2d_pack_weights(s, slice, dst);
-    }
+    if (!plain) conv2d_pack_weights(s, slice, dst);
   }
   const float* b = bias.has_value() ? bias->const_data_ptr<float>() : nullptr;
   float* o = out.mutable_data_ptr<float>();
