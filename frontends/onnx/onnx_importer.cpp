@@ -17,7 +17,9 @@
 
 #include "frontends/onnx/import_context.h"
 #include "frontends/onnx/model_import.h"
+#include "frontends/onnx/newer_opsets.h"
 #include "frontends/onnx/op_registry.h"
+#include "frontends/onnx/op_versions.h"
 #include "frontends/onnx/sym_shape.h"
 
 namespace ptec::onnx_import {
@@ -153,9 +155,13 @@ void check_supported(const onnx::ModelProto& model, const std::string& file) {
           ranges.push_back(fmt::format("{}-{}", e.min_opset, e.max_opset));
         }
       }
+      // Past the table's ranges, name the operator's schema version the opset selects.
+      const int version = schema_version(n.op_type(), opset);
+      const std::string schema =
+          version >= 0 && version != opset ? fmt::format(", its version {}", version) : "";
       if (!ranges.empty()) {
-        label = fmt::format("{} (opset {}; supported for opsets {})", n.op_type(), opset,
-                            fmt::join(ranges, ", "));
+        label = fmt::format("{} (opset {}{}; supported for versions {})", n.op_type(), opset,
+                            schema, fmt::join(ranges, ", "));
       }
     } else {
       label = fmt::format("{}::{} (opset {})", n.domain(), n.op_type(),
@@ -441,6 +447,15 @@ ir::ExportedProgram import_model(onnx::ModelProto& model, const std::string& fil
                                  const OnnxImportOptions& options) {
   const int64_t opset = default_opset(model);
   if (opset < 0) invalid(file, "no opset_import for the default ONNX domain");
+  if (opset > kNewestOpset) {
+    throw LocatedError(Error::NotSupported,
+                       fmt::format("{}: opset {} of the default domain is newer than this "
+                                   "importer knows (opsets 1-{})",
+                                   file, opset, kNewestOpset));
+  }
+  // libonnx's checker sees the operators of a newer opset through newer_opset_registry()
+  // (newer_opsets.h).
+  const bool newer = newer_than_libonnx(model);
 
   std::map<std::string, std::string> declared;
   const DynamicSymbols symbols = make_symbols(file, options);
@@ -459,15 +474,24 @@ ir::ExportedProgram import_model(onnx::ModelProto& model, const std::string& fil
                       return t.data_location() == onnx::TensorProto::EXTERNAL;
                     });
     WorkingDirectory in_data_dir(external ? options.external_data_dir : std::string());
-    onnx::checker::check_model(model);
+    if (newer) {
+      check_newer_model(model);
+    } else {
+      onnx::checker::check_model(model);
+    }
   } catch (const std::exception& e) {
     invalid(file, "checker: " + one_line(e.what()));
   }
-  try {
-    onnx::shape_inference::InferShapes(model, onnx::OpSchemaRegistry::Instance(),
-                                       onnx::ShapeInferenceOptions(false, 0, false));
-  } catch (const std::exception& e) {
-    invalid(file, "shape inference: " + one_line(e.what()));
+  // ONNX's shape inference only cross-checks the importer's own shapes (check_against_inference).
+  // A newer model skips it: libonnx infers nothing past a node it has no schema for, and what it
+  // infers after one can be wrong (a Slice whose bounds come from a Constant-21 it cannot read).
+  if (!newer) {
+    try {
+      onnx::shape_inference::InferShapes(model, onnx::OpSchemaRegistry::Instance(),
+                                         onnx::ShapeInferenceOptions(false, 0, false));
+    } catch (const std::exception& e) {
+      invalid(file, "shape inference: " + one_line(e.what()));
+    }
   }
   check_supported(model, file);
   if (model.graph().sparse_initializer_size() > 0) {

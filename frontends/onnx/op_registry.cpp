@@ -1,5 +1,7 @@
 #include "frontends/onnx/op_registry.h"
 
+#include "frontends/onnx/op_versions.h"
+
 namespace ptec::onnx_import {
 
 const std::vector<OpEntry>& op_entries() {
@@ -20,6 +22,13 @@ const std::vector<OpEntry>& op_entries() {
 const OpEntry* find_entry(std::string_view op_type, int64_t opset) {
   for (const OpEntry& e : op_entries()) {
     if (e.op_type == op_type && opset >= e.min_opset && opset <= e.max_opset) return &e;
+  }
+  // A newer opset keeps the operator's schema of the newest version at or below it: the entry
+  // that implements that version, where one does.
+  const int version = schema_version(op_type, opset);
+  if (version < 0) return nullptr;
+  for (const OpEntry& e : op_entries()) {
+    if (e.op_type == op_type && version >= e.min_opset && version <= e.max_opset) return &e;
   }
   return nullptr;
 }

@@ -13,8 +13,10 @@ using ImportFn = void (*)(ImportContext& ctx, const NodeView& node);
 /// for Shape/Size). Returns false to let the ImportFn map it instead.
 using FoldFn = bool (*)(ImportContext& ctx, const NodeView& node);
 
-/// One row of the importer's op table: ONNX op type (default domain), the opset range the
-/// handler implements, the handler, and an optional import-time evaluator.
+/// One row of the importer's op table: ONNX op type (default domain), the range of the
+/// operator's schema versions the handler implements (a model of a newer opset uses it while the
+/// operator's schema stays one of them, op_versions.h), the handler, and an optional import-time
+/// evaluator.
 struct OpEntry {
   std::string_view op_type;
   int min_opset;
@@ -25,7 +27,8 @@ struct OpEntry {
 
 /// The table: the concatenation of the op families' tables (ops/<family>.cpp).
 const std::vector<OpEntry>& op_entries();
-/// The entry for `op_type` at `opset`, or nullptr.
+/// The entry for `op_type` in a model of opset `opset`: the one whose range holds `opset`, else
+/// the one whose range holds the operator's schema version at `opset`; nullptr when none does.
 const OpEntry* find_entry(std::string_view op_type, int64_t opset);
 
 // Op families, one file each under ops/.

@@ -1,5 +1,5 @@
 // Activations: Relu, LeakyRelu, PRelu, Elu, Selu, Celu, ThresholdedRelu, Softsign, Softplus,
-// Clip, HardSigmoid, HardSwish, Softmax, LogSoftmax, Hardmax.
+// Mish, Gelu, Clip, HardSigmoid, HardSwish, Softmax, LogSoftmax, Hardmax.
 // Ops without a core ATen operator are decomposed into core ops here.
 
 #include <limits>
@@ -145,10 +145,30 @@ void import_softsign(ImportContext& ctx, const NodeView& node) {
   ctx.set_output(node, 0, ctx.call("aten::div.Tensor", {x, den}));
 }
 
-// Softplus(x) = log(exp(x) + 1).
+// log(exp(x) + 1), as ONNX's Softplus.
+ir::Node* softplus(ImportContext& ctx, ir::Node* x) {
+  ir::Node* e = ctx.call("aten::exp", {x});
+  return ctx.call("aten::log", {ctx.call("aten::add.Scalar", {e, 1.0, 1})});
+}
+
 void import_softplus(ImportContext& ctx, const NodeView& node) {
-  ir::Node* e = ctx.call("aten::exp", {ctx.input(node, 0)});
-  ctx.set_output(node, 0, ctx.call("aten::log", {ctx.call("aten::add.Scalar", {e, 1.0, 1})}));
+  ctx.set_output(node, 0, softplus(ctx, ctx.input(node, 0)));
+}
+
+// Mish(x) = x * tanh(softplus(x)) (opset 18).
+void import_mish(ImportContext& ctx, const NodeView& node) {
+  ir::Node* x = ctx.input(node, 0);
+  ir::Node* t = ctx.call("aten::tanh", {softplus(ctx, x)});
+  ctx.set_output(node, 0, ctx.call("aten::mul.Tensor", {x, t}));
+}
+
+// Gelu (opset 20) → gelu with approximate "none" (erf) or "tanh".
+void import_gelu(ImportContext& ctx, const NodeView& node) {
+  const std::string approximate = node.attr_string("approximate", "none");
+  if (approximate != "none" && approximate != "tanh") {
+    node.fail(Error::InvalidArgument, "unknown approximate '{}'", approximate);
+  }
+  ctx.set_output(node, 0, ctx.call("aten::gelu", {ctx.input(node, 0), approximate}));
 }
 
 // Hardmax (opset 13: one axis): 1 at the first maximum along the axis, 0 elsewhere, as
@@ -177,17 +197,19 @@ std::vector<OpEntry> activation_ops() {
       {"Relu", 6, 17, import_relu},
       {"LeakyRelu", 6, 17, import_leaky_relu},
       {"PRelu", 6, 17, import_prelu},
-      {"Elu", 6, 17, import_elu},
+      {"Elu", 6, 22, import_elu},
       {"Clip", 6, 17, import_clip},
-      {"HardSigmoid", 6, 17, import_hard_sigmoid},
-      {"HardSwish", 14, 17, import_hard_swish},
+      {"HardSigmoid", 6, 22, import_hard_sigmoid},
+      {"HardSwish", 14, 22, import_hard_swish},
       {"Softmax", 1, 17, import_softmax},
       {"LogSoftmax", 1, 17, import_softmax},
-      {"Selu", 6, 17, import_selu},
+      {"Selu", 6, 22, import_selu},
       {"Celu", 12, 17, import_celu},
-      {"ThresholdedRelu", 10, 17, import_thresholded_relu},
-      {"Softsign", 1, 17, import_softsign},
-      {"Softplus", 1, 17, import_softplus},
+      {"ThresholdedRelu", 10, 22, import_thresholded_relu},
+      {"Softsign", 1, 22, import_softsign},
+      {"Softplus", 1, 22, import_softplus},
+      {"Mish", 18, 22, import_mish},
+      {"Gelu", 20, 20, import_gelu},
       {"Hardmax", 13, 17, import_hardmax},
   };
 }

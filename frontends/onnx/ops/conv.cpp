@@ -180,8 +180,8 @@ void import_conv_transpose(ImportContext& ctx, const NodeView& node) {
 
 std::vector<OpEntry> conv_ops() {
   return {
-      {"Conv", 1, 17, import_conv},
-      {"ConvTranspose", 1, 17, import_conv_transpose},
+      {"Conv", 1, 22, import_conv},
+      {"ConvTranspose", 1, 22, import_conv_transpose},
   };
 }
 

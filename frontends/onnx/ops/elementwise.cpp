@@ -289,7 +289,7 @@ std::vector<OpEntry> elementwise_ops() {
       {"Mul", 6, 17, import_binary, fold_binary},
       {"Div", 6, 17, import_binary, fold_binary},
       {"Pow", 1, 17, import_binary, fold_binary},
-      {"Equal", 7, 17, import_binary, fold_binary},
+      {"Equal", 7, 19, import_binary, fold_binary},
       {"Less", 7, 17, import_binary, fold_binary},
       {"Greater", 7, 17, import_binary, fold_binary},
       {"LessOrEqual", 12, 17, import_binary, fold_binary},
@@ -303,7 +303,7 @@ std::vector<OpEntry> elementwise_ops() {
       {"Where", 9, 17, import_where, fold_where},
       {"Mean", 6, 17, import_mean},
       {"Mod", 10, 17, import_mod, fold_mod},
-      {"IsInf", 10, 17, import_isinf},
+      {"IsInf", 10, 20, import_isinf},
       {"BitShift", 11, 17, import_bitshift},
   };
   for (const UnaryInfo& u : kUnary) {
@@ -311,7 +311,7 @@ std::vector<OpEntry> elementwise_ops() {
                         u.onnx == "Asinh" || u.onnx == "Acosh" || u.onnx == "Atanh";
     const int min = opset9 ? 9 : u.onnx == "Round" ? 11 : u.onnx == "Not" ? 1 : 6;
     const bool foldable = u.onnx == "Neg" || u.onnx == "Abs";
-    rows.push_back({u.onnx, min, 17, import_unary, foldable ? fold_int_unary : nullptr});
+    rows.push_back({u.onnx, min, 22, import_unary, foldable ? fold_int_unary : nullptr});
   }
   return rows;
 }

@@ -73,7 +73,7 @@ void import_softmax_cross_entropy(ImportContext& ctx, const NodeView& node) {
 
 std::vector<OpEntry> loss_ops() {
   return {
-      {"NegativeLogLikelihoodLoss", 12, 17, import_nll},
+      {"NegativeLogLikelihoodLoss", 12, 22, import_nll},
       {"SoftmaxCrossEntropyLoss", 12, 17, import_softmax_cross_entropy},
   };
 }

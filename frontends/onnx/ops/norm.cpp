@@ -62,13 +62,78 @@ void import_instance_norm(ImportContext& ctx, const NodeView& node) {
   ctx.set_output(node, 0, ctx.getitem(gn, 0));
 }
 
+// GroupNormalization-18's scale or bias ([G], per group) repeated over each group's C / G
+// channels: [C], as native_group_norm takes them.
+ir::Node* per_channel(ImportContext& ctx, const NodeView& node, size_t i, int64_t groups,
+                      int64_t channels) {
+  ir::Node* v = view(ctx, ctx.input(node, i), {groups, 1});
+  v = ctx.call("aten::expand_copy", {v, std::vector<int64_t>{groups, channels / groups}, false});
+  return view(ctx, v, {channels});
+}
+
+void import_group_norm(ImportContext& ctx, const NodeView& node) {
+  const std::vector<int64_t> x = ctx.input_sizes(node, 0);
+  if (x.size() < 2) node.fail(Error::InvalidArgument, "input of rank {}", x.size());
+  if (!node.has_attr("num_groups")) node.fail(Error::InvalidArgument, "num_groups is required");
+  const int64_t groups = node.attr_int("num_groups", 0);
+  const int64_t channels = x[1];
+  if (groups <= 0 || channels % groups != 0) {
+    node.fail(Error::InvalidArgument, "num_groups {} does not divide the {} channels", groups,
+              channels);
+  }
+  // stash_type (version 21): the precision of the mean and variance, float32 by default; the
+  // kernels compute them in float (1 = FLOAT).
+  const int64_t stash = node.attr_int("stash_type", 1);
+  if (stash != onnx::TensorProto::FLOAT) {
+    node.fail(Error::NotSupported, "stash_type {} (only float)", stash);
+  }
+  const bool per_group = node.opset() < 21;
+  const int64_t want = per_group ? groups : channels;
+  for (size_t i : {1, 2}) {
+    if (ctx.input_sizes(node, i) != std::vector<int64_t>{want}) {
+      node.fail(Error::InvalidArgument, "input {} has sizes {}; expected [{}] (one per {})", i,
+                sizes_to_string(ctx.input_sizes(node, i)), want, per_group ? "group" : "channel");
+    }
+  }
+  ir::Node* scale = per_group ? per_channel(ctx, node, 1, groups, channels) : ctx.input(node, 1);
+  ir::Node* bias = per_group ? per_channel(ctx, node, 2, groups, channels) : ctx.input(node, 2);
+  const double eps = node.attr_float("epsilon", 1e-5f);
+  ir::Node* gn = ctx.call(
+      "aten::native_group_norm",
+      {ctx.input(node, 0), scale, bias, x[0], channels, product(x, 2, x.size()), groups, eps});
+  ctx.set_output(node, 0, ctx.getitem(gn, 0));
+}
+
+// RMSNormalization (opset 23): x / sqrt(mean(x^2 over dims axis..rank-1) + epsilon) * scale,
+// scale broadcasting to the normalized dims.
+void import_rms_norm(ImportContext& ctx, const NodeView& node) {
+  const int64_t rank = ctx.input_rank(node, 0);
+  if (rank < 1) node.fail(Error::InvalidArgument, "input of rank 0");
+  const int64_t axis = node.normalize_axis(node.attr_int("axis", -1), rank);
+  const int64_t stash = node.attr_int("stash_type", 1);
+  if (stash != onnx::TensorProto::FLOAT) {
+    node.fail(Error::NotSupported, "stash_type {} (only float)", stash);
+  }
+  std::vector<int64_t> dims;
+  for (int64_t d = axis; d < rank; ++d) dims.push_back(d);
+  const double eps = node.attr_float("epsilon", 1e-5f);
+  ir::Node* x = ctx.input(node, 0);
+  ir::Node* mean = ctx.call("aten::mean.dim",
+                            {ctx.call("aten::mul.Tensor", {x, x}), dims, true, ir::Argument()});
+  ir::Node* rms = ctx.call("aten::sqrt", {ctx.call("aten::add.Scalar", {mean, eps, 1})});
+  ir::Node* y = ctx.call("aten::div.Tensor", {x, rms});
+  ctx.set_output(node, 0, ctx.call("aten::mul.Tensor", {y, ctx.input(node, 1)}));
+}
+
 }  // namespace
 
 std::vector<OpEntry> norm_ops() {
   return {
       {"BatchNormalization", 6, 17, import_batch_norm},
       {"LayerNormalization", 17, 17, import_layer_norm},
-      {"InstanceNormalization", 6, 17, import_instance_norm},
+      {"InstanceNormalization", 6, 22, import_instance_norm},
+      {"GroupNormalization", 18, 21, import_group_norm},
+      {"RMSNormalization", 23, 23, import_rms_norm},
   };
 }
 

@@ -330,11 +330,11 @@ void import_max_unpool(ImportContext& ctx, const NodeView& node) {
 
 std::vector<OpEntry> pool_ops() {
   return {
-      {"MaxPool", 1, 17, import_max_pool},
-      {"AveragePool", 1, 17, import_average_pool},
-      {"GlobalAveragePool", 1, 17, import_global_pool},
-      {"GlobalMaxPool", 1, 17, import_global_pool},
-      {"MaxUnpool", 9, 17, import_max_unpool},
+      {"MaxPool", 1, 22, import_max_pool},
+      {"AveragePool", 1, 22, import_average_pool},
+      {"GlobalAveragePool", 1, 22, import_global_pool},
+      {"GlobalMaxPool", 1, 22, import_global_pool},
+      {"MaxUnpool", 9, 22, import_max_unpool},
   };
 }
 

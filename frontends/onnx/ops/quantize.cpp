@@ -109,7 +109,22 @@ void import_quantize_linear(ImportContext& ctx, const NodeView& node) {
     node.fail(Error::NotSupported, "x has type {}; expected float or int32", to_string(in));
   }
   require_float_input(ctx, node, 1, "y_scale");
-  const DType out = node.has_input(2) ? ctx.input_dtype(node, 2) : DType::Byte;
+  // QuantizeLinear-23's precision: the type x / y_scale is computed in (default y_scale's).
+  const int64_t precision = node.attr_int("precision", 0);
+  if (precision != 0 && precision != onnx::TensorProto::FLOAT) {
+    node.fail(Error::NotSupported, "precision {} (only float)", precision);
+  }
+  // QuantizeLinear-21's output_dtype: y's type where no zero point gives it (default uint8).
+  DType out = node.has_input(2) ? ctx.input_dtype(node, 2) : DType::Byte;
+  const int64_t output_dtype = node.attr_int("output_dtype", 0);
+  if (output_dtype != 0) {
+    const DType wanted = dtype_from_onnx(static_cast<int32_t>(output_dtype), node.where());
+    if (node.has_input(2) && wanted != out) {
+      node.fail(Error::InvalidArgument, "output_dtype {} differs from y_zero_point's type {}",
+                to_string(wanted), to_string(out));
+    }
+    out = wanted;
+  }
   const QuantRange range = quant_range(node, out, "y_zero_point");
   const int64_t rank = ctx.input_rank(node, 0);
   // Per-axis along `axis` (opset 13; default 1) when the scale is a 1-D tensor.
@@ -131,6 +146,11 @@ void import_quantize_linear(ImportContext& ctx, const NodeView& node) {
 // DequantizeLinear(x, x_scale, x_zero_point?) = (x - x_zero_point) * x_scale.
 void import_dequantize_linear(ImportContext& ctx, const NodeView& node) {
   require_no_block_size(node);
+  // DequantizeLinear-23's output_dtype (default x_scale's type, float here).
+  const int64_t output_dtype = node.attr_int("output_dtype", 0);
+  if (output_dtype != 0 && output_dtype != onnx::TensorProto::FLOAT) {
+    node.fail(Error::NotSupported, "output_dtype {} (only float)", output_dtype);
+  }
   const DType in = ctx.input_dtype(node, 0);
   const QuantRange range = quant_range(node, in, "x", /*allow_int32=*/true);
   if (node.has_input(2) && ctx.input_dtype(node, 2) != in) {
@@ -326,12 +346,12 @@ void import_qlinear_conv(ImportContext& ctx, const NodeView& node) {
 
 std::vector<OpEntry> quantize_ops() {
   return {
-      {"QuantizeLinear", 10, 19, import_quantize_linear},
-      {"DequantizeLinear", 10, 19, import_dequantize_linear},
+      {"QuantizeLinear", 10, 25, import_quantize_linear},
+      {"DequantizeLinear", 10, 25, import_dequantize_linear},
       {"DynamicQuantizeLinear", 11, 19, import_dynamic_quantize_linear},
       {"MatMulInteger", 10, 19, import_matmul_integer},
       {"ConvInteger", 10, 19, import_conv_integer},
-      {"QLinearMatMul", 10, 19, import_qlinear_matmul},
+      {"QLinearMatMul", 10, 21, import_qlinear_matmul},
       {"QLinearConv", 10, 19, import_qlinear_conv},
   };
 }

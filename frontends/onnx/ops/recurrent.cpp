@@ -568,9 +568,9 @@ void import_lstm(ImportContext& ctx, const NodeView& node) {
 
 std::vector<OpEntry> recurrent_ops() {
   return {
-      {"RNN", 7, 17, import_rnn},
-      {"GRU", 7, 17, import_gru},
-      {"LSTM", 7, 17, import_lstm},
+      {"RNN", 7, 22, import_rnn},
+      {"GRU", 7, 22, import_gru},
+      {"LSTM", 7, 22, import_lstm},
   };
 }
 

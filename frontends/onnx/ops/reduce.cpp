@@ -117,7 +117,7 @@ void import_cumsum(ImportContext& ctx, const NodeView& node) {
 std::vector<OpEntry> reduce_ops() {
   return {
       {"ReduceMean", 1, 18, import_reduce},   {"ReduceSum", 1, 17, import_reduce},
-      {"ReduceMax", 1, 18, import_reduce},    {"ReduceMin", 1, 18, import_reduce},
+      {"ReduceMax", 1, 20, import_reduce},    {"ReduceMin", 1, 20, import_reduce},
       {"ReduceProd", 1, 18, import_reduce},   {"ReduceSumSquare", 1, 18, import_reduce},
       {"ReduceL1", 1, 18, import_reduce},     {"ReduceL2", 1, 18, import_reduce},
       {"ReduceLogSum", 1, 18, import_reduce}, {"ReduceLogSumExp", 1, 18, import_reduce},

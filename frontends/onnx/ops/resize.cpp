@@ -1,7 +1,9 @@
-// Resize (opsets 10–17) and Upsample (7–9): every mode (nearest with each nearest_mode, linear,
+// Resize (versions 10-19) and Upsample (7-9): every mode (nearest with each nearest_mode, linear,
 // cubic with cubic_coeff_a and exclude_outside) and coordinate_transformation_mode (half_pixel,
-// pytorch_half_pixel, align_corners, asymmetric, tf_half_pixel_for_nn, tf_crop_and_resize with
-// extrapolation_value), for inputs of any rank with static sizes.
+// half_pixel_symmetric, pytorch_half_pixel, align_corners, asymmetric, tf_half_pixel_for_nn,
+// tf_crop_and_resize with extrapolation_value), for inputs of any rank with static sizes; from
+// Resize-18 also axes, keep_aspect_ratio_policy and antialias (linear and cubic filters widened
+// by 1 / scale when downscaling, as ONNX's reference computes them).
 //
 // ONNX's resize is separable: each resized axis is interpolated on its own, in order. Input and
 // output sizes are known at import time, so the importer computes per axis, for every output
@@ -17,6 +19,8 @@
 
 #include <cmath>
 #include <map>
+#include <optional>
+#include <set>
 
 #include "frontends/onnx/ops/op_util.h"
 
@@ -30,6 +34,7 @@ struct ResizeAttrs {
   double cubic_a = -0.75;
   bool exclude_outside = false;
   double extrapolation_value = 0.0;
+  bool antialias = false;  // linear and cubic only
 };
 
 /// One axis: `out` outputs, each a weighted sum of `taps` source indices (tap-major:
@@ -42,13 +47,19 @@ struct AxisTaps {
   bool any_outside = false;
 };
 
-/// ONNX's source coordinate of output `o` (reference implementation's rule). `length` is the
-/// resized length: the output size when sizes are given, in * scale (not floored) for scales.
-double source_coordinate(const ResizeAttrs& a, int64_t o, int64_t in, double length, double scale,
-                         double roi_start, double roi_end) {
+/// ONNX's source coordinate of output `o` of `out` (reference implementation's rule). `length` is
+/// the resized length: the output size when sizes are given, in * scale (not floored) for scales.
+double source_coordinate(const ResizeAttrs& a, int64_t o, int64_t in, int64_t out, double length,
+                         double scale, double roi_start, double roi_end) {
   const double x = static_cast<double>(o);
   const std::string& m = a.coordinate_mode;
   if (m == "asymmetric") return x / scale;
+  if (m == "half_pixel_symmetric") {
+    // The centre of the resized length lands on the centre of the output (they differ when
+    // in * scale is not an integer).
+    const double offset = static_cast<double>(in) / 2 * (1 - static_cast<double>(out) / length);
+    return offset + (x + 0.5) / scale - 0.5;
+  }
   if (m == "align_corners") {
     return length == 1 ? 0.0 : x * static_cast<double>(in - 1) / (length - 1);
   }
@@ -62,8 +73,39 @@ double source_coordinate(const ResizeAttrs& a, int64_t o, int64_t in, double len
   return (x + 0.5) / scale - 0.5;  // half_pixel
 }
 
-/// Interpolation coefficients for the n neighbours at fractional offset `ratio` in (0, 1].
-std::vector<double> coefficients(const ResizeAttrs& a, double ratio) {
+/// The cubic convolution kernel with parameter A at distance x.
+double cubic_kernel(double x, double A) {
+  x = std::abs(x);
+  if (x <= 1) return ((A + 2) * x - (A + 3)) * x * x + 1;
+  if (x < 2) return ((A * x - 5 * A) * x + 8 * A) * x - 4 * A;
+  return 0;
+}
+
+/// Antialiasing coefficients (linear or cubic) for downscaling by `scale` < 1: the kernel
+/// stretched by 1 / scale over the neighbours at offsets start - ratio, ..., normalized to sum 1.
+std::vector<double> antialias_coefficients(const ResizeAttrs& a, double ratio, double scale) {
+  const double reach = a.mode == "linear" ? 1.0 : 2.0;
+  const auto start = static_cast<int64_t>(std::floor(-reach / scale) + 1);
+  const int64_t count = 2 - 2 * start;
+  std::vector<double> c(static_cast<size_t>(count));
+  double total = 0;
+  for (int64_t i = 0; i < count; ++i) {
+    const double x = (static_cast<double>(start + i) - ratio) * scale;
+    const double v =
+        a.mode == "linear" ? std::clamp(1 - std::abs(x), 0.0, 1.0) : cubic_kernel(x, a.cubic_a);
+    c[static_cast<size_t>(i)] = v;
+    total += v;
+  }
+  for (double& v : c) v /= total;
+  return c;
+}
+
+/// Interpolation coefficients for the n neighbours at fractional offset `ratio` in (0, 1] of an
+/// axis resized by `scale`.
+std::vector<double> coefficients(const ResizeAttrs& a, double ratio, double scale) {
+  if (a.antialias && a.mode != "nearest" && scale < 1) {
+    return antialias_coefficients(a, ratio, scale);
+  }
   if (a.mode == "nearest") {
     if (ratio == 1) return {0, 1};
     const std::string& r = a.nearest_rule;
@@ -105,7 +147,7 @@ AxisTaps axis_taps(const ResizeAttrs& a, int64_t in, int64_t out, double length,
   AxisTaps t;
   t.outside.assign(static_cast<size_t>(out), false);
   for (int64_t o = 0; o < out; ++o) {
-    const double x = source_coordinate(a, o, in, length, scale, roi_start, roi_end);
+    const double x = source_coordinate(a, o, in, out, length, scale, roi_start, roi_end);
     if (a.coordinate_mode == "tf_crop_and_resize" && (x < 0 || x > static_cast<double>(in - 1))) {
       t.outside[static_cast<size_t>(o)] = true;
       t.any_outside = true;
@@ -113,7 +155,7 @@ AxisTaps axis_taps(const ResizeAttrs& a, int64_t in, int64_t out, double length,
     }
     const double fl = std::floor(x);
     const double ratio = x == fl ? 1.0 : x - fl;
-    std::vector<double> coeffs = coefficients(a, ratio);
+    std::vector<double> coeffs = coefficients(a, ratio, scale);
     const std::vector<int64_t> idx = neighbours(x, coeffs.size(), in);
     if (a.exclude_outside) {
       double total = 0;
@@ -243,7 +285,8 @@ ir::Node* resize_axis(ImportContext& ctx, const NodeView& node, ir::Node* x, siz
   return y;
 }
 
-/// Per-axis scales (when given) and output sizes: one of them is given for every dim.
+/// Per-axis scales and output sizes, for every dim: one of them, or both (Resize-18's
+/// keep_aspect_ratio_policy, whose sizes are the scale's rounded).
 void resize(ImportContext& ctx, const NodeView& node, const ResizeAttrs& a,
             const std::vector<double>& scales, std::vector<int64_t> sizes,
             const std::vector<double>& roi) {
@@ -258,10 +301,13 @@ void resize(ImportContext& ctx, const NodeView& node, const ResizeAttrs& a,
       node.fail(Error::InvalidArgument, "scales has {} values for an input of rank {}",
                 scales.size(), rank);
     }
-    sizes.clear();
     for (size_t d = 0; d < rank; ++d) {
       if (!(scales[d] > 0)) node.fail(Error::InvalidArgument, "scales must be positive");
-      sizes.push_back(static_cast<int64_t>(std::floor(static_cast<double>(in[d]) * scales[d])));
+    }
+    if (sizes.empty()) {
+      for (size_t d = 0; d < rank; ++d) {
+        sizes.push_back(static_cast<int64_t>(std::floor(static_cast<double>(in[d]) * scales[d])));
+      }
     }
   }
   if (sizes.size() != rank) {
@@ -364,6 +410,83 @@ std::vector<double> const_doubles(ImportContext& ctx, const NodeView& node, size
   return c.to_double();
 }
 
+/// Resize-18's `axes`: scales, sizes and roi (starts, then ends) list only those axes. Gives them
+/// one value per dim (scale 1, the input's size, roi 0 to 1 on the others).
+void spread_over_axes(ImportContext& ctx, const NodeView& node, std::vector<double>* scales,
+                      std::vector<int64_t>* sizes, std::vector<double>* roi) {
+  const std::vector<int64_t> in = ctx.input_sizes(node, 0);
+  const int64_t rank = static_cast<int64_t>(in.size());
+  std::vector<int64_t> axes = node.attr_ints("axes", {});
+  for (int64_t& axis : axes) axis = node.normalize_axis(axis, rank, "axes");
+  const size_t n = axes.size();
+  if (std::set<int64_t>(axes.begin(), axes.end()).size() != n) {
+    node.fail(Error::InvalidArgument, "axes repeats an axis");
+  }
+  auto check = [&](size_t given, size_t want, const char* what) {
+    if (given != want) {
+      node.fail(Error::InvalidArgument, "{} has {} values for {} axes", what, given, n);
+    }
+  };
+  if (!scales->empty()) {
+    check(scales->size(), n, "scales");
+    std::vector<double> full(static_cast<size_t>(rank), 1.0);
+    for (size_t i = 0; i < n; ++i) full[static_cast<size_t>(axes[i])] = (*scales)[i];
+    *scales = full;
+  }
+  if (!sizes->empty()) {
+    check(sizes->size(), n, "sizes");
+    std::vector<int64_t> full = in;
+    for (size_t i = 0; i < n; ++i) full[static_cast<size_t>(axes[i])] = (*sizes)[i];
+    *sizes = full;
+  }
+  if (!roi->empty()) {
+    check(roi->size(), 2 * n, "roi");
+    std::vector<double> full(static_cast<size_t>(rank), 0.0);
+    full.resize(static_cast<size_t>(2 * rank), 1.0);
+    for (size_t i = 0; i < n; ++i) {
+      full[static_cast<size_t>(axes[i])] = (*roi)[i];
+      full[static_cast<size_t>(axes[i] + rank)] = (*roi)[n + i];
+    }
+    *roi = full;
+  }
+}
+
+/// Resize-18's keep_aspect_ratio_policy with sizes: one scale for the `axes` (every dim when there
+/// are none), the smallest (not_larger) or largest (not_smaller) of their size / input ratios,
+/// and their sizes rounded half up from it.
+void keep_aspect_ratio(ImportContext& ctx, const NodeView& node, const std::string& policy,
+                       std::vector<double>* scales, std::vector<int64_t>* sizes) {
+  if (policy != "not_larger" && policy != "not_smaller") {
+    node.fail(Error::InvalidArgument, "unknown keep_aspect_ratio_policy '{}'", policy);
+  }
+  if (sizes->empty()) return;  // (scales: the policy does not apply)
+  const std::vector<int64_t> in = ctx.input_sizes(node, 0);
+  const size_t rank = in.size();
+  if (sizes->size() != rank) {
+    node.fail(Error::InvalidArgument, "sizes has {} values for an input of rank {}", sizes->size(),
+              rank);
+  }
+  std::vector<bool> resized(rank, !node.has_attr("axes"));
+  for (int64_t axis : node.attr_ints("axes", {})) {
+    resized[static_cast<size_t>(node.normalize_axis(axis, static_cast<int64_t>(rank), "axes"))] =
+        true;
+  }
+  std::optional<double> scale;
+  for (size_t d = 0; d < rank; ++d) {
+    if (!resized[d]) continue;
+    if (in[d] <= 0) node.fail(Error::NotSupported, "resize of an empty tensor");
+    const double r = static_cast<double>((*sizes)[d]) / static_cast<double>(in[d]);
+    if (!scale || (policy == "not_larger" ? r < *scale : r > *scale)) scale = r;
+  }
+  if (!scale) return;
+  scales->assign(rank, 1.0);
+  for (size_t d = 0; d < rank; ++d) {
+    if (!resized[d]) continue;
+    (*scales)[d] = *scale;
+    (*sizes)[d] = static_cast<int64_t>(*scale * static_cast<double>(in[d]) + 0.5);
+  }
+}
+
 std::string resize_mode(const NodeView& node) {
   std::string mode = node.attr_string("mode", "nearest");
   if (mode == "bilinear") mode = "linear";  // Upsample-7's spelling
@@ -381,8 +504,9 @@ void import_resize(ImportContext& ctx, const NodeView& node) {
     return;
   }
   a.coordinate_mode = node.attr_string("coordinate_transformation_mode", "half_pixel");
-  static const char* const kModes[] = {"half_pixel", "pytorch_half_pixel",   "align_corners",
-                                       "asymmetric", "tf_half_pixel_for_nn", "tf_crop_and_resize"};
+  static const char* const kModes[] = {
+      "half_pixel", "half_pixel_symmetric", "pytorch_half_pixel", "align_corners",
+      "asymmetric", "tf_half_pixel_for_nn", "tf_crop_and_resize"};
   if (std::none_of(std::begin(kModes), std::end(kModes),
                    [&](const char* m) { return a.coordinate_mode == m; })) {
     node.fail(Error::InvalidArgument, "unknown coordinate_transformation_mode '{}'",
@@ -397,14 +521,18 @@ void import_resize(ImportContext& ctx, const NodeView& node) {
   a.cubic_a = node.attr_float("cubic_coeff_a", -0.75f);
   a.exclude_outside = node.attr_int("exclude_outside", 0) != 0;
   a.extrapolation_value = node.attr_float("extrapolation_value", 0.0f);
+  a.antialias = node.attr_int("antialias", 0) != 0;
   std::vector<double> roi;
   if (a.coordinate_mode == "tf_crop_and_resize") roi = const_doubles(ctx, node, 1, "roi");
-  const std::vector<double> scales = const_doubles(ctx, node, 2, "scales");
+  std::vector<double> scales = const_doubles(ctx, node, 2, "scales");
   std::vector<int64_t> sizes;
   if (node.has_input(3)) sizes = ctx.require_constant(node, 3, "sizes").to_int64();
   if (scales.empty() == sizes.empty()) {
     node.fail(Error::InvalidArgument, "exactly one of scales and sizes must be given");
   }
+  if (node.has_attr("axes")) spread_over_axes(ctx, node, &scales, &sizes, &roi);
+  const std::string policy = node.attr_string("keep_aspect_ratio_policy", "stretch");
+  if (policy != "stretch") keep_aspect_ratio(ctx, node, policy, &scales, &sizes);
   resize(ctx, node, a, scales, sizes, roi);
 }
 
@@ -427,7 +555,7 @@ void import_upsample(ImportContext& ctx, const NodeView& node) {
 
 std::vector<OpEntry> resize_ops() {
   return {
-      {"Resize", 10, 17, import_resize},
+      {"Resize", 10, 19, import_resize},
       {"Upsample", 7, 9, import_upsample},
   };
 }

@@ -322,7 +322,7 @@ std::vector<OpEntry> scatter_gather_ops() {
       {"ScatterElements", 11, 18, import_scatter_elements},
       {"ScatterND", 11, 18, import_scatter_nd},
       {"GatherND", 11, 18, import_gather_nd},
-      {"TopK", 1, 18, import_topk},
+      {"TopK", 1, 24, import_topk},
       {"OneHot", 9, 18, import_one_hot},
       {"Compress", 9, 18, import_compress},
   };

@@ -269,13 +269,13 @@ void import_expand(ImportContext& ctx, const NodeView& node) {
 
 std::vector<OpEntry> shape_ops() {
   return {
-      {"Shape", 1, 17, import_shape, fold_shape},
-      {"Size", 1, 17, import_shape, fold_shape},
-      {"Reshape", 5, 17, import_reshape},
-      {"Flatten", 1, 17, import_flatten},
-      {"Squeeze", 1, 17, import_squeeze},
-      {"Unsqueeze", 1, 17, import_unsqueeze},
-      {"Transpose", 1, 17, import_transpose, fold_transpose},
+      {"Shape", 1, 25, import_shape, fold_shape},
+      {"Size", 1, 25, import_shape, fold_shape},
+      {"Reshape", 5, 25, import_reshape},
+      {"Flatten", 1, 25, import_flatten},
+      {"Squeeze", 1, 25, import_squeeze},
+      {"Unsqueeze", 1, 25, import_unsqueeze},
+      {"Transpose", 1, 25, import_transpose, fold_transpose},
       {"Expand", 8, 17, import_expand, fold_expand},
   };
 }

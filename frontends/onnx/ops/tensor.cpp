@@ -412,6 +412,7 @@ void import_pad(ImportContext& ctx, const NodeView& node) {
         ctx.call("aten::constant_pad_nd", {x, pad, scalar_arg(value, ctx.input_dtype(node, 0))}));
     return;
   }
+  if (mode == "wrap") node.fail(Error::NotSupported, "mode 'wrap' is not supported");
   if (mode != "reflect" && mode != "edge")
     node.fail(Error::InvalidArgument, "unknown mode '{}'", mode);
   const bool fits = (rank == 3 || rank == 4) && first + 2 >= rank &&
@@ -534,24 +535,24 @@ void import_tile(ImportContext& ctx, const NodeView& node) {
 
 std::vector<OpEntry> tensor_ops() {
   return {
-      {"Constant", 1, 17, import_constant},
-      {"ConstantOfShape", 9, 17, import_constant_of_shape},
+      {"Constant", 1, 25, import_constant},
+      {"ConstantOfShape", 9, 25, import_constant_of_shape},
       {"Range", 11, 17, import_range},
-      {"Identity", 1, 17, import_identity},
-      {"Dropout", 7, 17, import_dropout},
-      {"Cast", 6, 17, import_cast, fold_cast},
+      {"Identity", 1, 25, import_identity},
+      {"Dropout", 7, 22, import_dropout},
+      {"Cast", 6, 25, import_cast, fold_cast},
       {"Concat", 4, 17, import_concat, fold_concat},
       {"Split", 2, 18, import_split},
       {"Slice", 1, 17, import_slice, fold_slice},
       {"Gather", 1, 17, import_gather, fold_gather},
-      {"Pad", 2, 18, import_pad},
+      {"Pad", 2, 25, import_pad},
       {"Tile", 6, 17, import_tile},
-      {"CastLike", 15, 17, import_cast_like},
+      {"CastLike", 15, 25, import_cast_like},
       {"Trilu", 14, 17, import_trilu},
       {"GatherElements", 11, 17, import_gather_elements},
       {"DepthToSpace", 1, 17, import_depth_space},
       {"SpaceToDepth", 1, 17, import_depth_space},
-      {"EyeLike", 9, 17, import_eye_like},
+      {"EyeLike", 9, 22, import_eye_like},
   };
 }
 
