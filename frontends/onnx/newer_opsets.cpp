@@ -20,9 +20,7 @@ namespace {
 // Inputs and outputs a permissive schema takes (ONNX operators have at most 8 of either).
 constexpr int kMaxArity = 16;
 
-bool is_default_domain(const std::string& domain) {
-  return domain.empty() || domain == "ai.onnx";
-}
+bool is_default_domain(const std::string& domain) { return domain.empty() || domain == "ai.onnx"; }
 
 class NewerOpsetRegistry final : public onnx::ISchemaRegistry {
  public:

@@ -217,10 +217,9 @@ constexpr OpVersions kOpVersions[] = {
 
 int schema_version(std::string_view op_type, int64_t opset) {
   const auto* end = std::end(kOpVersions);
-  const auto* it = std::lower_bound(std::begin(kOpVersions), end, op_type,
-                                    [](const OpVersions& e, std::string_view name) {
-                                      return e.op < name;
-                                    });
+  const auto* it =
+      std::lower_bound(std::begin(kOpVersions), end, op_type,
+                       [](const OpVersions& e, std::string_view name) { return e.op < name; });
   if (it == end || it->op != op_type || opset > kNewestOpset) return -1;
   int found = -1;
   for (int v : it->versions) {

@@ -14,7 +14,6 @@ namespace ptec::onnx_import {
 /// The newest default-domain opset whose operator schemas this table knows.
 inline constexpr int kNewestOpset = 25;
 
-
 /// The opset that defined the schema `op_type` (default domain) has in a model of opset `opset`:
 /// the newest version of the operator at or below it. -1 when the operator is unknown, did not
 /// exist yet at `opset`, or `opset` is newer than kNewestOpset.
