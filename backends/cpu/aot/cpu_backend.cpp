@@ -292,25 +292,40 @@ class Lowering {
       for (const ir::Node* n : f.gate) absorbed_[n] = node;
       deferred_[tail] = node;
     }
-    // A batch norm no convolution absorbed, with the activation that alone reads it (DenseNet's
-    // pre-activation BN -> ReLU).
+    // A batch norm no convolution absorbed (DenseNet's pre-activation BN -> ReLU) or a group norm,
+    // with the activation that alone reads it: a unary one, or SiLU as x * sigmoid(x) (the
+    // GroupNorm -> SiLU of diffusion models' blocks).
     for (const ir::Node* node : program_.graph().nodes()) {
-      if (classify(program_, *node) != CpuOpKind::BatchNorm) continue;
+      const CpuOpKind kind = classify(program_, *node);
+      if (kind != CpuOpKind::BatchNorm && kind != CpuOpKind::GroupNorm) continue;
       const ir::Node* values = nullptr;
       size_t reads = 0;
       for (const ir::Node* item : node->users()) {
         if (item->arg(1).as_int() == 0) values = item;
         reads += item->users().size();
       }
-      if (values == nullptr || reads != 1 || !single_use(values)) continue;
-      const ir::Node* act = values->users()[0];
-      if (absorbed_.count(act) != 0 || classify(program_, *act) != CpuOpKind::Unary) continue;
+      if (values == nullptr || reads != values->users().size() || outputs.count(values) != 0) {
+        continue;
+      }
       Fusion f;
-      f.activation = act;
-      f.tail = act;
+      if (single_use(values)) {
+        const ir::Node* act = values->users()[0];
+        if (absorbed_.count(act) != 0 || classify(program_, *act) != CpuOpKind::Unary) continue;
+        f.activation = act;
+      } else if (const ir::Node* mul = silu_of(values, outputs); mul != nullptr) {
+        for (const ir::Node* user : values->users()) {
+          if (user != mul) f.gate.push_back(user);
+        }
+        f.gated = fb::Activation::Silu;
+        f.activation = mul;
+      } else {
+        continue;
+      }
+      f.tail = f.activation;
       fusions_[node] = f;
-      absorbed_[act] = node;
-      deferred_[act] = node;
+      absorbed_[f.activation] = node;
+      for (const ir::Node* n : f.gate) absorbed_[n] = node;
+      deferred_[f.tail] = node;
     }
     // After the fusions above: a convolution (not depthwise) whose input is x * s with s of shape
     // [N, C, 1, 1] and that is the product's only reader (squeeze-and-excite: s =
@@ -586,7 +601,8 @@ class Lowering {
                     node.target());
       case CpuOpKind::Conv2d:
       case CpuOpKind::Linear:
-      case CpuOpKind::BatchNorm: lower_fused(node); return;
+      case CpuOpKind::BatchNorm:
+      case CpuOpKind::GroupNorm: lower_fused(node); return;
       case CpuOpKind::WeightPermute:
       case CpuOpKind::Split: return;  // absorbed by their users / read by their getitems
       case CpuOpKind::GetItem:
@@ -991,6 +1007,13 @@ class Lowering {
       }
       add_node(fb::NodeKind::BatchNorm, inputs, {out}, {}, node, also);
       graph_->nodes.back()->scalar = static_cast<float>(node.arg(6).to_double());
+    } else if (node.is_op("aten::native_group_norm")) {
+      std::vector<uint32_t> inputs = {tensor_of(node.arg(0).as_node())};
+      for (size_t i = 1; i <= 2; ++i) {
+        inputs.push_back(node.arg(i).is_none() ? kAbsent : tensor_of(node.arg(i).as_node()));
+      }
+      add_node(fb::NodeKind::GroupNorm, inputs, {out}, {node.arg(6).as_int()}, node, also);
+      graph_->nodes.back()->scalar = static_cast<float>(node.arg(7).to_double());
     } else if (node.is_op("aten::convolution")) {
       const ir::Argument bias = arg_or_default(node, "bias");
       const std::vector<int64_t> s = node.arg("stride").to_int_vector();

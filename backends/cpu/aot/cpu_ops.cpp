@@ -147,6 +147,44 @@ bool is_batch_norm(const ir::ExportedProgram& program, const ir::Node& node) {
   return node.arg(6).is_double() || node.arg(6).is_int();
 }
 
+// A group norm of an fp32 tensor (N, C, ...) whose weight and bias (may be absent) hold one fp32
+// value per channel, of which only the normalized values are used.
+bool is_group_norm(const ir::Node& node) {
+  if (!node.is_op("aten::native_group_norm") || node.meta().val.size() != 3 ||
+      !node.arg(0).is_node()) {
+    return false;
+  }
+  for (const ir::Node* user : node.users()) {  // getitems, of output 0 where used
+    if (!user->is_op("getitem") || (user->arg(1).as_int() != 0 && !user->users().empty())) {
+      return false;
+    }
+  }
+  const ir::Node* x = node.arg(0).as_node();
+  if (x->meta().val.size() != 1 || !float_static(x->spec()) || x->spec().rank() < 2 ||
+      !float_static(node.meta().val[0])) {
+    return false;
+  }
+  for (size_t i = 3; i <= 6; ++i) {
+    if (!node.arg(i).is_int()) return false;
+  }
+  const int64_t n = node.arg(3).as_int(), c = node.arg(4).as_int(), hxw = node.arg(5).as_int();
+  const int64_t groups = node.arg(6).as_int();
+  const ir::TensorSpec& spec = x->spec();
+  if (spec.shape[0].value() != n || spec.shape[1].value() != c || groups <= 0 || c % groups != 0 ||
+      spec.numel_upper_bound() != n * c * hxw) {
+    return false;
+  }
+  for (size_t i = 1; i <= 2; ++i) {
+    const ir::Argument& a = node.arg(i);
+    if (a.is_none()) continue;
+    if (!a.is_node() || a.as_node()->meta().val.size() != 1 || !float_static(a.as_node()->spec()) ||
+        a.as_node()->spec().numel_upper_bound() != c) {
+      return false;
+    }
+  }
+  return node.arg(7).is_double() || node.arg(7).is_int();
+}
+
 }  // namespace
 
 ir::Argument arg_or_default(const ir::Node& node, std::string_view name) {
@@ -166,14 +204,16 @@ CpuOpKind classify(const ir::ExportedProgram& program, const ir::Node& node) {
   if (!node.is_call() || node.op() == nullptr) return CpuOpKind::Unsupported;
   if (node.is_op("getitem")) {
     const ir::Argument& src = node.arg(0);
-    return src.is_node() && (is_max_pool(*src.as_node()) ||
-                             is_batch_norm(program, *src.as_node()) || is_split(*src.as_node()))
+    return src.is_node() &&
+                   (is_max_pool(*src.as_node()) || is_batch_norm(program, *src.as_node()) ||
+                    is_group_norm(*src.as_node()) || is_split(*src.as_node()))
                ? CpuOpKind::GetItem
                : CpuOpKind::Unsupported;
   }
   if (is_split(node)) return CpuOpKind::Split;
   if (is_max_pool(node)) return CpuOpKind::MaxPool2d;
   if (is_batch_norm(program, node)) return CpuOpKind::BatchNorm;
+  if (is_group_norm(node)) return CpuOpKind::GroupNorm;
   if (!tensors_ok(node)) return CpuOpKind::Unsupported;
 
   if (node.is_op("aten::avg_pool2d")) {

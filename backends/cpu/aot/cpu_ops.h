@@ -24,7 +24,7 @@ enum class CpuOpKind {
   WeightPermute,  // aten::permute_copy [1, 0] of a constant: absorbed into a Linear's packing
   MaxPool2d,      // aten::max_pool2d_with_indices whose indices are unused
   AvgPool2d,      // aten::avg_pool2d
-  GetItem,        // getitem 0 of a claimed max pool or batch norm, any getitem of a split
+  GetItem,  // getitem 0 of a claimed max pool, batch norm or group norm, any getitem of a split
   GlobalAvgPool,  // aten::mean.dim over the last two dims of a 4-D tensor
   Unary,          // relu, clamp, hardtanh, sigmoid, tanh, gelu, silu, hardswish, leaky_relu
   Binary,         // add / sub (alpha = 1), mul, div, broadcasting
@@ -38,6 +38,7 @@ enum class CpuOpKind {
   MeanInner,      // aten::mean.dim over the last dim
   BatchNorm,      // aten::_native_batch_norm_legit_no_training with constant parameters, whose
                   // statistics outputs are unused (one no convolution before it absorbed)
+  GroupNorm,      // aten::native_group_norm whose statistics outputs are unused
   Split,          // aten::split_with_sizes_copy: each part its getitem's strided copy
 };
 

@@ -182,12 +182,12 @@ partition::PartitionResult CpuPartitioner::partition(
       }
       if (!whole) changed |= give_up_set(i);
     }
-    // A max pool, batch norm or split without its getitems (or the reverse) cannot be lowered
-    // alone.
+    // A max pool, batch or group norm or split without its getitems (or the reverse) cannot be
+    // lowered alone.
     for (const ir::Node* node : graph.nodes()) {
       const CpuOpKind kind = classify(program, *node);
       if ((kind != CpuOpKind::MaxPool2d && kind != CpuOpKind::BatchNorm &&
-           kind != CpuOpKind::Split) ||
+           kind != CpuOpKind::GroupNorm && kind != CpuOpKind::Split) ||
           claimed.count(node) == 0) {
         continue;
       }

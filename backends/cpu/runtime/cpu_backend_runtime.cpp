@@ -17,6 +17,7 @@
 #include "kernels/optimized/conv2d.h"
 #include "kernels/optimized/conv2d_winograd.h"
 #include "kernels/optimized/gemm.h"
+#include "kernels/optimized/group_norm.h"
 #include "kernels/optimized/layer_norm.h"
 #include "kernels/optimized/max_pool2d.h"
 #include "kernels/optimized/qconv2d.h"
@@ -36,7 +37,7 @@ using runtime::MemoryAllocator;
 
 constexpr uint32_t kAbsent = 0xFFFFFFFFu;
 constexpr uint32_t kMinBlobVersion = 1;
-constexpr uint32_t kBlobVersion = 8;  // kCpuBlobVersion of backends/cpu/aot
+constexpr uint32_t kBlobVersion = 9;  // kCpuBlobVersion of backends/cpu/aot
 constexpr int64_t kMaxRank = 8;
 constexpr size_t kAlign = 64;
 
@@ -573,6 +574,22 @@ Error prepare_node(Handle& h, NodeState& st, MemoryAllocator& alloc, size_t* scr
         CPU_CHECK((p == nullptr && i < 3) || (p != nullptr && p->numel == x->sizes[1]),
                   Error::InvalidProgram,
                   "PtecCpuBackend: BatchNorm parameter %u must hold one value per channel", i);
+      }
+      return Error::Ok;
+    }
+    case fb::NodeKind::GroupNorm: {
+      const TensorSlot* x = tensor(0);
+      CPU_CHECK(x != nullptr && x->rank >= 2 && x->rank == out.rank && x->numel == out.numel &&
+                    n->inputs()->size() == 3 && n->ints() != nullptr && n->ints()->size() == 1,
+                Error::InvalidProgram, "PtecCpuBackend: malformed GroupNorm node");
+      const int64_t groups = n->ints()->Get(0);
+      CPU_CHECK(groups > 0 && x->sizes[1] % groups == 0, Error::InvalidProgram,
+                "PtecCpuBackend: GroupNorm groups %lld do not divide %lld channels",
+                static_cast<long long>(groups), static_cast<long long>(x->sizes[1]));
+      for (uint32_t i = 1; i < 3; ++i) {
+        const TensorSlot* p = tensor(i);
+        CPU_CHECK(p == nullptr || p->numel == x->sizes[1], Error::InvalidProgram,
+                  "PtecCpuBackend: GroupNorm parameter %u must hold one value per channel", i);
       }
       return Error::Ok;
     }
@@ -1346,6 +1363,16 @@ Error run_node(Handle& h, const NodeState& st, runtime::BackendExecutionContext&
       batch_norm(*slot(0), slot(1), slot(2), *slot(3), *slot(4), n->scalar(),
                  activation_of(n->activation()), n->clamp_min(), n->clamp_max(), out);
       return Error::Ok;
+    case fb::NodeKind::GroupNorm: {
+      const TensorSlot& x = *slot(0);
+      const int64_t images = x.sizes[0], channels = x.sizes[1];
+      const int64_t hxw = images * channels == 0 ? 0 : x.numel / (images * channels);
+      opt::group_norm(x.data, slot(1) != nullptr ? slot(1)->data : nullptr,
+                      slot(2) != nullptr ? slot(2)->data : nullptr, images, channels, hxw,
+                      n->ints()->Get(0), n->scalar(), out.data, nullptr, nullptr,
+                      activation_of(n->activation()), n->clamp_min(), n->clamp_max());
+      return Error::Ok;
+    }
     case fb::NodeKind::GlobalAvgPool: {
       const TensorSlot& x = *slot(0);
       const int64_t plane = x.sizes[2] * x.sizes[3];
@@ -1479,6 +1506,8 @@ Result<runtime::DelegateHandle*> CpuBackendRuntime::init(
               "PtecCpuBackend: node kind %d needs blob version 4", static_cast<int>(n->kind()));
     CPU_CHECK(graph->version() >= 7 || n->kind() < fb::NodeKind::BatchNorm, Error::InvalidProgram,
               "PtecCpuBackend: node kind %d needs blob version 7", static_cast<int>(n->kind()));
+    CPU_CHECK(graph->version() >= 9 || n->kind() < fb::NodeKind::GroupNorm, Error::InvalidProgram,
+              "PtecCpuBackend: node kind %d needs blob version 9", static_cast<int>(n->kind()));
     CPU_CHECK(n->activation() <= fb::Activation::MAX &&
                   (graph->version() >= 8 || n->activation() != fb::Activation::LeakyRelu),
               Error::InvalidProgram, "PtecCpuBackend: unknown activation %d for blob version %u",

@@ -527,6 +527,64 @@ TEST_F(CpuBackendOps, BatchNormWithoutAConvolutionBeforeIt) {
   EXPECT_EQ(blob_kinds(shared()), (std::vector<K>{K::BatchNorm, K::Unary}));
 }
 
+// Group norm (diffusion models' GroupNorm -> SiLU): ranks 3 and 4, one group, one group per
+// channel and in between, channel counts off any block size, batch > 1, weight / bias absent,
+// the activation after it fused (SiLU as x * sigmoid(x) as ONNX exporters write it, relu,
+// hardtanh); the normalized values also read elsewhere: the activation runs on its own.
+TEST_F(CpuBackendOps, GroupNormWithTheActivationAfterIt) {
+  struct Case {
+    Ints input;
+    int64_t groups;
+    bool affine;
+    std::string activation;  // "silu": x * sigmoid(x)
+  };
+  const std::vector<Case> cases = {
+      {{2, 6, 5, 3}, 3, true, "silu"},
+      {{1, 12, 7, 9}, 1, true, "aten::relu"},
+      {{3, 5, 4}, 5, false, "silu"},
+      {{2, 33, 3, 2}, 11, true, ""},
+      {{1, 4, 1, 1}, 2, false, "aten::hardtanh"},
+  };
+  for (const Case& c : cases) {
+    const int64_t channels = c.input[1];
+    int64_t inner = 1;
+    for (size_t i = 2; i < c.input.size(); ++i) inner *= c.input[i];
+    auto build = [&] {
+      builder::GraphBuilder b("group_norm");
+      Value x = b.input("x", DType::Float, shape(c.input));
+      builder::Arg weight = nullptr, bias = nullptr;
+      if (c.affine) {
+        weight = b.parameter("weight", tensor({channels}, 3));
+        bias = b.parameter("bias", tensor({channels}, 4));
+      }
+      Value y = b.call_multi("aten::native_group_norm",
+                             {x, weight, bias, c.input[0], channels, inner, c.groups, 1e-5})[0];
+      if (c.activation == "silu") {
+        y = b.call("aten::mul.Tensor", {y, b.call("aten::sigmoid", {y})});
+      } else if (c.activation == "aten::hardtanh") {
+        y = b.call("aten::hardtanh", {y, -0.5, 0.5});
+      } else if (!c.activation.empty()) {
+        y = b.call(c.activation, {y});
+      }
+      b.output({y});
+      return b.build();
+    };
+    const std::string trace = ::testing::PrintToString(c.input) + " groups " +
+                              std::to_string(c.groups) + " " + c.activation;
+    EXPECT_EQ(expect_same(build, {c.input}), 1u) << trace;
+    EXPECT_EQ(blob_kinds(build()), std::vector<K>{K::GroupNorm}) << trace;
+  }
+  auto shared = [&] {
+    builder::GraphBuilder b("group_norm_shared");
+    Value x = b.input("x", DType::Float, {2, 4, 3, 3});
+    Value y = b.call_multi("aten::native_group_norm", {x, nullptr, nullptr, 2, 4, 9, 2, 1e-3})[0];
+    b.output({b.call("aten::mul.Tensor", {y, b.call("aten::sigmoid", {y})}), y});
+    return b.build();
+  };
+  EXPECT_EQ(expect_same(shared, {{2, 4, 3, 3}}), 1u);
+  EXPECT_EQ(blob_kinds(shared()), (std::vector<K>{K::GroupNorm, K::Unary, K::Binary}));
+}
+
 // addmm whose self is computed (a recurrent cell's input projection): added as the Linear's
 // residual; and split_with_sizes_copy, each part its getitem's strided copy (an LSTM's gates).
 TEST_F(CpuBackendOps, AddmmWithAComputedSelfAndSplits) {

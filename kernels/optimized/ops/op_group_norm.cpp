@@ -1,39 +1,15 @@
-// native_group_norm.out, optimized for fp32 contiguous tensors: the statistics of each (image,
-// group) are float sums in 16 lanes (row_sum.h; the portable kernel accumulates in double, one
-// element at a time), and the normalization with the per-channel affine is one vectorizable pass.
-// Groups run in parallel. Everything else runs the portable kernel.
+// native_group_norm.out, optimized for fp32 contiguous tensors (group_norm.h: float statistics in
+// 16 lanes, where the portable kernel accumulates in double one element at a time; groups in
+// parallel). Everything else runs the portable kernel.
 
-#include <cmath>
-
+#include "kernels/optimized/group_norm.h"
 #include "kernels/optimized/ops/ops.h"
-#include "kernels/optimized/row_sum.h"
-#include "kernels/optimized/threadpool.h"
 #include "kernels/portable/functions.h"
 
 namespace ptec::kernels::optimized {
 namespace {
 
 bool float_contiguous(const Tensor& t) { return t.dtype() == DType::Float && t.is_contiguous(); }
-
-// sum((x[i] - mean)^2) over [0, n), in 16 lanes added pairwise.
-float squared_deviations(const float* x, int64_t n, float mean) {
-  float lanes[16] = {};
-  int64_t i = 0;
-  for (; i + 16 <= n; i += 16) {
-    for (int l = 0; l < 16; ++l) {
-      const float d = x[i + l] - mean;
-      lanes[l] += d * d;
-    }
-  }
-  for (int l = 0; i < n; ++i, ++l) {
-    const float d = x[i] - mean;
-    lanes[l] += d * d;
-  }
-  for (int width = 8; width >= 1; width /= 2) {
-    for (int l = 0; l < width; ++l) lanes[l] += lanes[l + width];
-  }
-  return lanes[0];
-}
 
 }  // namespace
 
@@ -63,30 +39,10 @@ std::tuple<Tensor&, Tensor&, Tensor&> native_group_norm_out(
       !resize_out(ctx, kOp, out1, stat, "out1") || !resize_out(ctx, kOp, out2, stat, "out2")) {
     return ret;
   }
-  const int64_t cg = c / group, len = cg * hxw;
-  const float* x = input.const_data_ptr<float>();
-  const float* w = weight ? weight->const_data_ptr<float>() : nullptr;
-  const float* b = bias ? bias->const_data_ptr<float>() : nullptr;
-  float* y = out0.mutable_data_ptr<float>();
-  float* means = out1.mutable_data_ptr<float>();
-  float* rstds = out2.mutable_data_ptr<float>();
-  parallel_for(n * group, [&](int64_t i) {
-    const float* xi = x + i * len;
-    float* yi = y + i * len;
-    const float mean = len > 0 ? row_sum(xi, len) / static_cast<float>(len) : 0.0f;
-    const float var = len > 0 ? squared_deviations(xi, len, mean) / static_cast<float>(len) : 0.0f;
-    const float rstd = static_cast<float>(1.0 / std::sqrt(static_cast<double>(var) + eps));
-    for (int64_t ch = 0; ch < cg; ++ch) {
-      const int64_t cc = (i % group) * cg + ch;
-      const float scale = w != nullptr ? rstd * w[cc] : rstd;
-      const float shift = b != nullptr ? b[cc] : 0.0f;
-      const float* xc = xi + ch * hxw;
-      float* yc = yi + ch * hxw;
-      for (int64_t j = 0; j < hxw; ++j) yc[j] = (xc[j] - mean) * scale + shift;
-    }
-    means[i] = mean;
-    rstds[i] = rstd;
-  });
+  group_norm(input.const_data_ptr<float>(), weight ? weight->const_data_ptr<float>() : nullptr,
+             bias ? bias->const_data_ptr<float>() : nullptr, n, c, hxw, group, eps,
+             out0.mutable_data_ptr<float>(), out1.mutable_data_ptr<float>(),
+             out2.mutable_data_ptr<float>());
   return ret;
 }
 
