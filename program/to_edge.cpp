@@ -11,6 +11,7 @@
 #include "passes/batch_norm_folding.h"
 #include "passes/dead_code_elimination.h"
 #include "passes/decompose.h"
+#include "passes/group_norm_fusion.h"
 #include "passes/pad_folding.h"
 #include "passes/pass_manager.h"
 
@@ -45,6 +46,7 @@ ir::ExportedProgram to_edge(const ir::ExportedProgram& aten, const EdgeCompileCo
       std::set<std::string>(config.preserve_ops.begin(), config.preserve_ops.end())));
   manager.add(std::make_unique<passes::BatchNormFolding>());
   manager.add(std::make_unique<passes::PadFolding>());
+  manager.add(std::make_unique<passes::GroupNormFusion>());
   manager.add(std::make_unique<passes::DeadCodeElimination>());
   manager.run(edge);
 

@@ -265,6 +265,14 @@ def run(model, inputs):
             sh = (1, -1) + (1,) * (x.ndim - 2)
             out = [(x - mean.reshape(sh)) / np.sqrt(var.reshape(sh).astype(np.float64) + a.get("epsilon", 1e-5))
                    * s.reshape(sh) + b.reshape(sh)]
+        elif t == "InstanceNormalization":
+            x, s, b = ins
+            axes = tuple(range(2, x.ndim))
+            xd = x.astype(np.float64)
+            sh = (1, -1) + (1,) * (x.ndim - 2)
+            out = [(xd - xd.mean(axis=axes, keepdims=True))
+                   / np.sqrt(xd.var(axis=axes, keepdims=True) + a.get("epsilon", 1e-5))
+                   * s.reshape(sh) + b.reshape(sh)]
         elif t == "MaxPool":
             out = [op_pool(node, ins[0], "max")]
         elif t == "AveragePool":

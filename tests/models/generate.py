@@ -262,6 +262,33 @@ def build_bigru(gen):
     return model, torch.randn(2, 5, 6, generator=gen)
 
 
+class GnBlock(nn.Module):
+    """A diffusion-style residual block: GroupNorm -> SiLU -> conv, twice, plus the input; torch
+    1.13 exports GroupNorm as Reshape -> InstanceNormalization -> Reshape -> Mul -> Add."""
+
+    def __init__(self):
+        super().__init__()
+        self.norm1 = nn.GroupNorm(4, 12)
+        self.conv1 = nn.Conv2d(12, 12, 3, padding=1)
+        self.norm2 = nn.GroupNorm(3, 12, eps=1e-3)
+        self.conv2 = nn.Conv2d(12, 12, 3, padding=1)
+        self.norm3 = nn.GroupNorm(6, 12, affine=False)
+
+    def forward(self, x):
+        h = self.conv1(F.silu(self.norm1(x)))
+        h = self.conv2(F.silu(self.norm2(h)))
+        return self.norm3(x + h)
+
+
+def build_gn_block(gen):
+    model = randomized(GnBlock(), gen)
+    with torch.no_grad():
+        for norm in (model.norm1, model.norm2):
+            norm.weight.copy_(torch.rand(12, generator=gen) + 0.5)
+            norm.bias.copy_(torch.randn(12, generator=gen) * 0.2)
+    return model, torch.randn(2, 12, 9, 7, generator=gen)
+
+
 MODELS = {
     "tiny_cnn": (build_tiny_cnn, None),
     "mini_ops": (build_mini_ops, add_dropout_identity),
@@ -276,6 +303,7 @@ MODELS = {
     "swin_mini": (build_swin_mini, None),
     "tiny_video": (lambda g: (randomized(TinyVideo(), g), torch.randn(2, 3, 5, 12, 10, generator=g)),
                    None),
+    "gn_block": (build_gn_block, None),
     "lstm2": (build_lstm2, None),
     "bigru": (build_bigru, None),
 }
