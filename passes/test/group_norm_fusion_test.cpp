@@ -31,9 +31,9 @@ struct Model {
     ir::Node* w = testing::param(p, "ones", testing::float_tensor({3}, {instance_weight, 1, 1}));
     ir::Node* b = testing::param(p, "zeros", testing::float_tensor({3}, {0, 0, 0}));
     view = testing::call(p, "aten::view_copy", {x, Ints{2, 3, 24}}, "view");
-    norm = testing::call(p, "aten::native_group_norm",
-                         {view, w, b, int64_t{2}, int64_t{3}, int64_t{24}, int64_t{3}, 1e-5},
-                         "norm");
+    norm =
+        testing::call(p, "aten::native_group_norm",
+                      {view, w, b, int64_t{2}, int64_t{3}, int64_t{24}, int64_t{3}, 1e-5}, "norm");
     values = testing::call(p, "getitem", {norm, int64_t{0}}, "values");
     back = testing::call(p, "aten::view_copy", {values, Ints{2, 6, 3, 4}}, "back");
     tail = back;
@@ -111,10 +111,10 @@ TEST(GroupNormFusion, StopsBeforeAnAffineThatIsNotPerChannel) {
   ir::ExportedProgram p;
   ir::Node* x = testing::input(p, "x", ir::TensorSpec(DType::Float, Ints{1, 4, 2, 2}));
   ir::Node* view = testing::call(p, "aten::view_copy", {x, Ints{1, 2, 8}}, "view");
-  ir::Node* norm = testing::call(p, "aten::native_group_norm",
-                                 {view, ir::Argument(), ir::Argument(), int64_t{1}, int64_t{2},
-                                  int64_t{8}, int64_t{2}, 1e-5},
-                                 "norm");
+  ir::Node* norm = testing::call(
+      p, "aten::native_group_norm",
+      {view, ir::Argument(), ir::Argument(), int64_t{1}, int64_t{2}, int64_t{8}, int64_t{2}, 1e-5},
+      "norm");
   ir::Node* values = testing::call(p, "getitem", {norm, int64_t{0}}, "values");
   ir::Node* back = testing::call(p, "aten::view_copy", {values, Ints{1, 4, 2, 2}}, "back");
   ir::Node* scale = testing::param(p, "scale", testing::float_tensor({2, 2}, {1, 2, 3, 4}));
