@@ -238,13 +238,18 @@ class Lowering {
     }
     for (const ir::Node* node : program_.graph().nodes()) {
       const CpuOpKind kind = classify(program_, *node);
-      if (kind != CpuOpKind::Conv2d && kind != CpuOpKind::Linear) continue;
+      if (kind != CpuOpKind::Conv2d && kind != CpuOpKind::Linear &&
+          kind != CpuOpKind::ConvTranspose2d) {
+        continue;
+      }
       Fusion f;
       const ir::Node* tail = node;
+      // A transposed convolution takes an activation (unary, or SiLU as x * sigmoid(x)) only.
+      const bool activation_only = kind == CpuOpKind::ConvTranspose2d;
       // An addmm whose self is computed already adds it as its residual.
       const bool has_residual =
           node->is_op("aten::addmm") && !is_constant(program_, *node->arg("self").as_node());
-      if (single_use(tail) && !has_residual) {
+      if (single_use(tail) && !has_residual && !activation_only) {
         const ir::Node* user = tail->users()[0];
         // Both operands of a residual add may be convolutions (ResNet's downsample branch):
         // the first one in graph order takes the add.
@@ -275,7 +280,8 @@ class Lowering {
         f.activation = mul;
         tail = mul;
       } else if (std::optional<HardSwishMatch> hs = match_hardswish(program_, *tail);
-                 hs && std::none_of(hs->nodes.begin(), hs->nodes.end(), [&](const ir::Node* n) {
+                 !activation_only && hs &&
+                 std::none_of(hs->nodes.begin(), hs->nodes.end(), [&](const ir::Node* n) {
                    return absorbed_.count(n) != 0 || ln_absorbed_.count(n) != 0;
                  })) {
         // x * hardsigmoid(x) (MobileNetV3's activation): fused as the HardSwish activation.
@@ -602,7 +608,8 @@ class Lowering {
       case CpuOpKind::Conv2d:
       case CpuOpKind::Linear:
       case CpuOpKind::BatchNorm:
-      case CpuOpKind::GroupNorm: lower_fused(node); return;
+      case CpuOpKind::GroupNorm:
+      case CpuOpKind::ConvTranspose2d: lower_fused(node); return;
       case CpuOpKind::WeightPermute:
       case CpuOpKind::Split: return;  // absorbed by their users / read by their getitems
       case CpuOpKind::GetItem:
@@ -1014,6 +1021,18 @@ class Lowering {
       }
       add_node(fb::NodeKind::GroupNorm, inputs, {out}, {node.arg(6).as_int()}, node, also);
       graph_->nodes.back()->scalar = static_cast<float>(node.arg(7).to_double());
+    } else if (node.is_op("aten::convolution") && node.arg("transposed").as_bool()) {
+      const ir::Argument bias = arg_or_default(node, "bias");
+      std::vector<int64_t> ints;
+      for (const char* name : {"stride", "padding", "dilation", "output_padding"}) {
+        const std::vector<int64_t> v = node.arg(name).to_int_vector();
+        ints.insert(ints.end(), v.begin(), v.end());
+      }
+      ints.push_back(node.arg("groups").as_int());
+      add_node(fb::NodeKind::ConvTranspose2d,
+               {tensor_of(node.arg("input").as_node()), tensor_of(node.arg("weight").as_node()),
+                bias.is_none() ? kAbsent : tensor_of(bias.as_node())},
+               {out}, ints, node, also);
     } else if (node.is_op("aten::convolution")) {
       const ir::Argument bias = arg_or_default(node, "bias");
       const std::vector<int64_t> s = node.arg("stride").to_int_vector();

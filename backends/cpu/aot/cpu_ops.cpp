@@ -227,13 +227,16 @@ CpuOpKind classify(const ir::ExportedProgram& program, const ir::Node& node) {
   if (node.is_op("aten::convolution")) {
     const ir::Argument& weight = node.arg("weight");
     const ir::Argument bias = arg_or_default(node, "bias");
-    const bool ok =
-        node.arg("input").as_node()->spec().rank() == 4 && weight.is_node() &&
-        is_constant(program, *weight.as_node()) &&
-        (bias.is_none() || (bias.is_node() && is_constant(program, *bias.as_node()))) &&
-        !node.arg("transposed").as_bool() && int_list_of_length(node.arg("stride"), 2) &&
-        int_list_of_length(node.arg("padding"), 2) && int_list_of_length(node.arg("dilation"), 2);
-    return ok ? CpuOpKind::Conv2d : CpuOpKind::Unsupported;
+    const bool ok = node.arg("input").as_node()->spec().rank() == 4 && weight.is_node() &&
+                    is_constant(program, *weight.as_node()) &&
+                    (bias.is_none() || (bias.is_node() && is_constant(program, *bias.as_node()))) &&
+                    int_list_of_length(node.arg("stride"), 2) &&
+                    int_list_of_length(node.arg("padding"), 2) &&
+                    int_list_of_length(node.arg("dilation"), 2);
+    if (!ok) return CpuOpKind::Unsupported;
+    if (!node.arg("transposed").as_bool()) return CpuOpKind::Conv2d;
+    return int_list_of_length(node.arg("output_padding"), 2) ? CpuOpKind::ConvTranspose2d
+                                                             : CpuOpKind::Unsupported;
   }
   if (is_linear(program, node)) return CpuOpKind::Linear;
   if (is_weight_permute(program, node)) {

@@ -25,21 +25,22 @@ enum class CpuOpKind {
   MaxPool2d,      // aten::max_pool2d_with_indices whose indices are unused
   AvgPool2d,      // aten::avg_pool2d
   GetItem,  // getitem 0 of a claimed max pool, batch norm or group norm, any getitem of a split
-  GlobalAvgPool,  // aten::mean.dim over the last two dims of a 4-D tensor
-  Unary,          // relu, clamp, hardtanh, sigmoid, tanh, gelu, silu, hardswish, leaky_relu
-  Binary,         // add / sub (alpha = 1), mul, div, broadcasting
-  Copy,           // view_copy, squeeze_copy, unsqueeze_copy, clone, _to_copy to fp32
-  Cat,            // cat
-  BatchMatMul,    // aten::bmm, aten::mm of two computed tensors
-  Softmax,        // aten::_softmax (half_to_float false)
-  StridedCopy,    // permute_copy, slice_copy.Tensor, select_copy.int, expand_copy
-  ScalarBinary,   // add / sub / mul / div .Scalar, pow.Tensor_Scalar
-  Math,           // sqrt, rsqrt, erf, exp, log, neg, abs, reciprocal
-  MeanInner,      // aten::mean.dim over the last dim
-  BatchNorm,      // aten::_native_batch_norm_legit_no_training with constant parameters, whose
-                  // statistics outputs are unused (one no convolution before it absorbed)
-  GroupNorm,      // aten::native_group_norm whose statistics outputs are unused
-  Split,          // aten::split_with_sizes_copy: each part its getitem's strided copy
+  GlobalAvgPool,    // aten::mean.dim over the last two dims of a 4-D tensor
+  Unary,            // relu, clamp, hardtanh, sigmoid, tanh, gelu, silu, hardswish, leaky_relu
+  Binary,           // add / sub (alpha = 1), mul, div, broadcasting
+  Copy,             // view_copy, squeeze_copy, unsqueeze_copy, clone, _to_copy to fp32
+  Cat,              // cat
+  BatchMatMul,      // aten::bmm, aten::mm of two computed tensors
+  Softmax,          // aten::_softmax (half_to_float false)
+  StridedCopy,      // permute_copy, slice_copy.Tensor, select_copy.int, expand_copy
+  ScalarBinary,     // add / sub / mul / div .Scalar, pow.Tensor_Scalar
+  Math,             // sqrt, rsqrt, erf, exp, log, neg, abs, reciprocal
+  MeanInner,        // aten::mean.dim over the last dim
+  BatchNorm,        // aten::_native_batch_norm_legit_no_training with constant parameters, whose
+                    // statistics outputs are unused (one no convolution before it absorbed)
+  GroupNorm,        // aten::native_group_norm whose statistics outputs are unused
+  ConvTranspose2d,  // aten::convolution, transposed, 4-D, constant weights (and bias)
+  Split,            // aten::split_with_sizes_copy: each part its getitem's strided copy
 };
 
 /// The kind of `node` in `program` (an EDGE program), Unsupported when the backend cannot run it

@@ -167,6 +167,7 @@ partition::PartitionResult CpuPartitioner::partition(
         const CpuOpKind kind = classify(program, *user);
         const ir::Node* layer = kind == CpuOpKind::WeightPermute ? user->users()[0] : user;
         const bool needs_constant = kind == CpuOpKind::Conv2d || kind == CpuOpKind::Linear ||
+                                    kind == CpuOpKind::ConvTranspose2d ||
                                     kind == CpuOpKind::WeightPermute;
         if (needs_constant && claimed.erase(layer) != 0) changed = true;
       }

@@ -16,6 +16,7 @@
 #include "kernels/optimized/activation.h"
 #include "kernels/optimized/conv2d.h"
 #include "kernels/optimized/conv2d_winograd.h"
+#include "kernels/optimized/conv_transpose2d.h"
 #include "kernels/optimized/gemm.h"
 #include "kernels/optimized/group_norm.h"
 #include "kernels/optimized/layer_norm.h"
@@ -86,10 +87,11 @@ uint32_t num_inputs(const fb::Graph* graph) {
 // Per-node state prepared at init.
 struct NodeState {
   const fb::Node* node = nullptr;
-  const float* packed = nullptr;  // packed weights (Conv2d, Linear)
-  opt::PackedMatrix packed_b;     // Linear
-  opt::Conv2dShape conv;          // Conv2d
-  bool winograd = false;          // Conv2d: Winograd (packed: its weights)
+  const float* packed = nullptr;    // packed weights (Conv2d, Linear)
+  opt::PackedMatrix packed_b;       // Linear
+  opt::Conv2dShape conv;            // Conv2d
+  opt::ConvTranspose2dShape tconv;  // ConvTranspose2d (packed: its weights)
+  bool winograd = false;            // Conv2d: Winograd (packed: its weights)
   opt::WinogradVariant variant = opt::WinogradVariant::F2x2;  // Conv2d with winograd: which
   int64_t block = 0;    // Conv2d: the algorithm's blocking (0: default)
   int64_t workers = 1;  // Conv2d with winograd: the threads its passes are split among (scratch)
@@ -498,6 +500,45 @@ Error prepare_node(Handle& h, NodeState& st, MemoryAllocator& alloc, size_t* scr
           n->threads() > 0 ? std::min<int64_t>(n->threads(), num_threads()) : num_threads();
       // The weights are packed by pack_conv_weights, once plan_blocked_layouts has settled
       // `rows`.
+      return Error::Ok;
+    }
+    case fb::NodeKind::ConvTranspose2d: {
+      const TensorSlot* x = tensor(0);
+      const TensorSlot* w = tensor(1);
+      CPU_CHECK(x != nullptr && w != nullptr && ints(9) && x->rank == 4 && w->rank == 4 &&
+                    out.rank == 4 && h.constants[input(n, 1)].data() != nullptr,
+                Error::InvalidProgram, "PtecCpuBackend: malformed ConvTranspose2d node");
+      opt::ConvTranspose2dShape& s = st.tconv;
+      const auto* a = n->ints();
+      s.n = x->sizes[0];
+      s.c = x->sizes[1];
+      s.h = x->sizes[2];
+      s.w = x->sizes[3];
+      s.kh = w->sizes[2];
+      s.kw = w->sizes[3];
+      s.sh = a->Get(0);
+      s.sw = a->Get(1);
+      s.ph = a->Get(2);
+      s.pw = a->Get(3);
+      s.dh = a->Get(4);
+      s.dw = a->Get(5);
+      s.oph = a->Get(6);
+      s.opw = a->Get(7);
+      s.groups = a->Get(8);
+      s.oc = w->sizes[1] * s.groups;
+      CPU_CHECK(s.valid() && w->sizes[0] == s.c && out.sizes[0] == s.n && out.sizes[1] == s.oc &&
+                    out.sizes[2] == s.oh() && out.sizes[3] == s.ow(),
+                Error::InvalidProgram, "PtecCpuBackend: ConvTranspose2d shapes do not match");
+      const TensorSlot* bias = tensor(2);
+      CPU_CHECK(bias == nullptr || bias->numel == s.oc, Error::InvalidProgram,
+                "PtecCpuBackend: ConvTranspose2d bias size");
+      const size_t bytes = opt::conv_transpose2d_packed_weights_bytes(s);
+      auto* packed = static_cast<float*>(allocate_packed(alloc, bytes));
+      CPU_CHECK(packed != nullptr, Error::MemoryAllocationFailed,
+                "PtecCpuBackend: no memory for %zu bytes of packed weights", bytes);
+      opt::conv_transpose2d_pack_weights(s, w->data, packed);
+      st.packed = packed;
+      *scratch = std::max(*scratch, opt::conv_transpose2d_scratch_bytes(s, true));
       return Error::Ok;
     }
     case fb::NodeKind::Linear: {
@@ -1344,6 +1385,13 @@ Error run_node(Handle& h, const NodeState& st, runtime::BackendExecutionContext&
                             e, out.data, h.scratch, scale, st.depthwise_path, st.rows, st.layouts);
       return ok ? Error::Ok : Error::Internal;
     }
+    case fb::NodeKind::ConvTranspose2d:
+      return opt::conv_transpose2d(st.tconv, slot(0)->data, slot(1)->data, st.packed,
+                                   slot(2) != nullptr ? slot(2)->data : nullptr,
+                                   activation_of(n->activation()), n->clamp_min(), n->clamp_max(),
+                                   out.data, h.scratch)
+                 ? Error::Ok
+                 : Error::Internal;
     case fb::NodeKind::Linear: {
       opt::GemmEpilogue e;
       e.bias = slot(2) != nullptr ? slot(2)->data : nullptr;

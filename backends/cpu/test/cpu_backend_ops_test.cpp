@@ -112,6 +112,51 @@ TEST_F(CpuBackendOps, ConvolutionShapesAndFusedActivations) {
   }
 }
 
+// Transposed convolutions (GAN generators' and U-Net decoders' upsampling): strides 1 to 3,
+// padding, output padding, dilation, groups, batch > 1, odd channel counts, with and without
+// bias, the activation after them fused (unary, or SiLU as x * sigmoid(x)).
+TEST_F(CpuBackendOps, TransposedConvolutions) {
+  struct Case {
+    Ints input;  // N, C, H, W
+    int64_t out_per_group;
+    Ints kernel, stride, padding, dilation, output_padding;
+    int64_t groups;
+    bool bias;
+    std::string activation;  // "", "silu" (x * sigmoid(x)) or an aten op
+  };
+  const std::vector<Case> cases = {
+      {{1, 8, 1, 1}, 16, {4, 4}, {1, 1}, {0, 0}, {1, 1}, {0, 0}, 1, false, "aten::relu"},
+      {{2, 5, 4, 3}, 7, {4, 4}, {2, 2}, {1, 1}, {1, 1}, {0, 0}, 1, true, "aten::tanh"},
+      {{1, 6, 5, 7}, 3, {3, 3}, {2, 2}, {1, 1}, {1, 1}, {1, 1}, 2, true, ""},
+      {{1, 3, 4, 4}, 5, {2, 3}, {3, 1}, {0, 1}, {1, 2}, {2, 0}, 1, true, "silu"},
+      {{2, 17, 3, 5}, 9, {2, 2}, {2, 2}, {0, 0}, {1, 1}, {0, 0}, 1, false, "aten::sigmoid"},
+  };
+  for (const Case& c : cases) {
+    auto build = [&] {
+      builder::GraphBuilder b("conv_transpose");
+      Value x = b.input("x", DType::Float, shape(c.input));
+      Value w =
+          b.parameter("w", tensor({c.input[1], c.out_per_group, c.kernel[0], c.kernel[1]}, 1));
+      builder::Arg bias = nullptr;
+      if (c.bias) bias = b.parameter("b", tensor({c.out_per_group * c.groups}, 2));
+      Value y = b.call("aten::convolution", {x, w, bias, c.stride, c.padding, c.dilation, true,
+                                             c.output_padding, c.groups});
+      if (c.activation == "silu") {
+        y = b.call("aten::mul.Tensor", {y, b.call("aten::sigmoid", {y})});
+      } else if (!c.activation.empty()) {
+        y = b.call(c.activation, {y});
+      }
+      b.output({y});
+      return b.build();
+    };
+    const std::string trace =
+        ::testing::PrintToString(c.input) + " k" + ::testing::PrintToString(c.kernel) + " s" +
+        ::testing::PrintToString(c.stride) + " g" + std::to_string(c.groups) + " " + c.activation;
+    EXPECT_EQ(expect_same(build, {c.input}), 1u) << trace;
+    EXPECT_EQ(blob_kinds(build()), std::vector<K>{K::ConvTranspose2d}) << trace;
+  }
+}
+
 // 3x3 stride-1 convolutions of the sizes the runtime computes with Winograd by default:
 // F(4x4, 3x3) at 96 channels on 28x28 (odd size 27: partial tiles; batch 2), F(2x2, 3x3) at 128
 // channels on 14x14. F(4x4)'s transforms scale by up to 8 and its weights by 1/24: its rounding

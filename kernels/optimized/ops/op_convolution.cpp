@@ -8,6 +8,7 @@
 #include <cstring>
 
 #include "kernels/optimized/conv2d.h"
+#include "kernels/optimized/conv_transpose2d.h"
 #include "kernels/optimized/gemm.h"
 #include "kernels/optimized/ops/ops.h"
 #include "kernels/portable/functions.h"
@@ -153,69 +154,43 @@ Tensor& convolution3d(KernelRuntimeContext& ctx, const Tensor& input, const Tens
   return out;
 }
 
-// A transposed convolution ([N, C, H, W] input, weights [C, OC / groups, KH, KW]) as a GEMM and
-// a scatter: per image and group, columns[(H W) x (OCg KH KW)] = X_g^T W_g (the weights read in
-// place, as the GEMM's B), then each value is added to the output pixel its input pixel and tap
-// land on (col2im), on top of the bias. `s` holds the input's sizes, the kernel, stride, padding
-// and dilation, and the output channels.
+// A transposed convolution ([N, C, H, W] input, weights [C, OC / groups, KH, KW]): a GEMM and a
+// scatter (conv_transpose2d.h), the weights packed per call into the temp allocator. `s` holds
+// the input's sizes, the kernel, stride, padding and dilation, and the output channels.
 template <typename Portable>
 Tensor& conv_transpose(KernelRuntimeContext& ctx, const Conv2dShape& s, int64_t oph, int64_t opw,
                        const Tensor& input, const Tensor& weight, const OptTensor& bias,
                        Tensor& out, Portable portable) {
-  const int64_t oh = (s.h - 1) * s.sh - 2 * s.ph + s.dh * (s.kh - 1) + oph + 1;
-  const int64_t ow = (s.w - 1) * s.sw - 2 * s.pw + s.dw * (s.kw - 1) + opw + 1;
-  const bool valid = s.n >= 0 && s.c > 0 && s.h > 0 && s.w > 0 && s.kh > 0 && s.kw > 0 &&
-                     s.sh > 0 && s.sw > 0 && s.dh > 0 && s.dw > 0 && s.ph >= 0 && s.pw >= 0 &&
-                     oph >= 0 && opw >= 0 && oph < std::max(s.sh, s.dh) &&
-                     opw < std::max(s.sw, s.dw) && s.c % s.groups == 0 && oh > 0 && ow > 0 &&
-                     weight.size(0) == s.c;
-  if (!valid) return portable();  // it reports the error
+  ConvTranspose2dShape t;
+  t.n = s.n;
+  t.c = s.c;
+  t.h = s.h;
+  t.w = s.w;
+  t.oc = s.oc;
+  t.kh = s.kh;
+  t.kw = s.kw;
+  t.sh = s.sh;
+  t.sw = s.sw;
+  t.ph = s.ph;
+  t.pw = s.pw;
+  t.dh = s.dh;
+  t.dw = s.dw;
+  t.oph = oph;
+  t.opw = opw;
+  t.groups = s.groups;
+  if (!t.valid() || weight.size(0) != s.c) return portable();  // it reports the error
   const size_t rank = input.dim();
-  SizesType out_sizes[4] = {static_cast<SizesType>(s.n), static_cast<SizesType>(s.oc),
-                            static_cast<SizesType>(oh), static_cast<SizesType>(ow)};
+  SizesType out_sizes[4] = {static_cast<SizesType>(t.n), static_cast<SizesType>(t.oc),
+                            static_cast<SizesType>(t.oh()), static_cast<SizesType>(t.ow())};
   if (rank == 3) out_sizes[2] = out_sizes[3];
   if (!check_contiguous(ctx, "convolution.out", {&input, &weight, &out})) return out;
   if (!resize_out(ctx, "convolution.out", out, {out_sizes, rank})) return out;
-  const int64_t cg = s.c / s.groups, ocg = s.oc / s.groups, taps = s.kh * s.kw;
-  const int64_t m = ocg * taps, pixels = s.h * s.w;
-  const size_t gemm_bytes = gemm_scratch_bytes(pixels, m, cg, false, false);
-  auto* cols =
-      static_cast<float*>(ctx.allocate_temp(static_cast<size_t>(m * pixels) * sizeof(float), 64));
-  void* scratch = gemm_bytes > 0 ? ctx.allocate_temp(gemm_bytes, 64) : nullptr;
-  if (cols == nullptr || (gemm_bytes > 0 && scratch == nullptr)) return portable();
-  const float* x = input.const_data_ptr<float>();
-  const float* w = weight.const_data_ptr<float>();
-  const float* b = bias.has_value() ? bias->const_data_ptr<float>() : nullptr;
-  float* y = out.mutable_data_ptr<float>();
-  for (int64_t i = 0; i < s.n; ++i) {
-    for (int64_t g = 0; g < s.groups; ++g) {
-      float* planes = y + (i * s.oc + g * ocg) * oh * ow;
-      for (int64_t o = 0; o < ocg; ++o) {
-        std::fill(planes + o * oh * ow, planes + (o + 1) * oh * ow,
-                  b != nullptr ? b[g * ocg + o] : 0.0f);
-      }
-      // A = X_g^T (X_g is [cg, H W]), B = W_g ([cg, ocg taps], row-major).
-      if (!gemm(pixels, m, cg, GemmOperand::matrix(x + (i * s.c + g * cg) * pixels, pixels, true),
-                GemmOperand::matrix(w + g * cg * m, m), cols, m, {}, scratch)) {
-        return portable();
-      }
-      for (int64_t iy = 0; iy < s.h; ++iy) {
-        for (int64_t ix = 0; ix < s.w; ++ix) {
-          const float* c = cols + (iy * s.w + ix) * m;
-          for (int64_t o = 0; o < ocg; ++o) {
-            float* plane = planes + o * oh * ow;
-            for (int64_t ky = 0; ky < s.kh; ++ky) {
-              const int64_t yy = iy * s.sh - s.ph + ky * s.dh;
-              if (yy < 0 || yy >= oh) continue;
-              for (int64_t kx = 0; kx < s.kw; ++kx) {
-                const int64_t xx = ix * s.sw - s.pw + kx * s.dw;
-                if (xx >= 0 && xx < ow) plane[yy * ow + xx] += c[(o * s.kh + ky) * s.kw + kx];
-              }
-            }
-          }
-        }
-      }
-    }
+  void* scratch = ctx.allocate_temp(conv_transpose2d_scratch_bytes(t, false), 64);
+  if (scratch == nullptr ||
+      !conv_transpose2d(t, input.const_data_ptr<float>(), weight.const_data_ptr<float>(), nullptr,
+                        bias.has_value() ? bias->const_data_ptr<float>() : nullptr,
+                        Activation::None, 0.0f, 0.0f, out.mutable_data_ptr<float>(), scratch)) {
+    return portable();
   }
   return out;
 }
