@@ -10,6 +10,7 @@
 #include "kernels/optimized/conv2d_depthwise_channels.h"
 #include "kernels/optimized/conv2d_direct.h"
 #include "kernels/optimized/conv2d_pixels.h"
+#include "kernels/optimized/conv2d_sparse_taps.h"
 #include "kernels/optimized/lane_vectors.h"
 #include "kernels/optimized/threadpool.h"
 #include "kernels/optimized/window.h"
@@ -576,10 +577,15 @@ void conv2d_slice_taps(const Conv2dShape& s, const ConvTaps& taps, const float* 
 
 namespace {
 
+// Whether `rows` runs a (non-depthwise) convolution tap by tap (conv2d_sparse_taps.h).
+bool sparse_taps(const Conv2dShape& s, ConvRows rows) {
+  return rows == ConvRows::Auto && conv2d_sparse_taps_preferred(s);
+}
+
 // Whether `rows` runs a (non-depthwise) convolution with the output pixels as the GEMM's rows.
 bool pixel_rows(const Conv2dShape& s, ConvRows rows) {
   return rows == ConvRows::Pixels ? conv2d_pixels_applies(s)
-         : rows == ConvRows::Auto ? conv2d_pixels_preferred(s)
+         : rows == ConvRows::Auto ? !sparse_taps(s, rows) && conv2d_pixels_preferred(s)
                                   : false;
 }
 
@@ -613,6 +619,7 @@ bool conv2d_writes_blocked(const Conv2dShape& s, DepthwisePath depthwise_path, C
 
 size_t conv2d_packed_weights_bytes(const Conv2dShape& s, ConvRows rows) {
   if (s.depthwise()) return 0;
+  if (sparse_taps(s, rows)) return conv2d_sparse_taps_packed_weights_bytes(s);
   if (pixel_rows(s, rows)) return conv2d_pixels_packed_weights_bytes(s);
   return static_cast<size_t>(s.groups) * packed_a_bytes(s.oc_per_group(), s.k());
 }
@@ -630,6 +637,10 @@ int64_t weights_depth(const Conv2dShape& s) {
 
 void conv2d_pack_weights(const Conv2dShape& s, const float* weights, float* out, ConvRows rows) {
   if (s.depthwise()) return;
+  if (sparse_taps(s, rows)) {
+    conv2d_sparse_taps_pack_weights(s, weights, out);
+    return;
+  }
   if (pixel_rows(s, rows)) {
     conv2d_pixels_pack_weights(s, weights, out);
     return;
@@ -656,7 +667,9 @@ size_t conv2d_scratch_bytes(const Conv2dShape& s, bool weights_packed, ConvRows 
   if (s.depthwise()) return 0;
   size_t bytes = weights_packed ? 0 : conv2d_packed_weights_bytes(s, rows);
   const int64_t ohw = s.oh() * s.ow();
-  if (pixel_rows(s, rows)) {
+  if (sparse_taps(s, rows)) {
+    bytes += conv2d_sparse_taps_scratch_bytes(s);
+  } else if (pixel_rows(s, rows)) {
     bytes += conv2d_pixels_scratch_bytes(s);
   } else if (s.pointwise()) {  // B packed (with an input scale) or its row pointers
     bytes += std::max(gemm_scratch_bytes(s.oc_per_group(), ohw, s.k(), true, false),
@@ -720,6 +733,9 @@ bool conv2d(const Conv2dShape& s, const float* input, const float* weights,
     conv2d_pack_weights(s, weights, out, rows);
     packed_weights = out;
     bytes += conv2d_packed_weights_bytes(s, rows);
+  }
+  if (sparse_taps(s, rows)) {
+    return conv2d_sparse_taps(s, input, packed_weights, epilogue, output, bytes, input_scale);
   }
   if (pixel_rows(s, rows)) {
     return conv2d_pixels(s, input, packed_weights, epilogue, output, bytes, input_scale, layouts);

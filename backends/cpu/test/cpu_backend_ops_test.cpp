@@ -84,6 +84,8 @@ TEST_F(CpuBackendOps, ConvolutionShapesAndFusedActivations) {
       // left out at init; in both dims, and only in the rows.
       {{1, 6, 5, 7}, 4, {3, 3}, {1, 1}, {6, 6}, {6, 6}, 1, true, "aten::relu"},
       {{2, 5, 6, 9}, 4, {3, 3}, {1, 1}, {7, 2}, {7, 2}, 1, false, ""},
+      // DeepLab's rate 12 at 14x14: every tap live but mostly on padding, run tap by tap.
+      {{1, 24, 14, 14}, 16, {3, 3}, {1, 1}, {12, 12}, {12, 12}, 1, true, "aten::relu"},
       // YOLO's conv + LeakyReLU(0.1): the slope rides in the node's clamp_min; a 3x3 stride 1
       // of enough channels takes Winograd.
       {{1, 17, 9, 11}, 19, {3, 3}, {1, 1}, {1, 1}, {1, 1}, 1, true, "aten::leaky_relu"},

@@ -1,4 +1,5 @@
 #include "kernels/optimized/conv2d.h"
+#include "kernels/optimized/conv2d_sparse_taps.h"
 #include "kernels/optimized/conv2d_winograd.h"
 
 #include <gtest/gtest.h>
@@ -253,6 +254,65 @@ TEST_P(Conv2d, DeadTapsLeftOutGiveTheSameConvolution) {
           << describe(s) << " reduced to " << describe(r) << " at " << i;
     }
   }
+}
+
+// Convolutions whose taps mostly read padding run tap by tap over the rectangles where each tap
+// reads the input (conv2d_sparse_taps.h): DeepLab's rate 12 at 14x14, non-square and strided
+// ones, rectangles of whole rows and of partial rows, batch 2, with bias, residual, each
+// activation and an input scale, against the direct reference.
+TEST_P(Conv2d, SparseTapsMatchTheReference) {
+  Conv2dShape wide = shape(2, 5, 6, 9, 7, 3, 1, 5, 5);
+  wide.pw = 3;
+  wide.dw = 3;
+  Conv2dShape strided = shape(1, 4, 9, 9, 5, 3, 2, 7, 7);
+  strided.kw = 5;
+  strided.pw = 6;
+  strided.dw = 4;
+  const std::vector<Conv2dShape> cases = {
+      shape(1, 40, 14, 14, 16, 3, 1, 12, 12),
+      shape(2, 9, 7, 7, 6, 3, 1, 4, 5),
+      wide,
+      strided,
+  };
+  for (const Conv2dShape& s : cases) {
+    ASSERT_TRUE(s.valid()) << describe(s);
+    ASSERT_TRUE(conv2d_sparse_taps_preferred(s)) << describe(s) << " " << conv2d_live_share(s);
+    const auto in = random_vector(s.n * s.c * s.h * s.w, 1);
+    const auto w = random_vector(s.oc * s.c * s.kh * s.kw, 2);
+    const auto bias = random_vector(s.oc, 3);
+    const auto residual = random_vector(s.n * s.oc * s.oh() * s.ow(), 4);
+    auto scale = random_vector(s.n * s.c, 5);
+    Aligned packed(conv2d_packed_weights_bytes(s));
+    conv2d_pack_weights(s, w.data(), packed.ptr);
+    Aligned scratch(conv2d_scratch_bytes(s, true));
+    for (Activation act : {Activation::None, Activation::Relu, Activation::Clamp,
+                           Activation::Sigmoid, Activation::Silu}) {
+      for (bool extras : {false, true}) {  // residual and input scale
+        std::vector<float> out(static_cast<size_t>(s.n * s.oc * s.oh() * s.ow()), 99.0f);
+        ASSERT_TRUE(conv2d(s, in.data(), nullptr, packed.ptr,
+                           epilogue_of(bias, extras ? residual.data() : nullptr, act), out.data(),
+                           scratch.ptr, extras ? scale.data() : nullptr))
+            << describe(s);
+        std::vector<float> scaled = in;
+        if (extras) {
+          for (size_t i = 0; i < scaled.size(); ++i) {
+            scaled[i] *= scale[i / static_cast<size_t>(s.h * s.w)];
+          }
+        }
+        const auto sums =
+            reference(s, scaled, w, bias, extras ? residual : std::vector<float>{}, false);
+        for (size_t i = 0; i < out.size(); ++i) {
+          const float want = activate(static_cast<float>(sums[i]), act, -0.5f, 0.5f);
+          ASSERT_NEAR(out[i], want, 1e-4 * std::max(1.0f, std::abs(want)))
+              << describe(s) << " activation " << static_cast<int>(act) << " extras " << extras
+              << " at " << i;
+        }
+      }
+    }
+  }
+  // Shares above the limit keep the other paths.
+  EXPECT_FALSE(conv2d_sparse_taps_preferred(shape(1, 64, 56, 56, 64, 3, 1, 12, 12)));
+  EXPECT_FALSE(conv2d_sparse_taps_preferred(shape(1, 64, 14, 14, 64, 3, 1, 1)));
 }
 
 TEST_P(Conv2d, RefusesInvalidShapesAndMissingScratch) {
