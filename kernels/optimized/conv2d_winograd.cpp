@@ -20,6 +20,9 @@ constexpr int64_t kPassBytes2x2 = int64_t{2} << 20;
 // and the transforms, which read or write all 16 or 36 positions of a tile, missed L1 on most of
 // them. One cache line of skew spreads them over the sets.
 constexpr int64_t kPositionSkew = 16;
+// F(2x2)'s transformed weights above this many bytes make it slower than a direct convolution
+// in a model, where each layer's weights arrive from memory (see winograd_preferred).
+constexpr size_t kMaxF2x2WeightBytes = size_t{6} << 20;
 
 size_t align_up(size_t x) { return (x + kAlign - 1) / kAlign * kAlign; }
 int64_t round_up(int64_t x, int64_t m) { return (x + m - 1) / m * m; }
@@ -395,7 +398,8 @@ bool winograd_preferred(const Conv2dShape& s, WinogradVariant* variant) {
   const int64_t pair_share = s.c * s.oc / (s.c + s.oc);
   if (pair_share >= 24 && tiles_of(s, sizes_of(WinogradVariant::F4x4)).count() >= 49) {
     v = WinogradVariant::F4x4;
-  } else if (pair_share >= 64 && tiles_of(s, sizes_of(WinogradVariant::F2x2)).count() >= 32) {
+  } else if (pair_share >= 64 && tiles_of(s, sizes_of(WinogradVariant::F2x2)).count() >= 32 &&
+             winograd_packed_weights_bytes(s, WinogradVariant::F2x2) <= kMaxF2x2WeightBytes) {
     v = WinogradVariant::F2x2;
   } else {
     return false;

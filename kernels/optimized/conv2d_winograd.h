@@ -49,9 +49,13 @@ bool winograd_applies(const Conv2dShape& s);
 /// where Winograd wins at one thread but loses at two (56x56x32: 0.35 / 0.48 / 0.27, two threads
 /// 0.25 / 0.37 / 0.30; 55x55 16 -> 64 two threads 0.22 / 0.39 / 0.31); else F(2x2) where it is at
 /// least 64 and there are at least 32 of its tiles (14x14x256: 1.34 / 0.92 / 1.06; 14x14x128:
-/// 0.28 / 0.25 / 0.27); else direct (14x14x96: 0.180 / 0.167 / 0.179; 7x7x512: 1.28 / 1.60 /
-/// 4.05, the weights are 16/9 or 4 times the bytes). Returns whether Winograd is preferred and,
-/// if so and `variant` is not null, which variant.
+/// 0.28 / 0.25 / 0.27) and its transformed weights take at most 6 MiB; else direct (14x14x96:
+/// 0.180 / 0.167 / 0.179; 7x7x512: 1.28 / 1.60 / 4.05, the weights are 16/9 or 4 times the
+/// bytes). The 6 MiB: run alone, with its weights in cache, F(2x2) wins at 13x13 256 -> 512 (2.10
+/// ms against 2.64 for pixel rows) and 14x14 512 -> 512 (4.03 / 5.87), but in a model, where
+/// they arrive from memory, it lost: a Tiny-YOLO's two 13x13 256 -> 512 layers 3.28 / 3.35 ->
+/// 2.60 / 2.66 ms, VGG-11's 14x14 512 -> 512 ones 7.0 / 7.3 -> 6.3 / 6.4. Returns whether
+/// Winograd is preferred and, if so and `variant` is not null, which variant.
 bool winograd_preferred(const Conv2dShape& s, WinogradVariant* variant = nullptr);
 
 /// Bytes of the transformed, packed weights: one packed OC x C matrix per transform position
