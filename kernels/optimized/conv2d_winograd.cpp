@@ -396,7 +396,7 @@ bool winograd_preferred(const Conv2dShape& s, WinogradVariant* variant) {
   // The transforms cost per input and per output channel, the saving is per channel pair: the
   // channels' harmonic half c oc / (c + oc) (64 for 128 -> 128) measures what a tile gains.
   const int64_t pair_share = s.c * s.oc / (s.c + s.oc);
-  if (pair_share >= 24 && tiles_of(s, sizes_of(WinogradVariant::F4x4)).count() >= 49) {
+  if (pair_share >= 14 && tiles_of(s, sizes_of(WinogradVariant::F4x4)).count() >= 49) {
     v = WinogradVariant::F4x4;
   } else if (pair_share >= 64 && tiles_of(s, sizes_of(WinogradVariant::F2x2)).count() >= 32 &&
              winograd_packed_weights_bytes(s, WinogradVariant::F2x2) <= kMaxF2x2WeightBytes) {

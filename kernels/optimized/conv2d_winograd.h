@@ -44,11 +44,13 @@ bool winograd_applies(const Conv2dShape& s);
 /// The default choice between Winograd and conv2d (a direct convolution at stride 1), measured
 /// with a residual and relu (ms, direct / F(2x2) / F(4x4), one thread unless said). The transforms
 /// cost per channel and the saving is per channel pair, so the choice follows c oc / (c + oc):
-/// F(4x4) where that is at least 24 and the image has at least 7 x 7 of its tiles (56x56x64: 1.21
-/// / 1.16 / 0.68; 56x56x48: 0.84 / 0.82 / 0.48; 28x28x128: 1.13 / 0.91 / 0.59); not below 24,
-/// where Winograd wins at one thread but loses at two (56x56x32: 0.35 / 0.48 / 0.27, two threads
-/// 0.25 / 0.37 / 0.30; 55x55 16 -> 64 two threads 0.22 / 0.39 / 0.31); else F(2x2) where it is at
-/// least 64 and there are at least 32 of its tiles (14x14x256: 1.34 / 0.92 / 1.06; 14x14x128:
+/// F(4x4) where that is at least 14 and the image has at least 7 x 7 of its tiles (56x56x64: 1.21
+/// / 1.16 / 0.68; 56x56x48: 0.84 / 0.82 / 0.48; 28x28x128: 1.13 / 0.91 / 0.59; ms direct or
+/// pixel rows, the faster, / F(4x4), one and two threads: 104x104 32 -> 64 3.07 / 1.73, 1.50 /
+/// 1.05; 56x56x32 0.42 / 0.31, 0.25 / 0.23; 56x56 24 -> 48 0.49 / 0.34, 0.29 / 0.24); not below
+/// 14, where Winograd wins at one thread but loses at two (55x55 16 -> 64: 0.40 / 0.34, 0.22 /
+/// 0.25; 208x208 16 -> 32 3.07 / 2.58, 1.64 / 1.64; 112x112x16 0.49 / 0.51); else F(2x2) where it
+/// is at least 64 and there are at least 32 of its tiles (14x14x256: 1.34 / 0.92 / 1.06; 14x14x128:
 /// 0.28 / 0.25 / 0.27) and its transformed weights take at most 6 MiB; else direct (14x14x96:
 /// 0.180 / 0.167 / 0.179; 7x7x512: 1.28 / 1.60 / 4.05, the weights are 16/9 or 4 times the
 /// bytes). The 6 MiB: run alone, with its weights in cache, F(2x2) wins at 13x13 256 -> 512 (2.10

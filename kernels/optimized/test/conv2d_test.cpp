@@ -769,7 +769,10 @@ TEST(WinogradPreferred, PicksTheVariantByChannelsAndTiles) {
   EXPECT_EQ(pick(512, 7, 512), "direct");
   EXPECT_EQ(pick(64, 56, 64), "F(4x4, 3x3)");
   EXPECT_EQ(pick(48, 56, 48), "F(4x4, 3x3)");
-  EXPECT_EQ(pick(32, 56, 32), "direct");  // too few channels for the transforms to pay
+  EXPECT_EQ(pick(32, 56, 32), "F(4x4, 3x3)");
+  EXPECT_EQ(pick(32, 104, 64), "F(4x4, 3x3)");
+  EXPECT_EQ(pick(16, 55, 64), "direct");  // too few channels for the transforms to pay
+  EXPECT_EQ(pick(16, 112, 16), "direct");
   EXPECT_EQ(pick(128, 14, 128), "F(2x2, 3x3)");
   EXPECT_EQ(pick(96, 14, 96), "direct");  // too few channels for F(2x2), too few tiles for F(4x4)
   // F(2x2)'s transformed weights over 6 MiB: 16 x 256 x 512 floats are 8 MiB.
