@@ -2,7 +2,9 @@
 
 // fp32 2-D max pooling in NCHW (aten::max_pool2d semantics without indices): each output is the
 // largest input of its window (kernel, stride, padding, dilation; padding never wins), NaN when
-// the window holds a NaN, -inf for a window with no input element. One output row at a time:
+// the window holds a NaN, -inf for a window with no input element. Planes of rows shorter than
+// 32 pooled at stride 1 (undilated, kernels up to 7x7) are copied into a -inf-padded buffer and
+// pooled as one flat range, every tap a vector maximum. Other planes go one output row at a time:
 // rows whose window lies inside the input take a fused pass for undilated 2x2 and 3x3 kernels at
 // stride 1 or 2 (the column maxima of the window's rows, then the maxima of neighbouring
 // columns, in registers as wide as the ISA's), edges and other shapes go tap by tap.

@@ -101,6 +101,14 @@ TEST_P(MaxPool2d, MatchesWindowByWindowReference) {
       pool(1, 5, 37, 3, 2, 1, 1, true),     // one row of fused windows between edges
       pool(1, 6, 1101, 3, 2, 1),            // rows wider than one fused pass (256 outputs)
       pool(1, 3, 700, 2, 1, 0),             // the same at stride 1
+      // Short rows at stride 1, pooled as one flat padded range: Inception's branch pools
+      // (3x3, padding 1, ceil mode) at 14x14 and 7x7, 5x5 and 7x7 kernels, a row just short of
+      // 32 columns.
+      pool(5, 14, 14, 3, 1, 1, 1, true),
+      pool(3, 7, 7, 3, 1, 1, 1, true),
+      pool(2, 9, 11, 5, 1, 2),
+      pool(1, 8, 12, 7, 1, 3),
+      pool(2, 31, 31, 3, 1, 0, 1, true),
   };
   std::mt19937 rng(3);
   for (const MaxPool2dShape& s : shapes) {
