@@ -13,16 +13,9 @@
 namespace ptec::passes {
 namespace {
 
-bool is_output(const ir::ExportedProgram& program, const ir::Node* node) {
-  for (const ir::Node* out : program.graph().outputs()) {
-    if (out == node) return true;
-  }
-  return false;
-}
-
 /// The only reader of `node`, when it has exactly one and is not a program output.
 ir::Node* only_user(const ir::ExportedProgram& program, const ir::Node* node) {
-  if (node->users().size() != 1 || is_output(program, node)) return nullptr;
+  if (node->users().size() != 1 || is_program_output(program, node)) return nullptr;
   return node->users()[0];
 }
 
@@ -105,7 +98,7 @@ bool fuse(ir::ExportedProgram& program, ir::Node* norm,
           std::map<const ir::Node*, ir::Node*>& made) {
   if (norm->args().size() < 8 || !norm->arg(0).is_node()) return false;
   ir::Node* v = norm->arg(0).as_node();
-  if (!v->is_op("aten::view_copy") || v->users().size() != 1 || is_output(program, v) ||
+  if (!v->is_op("aten::view_copy") || v->users().size() != 1 || is_program_output(program, v) ||
       !v->arg(0).is_node()) {
     return false;
   }

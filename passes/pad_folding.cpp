@@ -8,6 +8,7 @@
 #include "ir/exported_program.h"
 #include "ir/op_schema.h"
 #include "memory/lifetime.h"
+#include "passes/rewrite_utils.h"
 
 namespace ptec::passes {
 namespace {
@@ -49,16 +50,9 @@ std::optional<std::array<int64_t, 2>> spatial_pad(const ir::Node& pad) {
   return std::array<int64_t, 2>{p[2], p[0]};
 }
 
-bool is_output(const ir::ExportedProgram& program, const ir::Node* node) {
-  for (const ir::Node* out : program.graph().outputs()) {
-    if (out == node) return true;
-  }
-  return false;
-}
-
 /// Folds `pad` into its one reader; false when the pattern does not apply.
 bool fold(ir::ExportedProgram& program, ir::Node* pad) {
-  if (pad->users().size() != 1 || is_output(program, pad)) return false;
+  if (pad->users().size() != 1 || is_program_output(program, pad)) return false;
   const std::optional<std::array<int64_t, 2>> extra = spatial_pad(*pad);
   if (!extra) return false;
   const ir::ArgumentList pad_args = full_args(*pad);

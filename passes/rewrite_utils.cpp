@@ -55,6 +55,13 @@ ir::Node* add_parameter(ir::ExportedProgram& program, const std::string& name_hi
   return node;
 }
 
+bool is_program_output(const ir::ExportedProgram& program, const ir::Node* node) {
+  for (const ir::Node* out : program.graph().outputs()) {
+    if (out == node) return true;
+  }
+  return false;
+}
+
 size_t replace_all_uses(ir::ExportedProgram& program, ir::Node* old_node, ir::Node* replacement) {
   for (ir::OutputSpec& out : program.signature().outputs) {
     if (out.name == old_node->name()) out.name = replacement->name();

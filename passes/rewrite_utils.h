@@ -22,6 +22,9 @@ ir::Node* insert_call(ir::Graph& graph, const ir::OpSchema& op, ir::ArgumentList
 ir::Node* add_parameter(ir::ExportedProgram& program, const std::string& name_hint,
                         ir::TensorData data, ir::Node* next_to);
 
+/// Whether `node` is one of the program's outputs.
+bool is_program_output(const ir::ExportedProgram& program, const ir::Node* node);
+
 /// Makes every user of `old_node` use `replacement`, and renames the signature's output specs
 /// that named `old_node`. Returns the number of users changed.
 size_t replace_all_uses(ir::ExportedProgram& program, ir::Node* old_node, ir::Node* replacement);

@@ -119,23 +119,28 @@ bool is_max_pool(const ir::Node& node) {
          float_static(node.arg("self").as_node()->spec());
 }
 
-// An inference batch norm over dim 1 with constant fp32 parameters of one value per channel
-// (weight and bias may be absent), of which only the normalized values are used.
-bool is_batch_norm(const ir::ExportedProgram& program, const ir::Node& node) {
-  if (!node.is_op("aten::_native_batch_norm_legit_no_training") || node.meta().val.size() != 3 ||
-      !node.arg(0).is_node()) {
-    return false;
-  }
+// The input of a normalization `op` (three outputs: the normalized values and two statistics)
+// of an fp32 tensor (N, C, ...), of which only the normalized values are used; null otherwise.
+const ir::Node* normalized_input(const ir::Node& node, std::string_view op) {
+  if (!node.is_op(op) || node.meta().val.size() != 3 || !node.arg(0).is_node()) return nullptr;
   for (const ir::Node* user : node.users()) {  // getitems, of output 0 where used
     if (!user->is_op("getitem") || (user->arg(1).as_int() != 0 && !user->users().empty())) {
-      return false;
+      return nullptr;
     }
   }
   const ir::Node* x = node.arg(0).as_node();
   if (x->meta().val.size() != 1 || !float_static(x->spec()) || x->spec().rank() < 2 ||
       !float_static(node.meta().val[0])) {
-    return false;
+    return nullptr;
   }
+  return x;
+}
+
+// An inference batch norm over dim 1 with constant fp32 parameters of one value per channel
+// (weight and bias may be absent), of which only the normalized values are used.
+bool is_batch_norm(const ir::ExportedProgram& program, const ir::Node& node) {
+  const ir::Node* x = normalized_input(node, "aten::_native_batch_norm_legit_no_training");
+  if (x == nullptr) return false;
   const int64_t channels = x->spec().shape[1].value();
   for (size_t i = 1; i <= 4; ++i) {
     const ir::Argument& a = node.arg(i);
@@ -150,20 +155,8 @@ bool is_batch_norm(const ir::ExportedProgram& program, const ir::Node& node) {
 // A group norm of an fp32 tensor (N, C, ...) whose weight and bias (may be absent) hold one fp32
 // value per channel, of which only the normalized values are used.
 bool is_group_norm(const ir::Node& node) {
-  if (!node.is_op("aten::native_group_norm") || node.meta().val.size() != 3 ||
-      !node.arg(0).is_node()) {
-    return false;
-  }
-  for (const ir::Node* user : node.users()) {  // getitems, of output 0 where used
-    if (!user->is_op("getitem") || (user->arg(1).as_int() != 0 && !user->users().empty())) {
-      return false;
-    }
-  }
-  const ir::Node* x = node.arg(0).as_node();
-  if (x->meta().val.size() != 1 || !float_static(x->spec()) || x->spec().rank() < 2 ||
-      !float_static(node.meta().val[0])) {
-    return false;
-  }
+  const ir::Node* x = normalized_input(node, "aten::native_group_norm");
+  if (x == nullptr) return false;
   for (size_t i = 3; i <= 6; ++i) {
     if (!node.arg(i).is_int()) return false;
   }

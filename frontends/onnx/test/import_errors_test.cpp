@@ -29,18 +29,6 @@ void write_file(const std::string& path, const std::string& bytes) {
   out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
 }
 
-/// Runs `fn`, expecting a ptec::Exception; returns it.
-template <typename Fn>
-Exception expect_error(Fn&& fn) {
-  try {
-    fn();
-  } catch (const Exception& e) {
-    return e;
-  }
-  ADD_FAILURE() << "no ptec::Exception";
-  return Exception(Error::Ok, "");
-}
-
 ModelBuilder small_model() {
   ModelBuilder b;
   b.input("x", {1, 3, 4, 4}).output("y");

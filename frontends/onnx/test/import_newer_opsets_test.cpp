@@ -17,17 +17,6 @@ namespace {
 using ::testing::HasSubstr;
 using ::testing::StartsWith;
 
-template <typename Fn>
-Exception expect_error(Fn&& fn) {
-  try {
-    fn();
-  } catch (const Exception& e) {
-    return e;
-  }
-  ADD_FAILURE() << "no ptec::Exception";
-  return Exception(Error::Ok, "");
-}
-
 TEST(OnnxNewerOpsets, SchemaVersionIsTheNewestAtOrBelowTheOpset) {
   EXPECT_EQ(schema_version("Conv", 13), 11);
   EXPECT_EQ(schema_version("Conv", 21), 11);

@@ -49,6 +49,18 @@ inline const ir::Node* first_call(const ir::ExportedProgram& p, const std::strin
   return nullptr;
 }
 
+/// Runs `fn`, expecting a ptec::Exception; returns it.
+template <typename Fn>
+Exception expect_error(Fn&& fn) {
+  try {
+    fn();
+  } catch (const Exception& e) {
+    return e;
+  }
+  ADD_FAILURE() << "no ptec::Exception";
+  return Exception(Error::Ok, "");
+}
+
 inline std::vector<int64_t> out_sizes(const ir::ExportedProgram& p, size_t i = 0) {
   return p.graph().outputs().at(i)->spec().upper_bound_sizes();
 }
