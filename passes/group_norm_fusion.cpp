@@ -2,7 +2,6 @@
 
 #include <cstring>
 #include <map>
-#include <optional>
 #include <vector>
 
 #include "ir/exported_program.h"
@@ -19,10 +18,10 @@ ir::Node* only_user(const ir::ExportedProgram& program, const ir::Node* node) {
   return node->users()[0];
 }
 
-/// The fp32 values of a constant placeholder, or nothing.
-const ir::TensorData* float_constant(const ir::ExportedProgram& program, const ir::Argument& a) {
-  if (!a.is_node()) return nullptr;
-  const ir::TensorData* data = program.constant_for_placeholder(a.as_node()->name());
+/// The data of `node` where it is a placeholder of a static fp32 constant, else null.
+const ir::TensorData* float_constant(const ir::ExportedProgram& program, const ir::Node* node) {
+  if (node == nullptr) return nullptr;
+  const ir::TensorData* data = program.constant_for_placeholder(node->name());
   if (data == nullptr || data->spec.dtype != DType::Float || !data->spec.is_static())
     return nullptr;
   return data;
@@ -31,7 +30,7 @@ const ir::TensorData* float_constant(const ir::ExportedProgram& program, const i
 /// True when `a` is absent or a constant whose values all equal `value`.
 bool absent_or_all(const ir::ExportedProgram& program, const ir::Argument& a, float value) {
   if (a.is_none()) return true;
-  const ir::TensorData* data = float_constant(program, a);
+  const ir::TensorData* data = float_constant(program, a.is_node() ? a.as_node() : nullptr);
   if (data == nullptr) return false;
   const size_t n = data->data->size() / sizeof(float);
   for (size_t i = 0; i < n; ++i) {
@@ -46,8 +45,7 @@ bool absent_or_all(const ir::ExportedProgram& program, const ir::Argument& a, fl
 /// right-aligned with x's sizes, C at dim 1 and 1 elsewhere.
 bool per_channel(const ir::ExportedProgram& program, const ir::Node* constant,
                  const std::vector<int64_t>& x) {
-  const ir::TensorData* data =
-      float_constant(program, ir::Argument(const_cast<ir::Node*>(constant)));
+  const ir::TensorData* data = float_constant(program, constant);
   if (data == nullptr) return false;
   const std::vector<int64_t> sizes = data->spec.upper_bound_sizes();
   if (sizes.size() > x.size() || sizes.size() + 1 < x.size()) return false;

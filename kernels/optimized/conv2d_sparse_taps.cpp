@@ -1,7 +1,6 @@
 #include "kernels/optimized/conv2d_sparse_taps.h"
 
 #include <algorithm>
-#include <vector>
 
 #include "kernels/optimized/activation.h"
 
@@ -58,14 +57,15 @@ size_t conv2d_sparse_taps_packed_weights_bytes(const Conv2dShape& s) {
 
 void conv2d_sparse_taps_pack_weights(const Conv2dShape& s, const float* weights, float* out) {
   const int64_t taps = s.kh * s.kw;
-  std::vector<float> tap(static_cast<size_t>(s.oc * s.c));
-  for (int64_t t = 0; t < taps; ++t) {
-    for (int64_t o = 0; o < s.oc; ++o) {
-      for (int64_t c = 0; c < s.c; ++c) {
-        tap[static_cast<size_t>(o * s.c + c)] = weights[(o * s.c + c) * taps + t];
+  const size_t per_tap = per_tap_floats(s);
+  std::fill(out, out + static_cast<size_t>(taps) * per_tap, 0.0f);  // rows past OC
+  for (int64_t o = 0; o < s.oc; ++o) {
+    for (int64_t c = 0; c < s.c; ++c) {
+      const size_t at = packed_a_offset(s.oc, s.c, o, c);
+      for (int64_t t = 0; t < taps; ++t) {
+        out[static_cast<size_t>(t) * per_tap + at] = weights[(o * s.c + c) * taps + t];
       }
     }
-    pack_a(s.oc, s.c, tap.data(), s.c, false, out + static_cast<size_t>(t) * per_tap_floats(s));
   }
 }
 
