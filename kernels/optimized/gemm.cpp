@@ -741,6 +741,14 @@ bool gemm(int64_t m, int64_t n, int64_t k, const GemmOperand& a, const GemmOpera
   auto b_at = [&](int64_t j0, int64_t pc, int64_t kc) {
     return b_slice_major ? bp + slice_offset(n, nr, j0, pc, kc) : bp + j0 * k + pc * nr;
   };
+  // Slice [pc, pc + kc) of A panel i0 (packed A only).
+  auto a_at = [&](int64_t i0, int64_t pc, int64_t kc) {
+    return ap + slice_offset(m, mr, i0, pc, kc);
+  };
+  // Prepacked weights as A against a B packed for this product (Winograd's transformed inputs,
+  // im2col columns): A is the operand that arrives from memory, read once per slice by the
+  // item's first B panel, so that pass prefetches A's next panel rather than B's next slice.
+  const bool a_streams = a.packed != nullptr && !b_slice_major;
 
   // Phase 2: C in tiles of (an mc-row block) x (a group of B panels), one item each. The
   // epilogue runs in the microkernels where it can (`fused`), else over strips of finished rows.
@@ -784,7 +792,8 @@ bool gemm(int64_t m, int64_t n, int64_t k, const GemmOperand& a, const GemmOpera
         rows.ic_end = std::min(ic_end, i0 + mr);
         EpilogueStrips strips{epilogue, c, ldc, rows, jc};
         for (int64_t j0 = jc; j0 < jc_end; j0 += nr) {
-          panel(i0, j0, 0, k, b_at(j0, 0, k), nullptr);
+          panel(i0, j0, 0, k, b_at(j0, 0, k),
+                a_streams && j0 == jc && i0 + mr < ic_end ? a_at(i0 + mr, 0, k) : nullptr);
           if (strips_due) strips.finished(std::min(n, j0 + nr));
         }
       }
@@ -803,7 +812,12 @@ bool gemm(int64_t m, int64_t n, int64_t k, const GemmOperand& a, const GemmOpera
                                                : nullptr;
         const NextSlice next = next_slice(b_next, next_kc * nr, (ic_end - ic + mr - 1) / mr);
         for (int64_t i0 = ic; i0 < ic_end; i0 += mr) {
-          panel(i0, j0, pc, kc, b_slice, next.for_block((i0 - ic) / mr));
+          // The first panel's pass brings each A panel's slice from memory: the next one's is
+          // prefetched instead (later passes find them in L2).
+          const float* ahead = !a_streams || j0 != jc ? next.for_block((i0 - ic) / mr)
+                               : i0 + mr < ic_end   ? a_at(i0 + mr, pc, kc)
+                                                    : nullptr;
+          panel(i0, j0, pc, kc, b_slice, ahead);
         }
         if (pc + kc == k && strips_due) strips.finished(std::min(n, j0 + nr));
       }
