@@ -317,6 +317,31 @@ bool conv2d_pixels(const Conv2dShape& s, const float* input, const float* packed
       (layouts.output_blocked && (epilogue.residual != nullptr || s.oc % block != 0))) {
     return false;
   }
+  const int64_t in_image = s.c * s.h * s.w, out_image = s.oc * m;
+  if (s.pointwise() && s.h == 1 && s.w == 1) {
+    // One pixel (squeeze-and-excitation's layers, a classifier on pooled features): one row
+    // against the packed weights, a stream over them (gemm's one-row path) instead of panels of
+    // mr rows that compute one. Its C inputs and OC outputs are contiguous in either layout.
+    auto* x = static_cast<float*>(scratch);
+    for (int64_t b = 0; b < s.n; ++b) {
+      const float* in = input + b * in_image;
+      if (input_scale != nullptr) {
+        for (int64_t c = 0; c < s.c; ++c) x[c] = in[c] * input_scale[b * s.c + c];
+        in = x;
+      }
+      GemmEpilogue e = epilogue;
+      if (e.residual != nullptr) {
+        e.residual += b * out_image;
+        e.ldr = s.oc;
+      }
+      const PackedMatrix w = weights_of(s, packed_weights);
+      if (!gemm(1, s.oc, k, GemmOperand::matrix(in, k), GemmOperand::prepacked(w),
+                output + b * out_image, s.oc, e, nullptr)) {
+        return false;
+      }
+    }
+    return true;
+  }
   // A blocked input: channel c's pixel x at (c / block * h w + x) block + c % block.
   const int64_t step = layouts.input_blocked ? block : 1;
   const Planes planes = copy ? copied_planes(s) : Planes{s.h, s.w};
@@ -340,7 +365,7 @@ bool conv2d_pixels(const Conv2dShape& s, const float* input, const float* packed
   if (isa == GemmIsa::Avx512) run = mr == detail::kAvx512Mr ? run_item_avx512 : run_item_avx512_7;
   if (isa == GemmIsa::Avx2) run = mr == detail::kAvx2Mr ? run_item_avx2 : run_item_avx2_5;
 #endif
-  const int64_t in_image = s.c * s.h * s.w, out_image = s.oc * m, taps = s.kh * s.kw;
+  const int64_t taps = s.kh * s.kw;
   for (int64_t b = 0; b < s.n; ++b) {
     const float* in = input + b * in_image;
     if (copy) {

@@ -122,6 +122,7 @@ TEST_P(Conv2d, MatchesDirectReference) {
       shape(1, 4, 6, 6, 8, 3, 2, 1, 1, 4),  // depthwise, channel multiplier 2, stride 2
       shape(1, 2, 3, 3, 3, 2, 1, 4),        // padding larger than the kernel
       shape(1, 3, 1, 1, 17, 1, 1, 0),       // 1x1 image
+      shape(2, 40, 1, 1, 70, 1, 1, 0),      // one pixel (a row against the weights), batch 2
       shape(1, 16, 20, 20, 33, 5, 1, 2),    // more pixels than one panel, odd oc
       shape(1, 3, 15, 15, 4, 7, 2, 3),      // 7x7 stride 2 (stem)
       shape(1, 6, 9, 9, 6, 3, 2, 0, 1, 6),  // depthwise without padding, stride 2
@@ -499,7 +500,8 @@ TEST_P(Conv2d, DirectEpilogueAppliesEveryActivationAsActivateDoes) {
 TEST_P(Conv2d, InputScaleEqualsConvolvingTheScaledInput) {
   for (const Conv2dShape& s :
        {shape(2, 12, 7, 9, 10, 1, 1, 0), shape(2, 6, 9, 8, 9, 3, 2, 1, 1, 3),
-        shape(1, 5, 11, 11, 7, 5, 1, 2), shape(2, 17, 13, 11, 19, 3, 1, 1)}) {
+        shape(1, 5, 11, 11, 7, 5, 1, 2), shape(2, 17, 13, 11, 19, 3, 1, 1),
+        shape(2, 24, 1, 1, 40, 1, 1, 0)}) {
     const auto in = random_vector(s.n * s.c * s.h * s.w, 1);
     const auto w = random_vector(s.oc * s.c_per_group() * s.kh * s.kw, 2);
     const auto scale = random_vector(s.n * s.c, 3);
@@ -681,7 +683,9 @@ TEST_P(Conv2d, BlockedLayoutsMatchPlanes) {
         // narrower than the kernel, no padding, one pixel; a dilated one packs its blocks.
         shape(1, 32, 11, 9, 32, 5, 2, 2, 1, 32), shape(2, 16, 2, 3, 16, 3, 1, 1, 1, 16),
         shape(1, 32, 9, 9, 32, 3, 2, 0, 1, 32), shape(1, 16, 1, 1, 16, 3, 2, 1, 1, 16),
-        shape(1, 16, 4, 4, 16, 5, 1, 2, 1, 16), shape(1, 32, 12, 12, 32, 3, 1, 2, 2, 32)}) {
+        shape(1, 16, 4, 4, 16, 5, 1, 2, 1, 16), shape(1, 32, 12, 12, 32, 3, 1, 2, 2, 32),
+        // One pixel: the blocks are the plain channels.
+        shape(2, 32, 1, 1, 48, 1, 1, 0)}) {
     const ConvRows rows = ConvRows::Pixels;
     const DepthwisePath path = DepthwisePath::Channels;
     ASSERT_TRUE(conv2d_reads_blocked(s, path, rows)) << describe(s);
