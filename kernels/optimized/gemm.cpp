@@ -815,8 +815,8 @@ bool gemm(int64_t m, int64_t n, int64_t k, const GemmOperand& a, const GemmOpera
           // The first panel's pass brings each A panel's slice from memory: the next one's is
           // prefetched instead (later passes find them in L2).
           const float* ahead = !a_streams || j0 != jc ? next.for_block((i0 - ic) / mr)
-                               : i0 + mr < ic_end   ? a_at(i0 + mr, pc, kc)
-                                                    : nullptr;
+                               : i0 + mr < ic_end     ? a_at(i0 + mr, pc, kc)
+                                                      : nullptr;
           panel(i0, j0, pc, kc, b_slice, ahead);
         }
         if (pc + kc == k && strips_due) strips.finished(std::min(n, j0 + nr));

@@ -498,10 +498,9 @@ TEST_P(Conv2d, DirectEpilogueAppliesEveryActivationAsActivateDoes) {
 // An input scale (N x C) gives what the convolution of the scaled input gives, for the pointwise,
 // im2col (grouped, strided), pixel-rows and Winograd paths; a depthwise convolution refuses it.
 TEST_P(Conv2d, InputScaleEqualsConvolvingTheScaledInput) {
-  for (const Conv2dShape& s :
-       {shape(2, 12, 7, 9, 10, 1, 1, 0), shape(2, 6, 9, 8, 9, 3, 2, 1, 1, 3),
-        shape(1, 5, 11, 11, 7, 5, 1, 2), shape(2, 17, 13, 11, 19, 3, 1, 1),
-        shape(2, 24, 1, 1, 40, 1, 1, 0)}) {
+  for (const Conv2dShape& s : {shape(2, 12, 7, 9, 10, 1, 1, 0), shape(2, 6, 9, 8, 9, 3, 2, 1, 1, 3),
+                               shape(1, 5, 11, 11, 7, 5, 1, 2), shape(2, 17, 13, 11, 19, 3, 1, 1),
+                               shape(2, 24, 1, 1, 40, 1, 1, 0)}) {
     const auto in = random_vector(s.n * s.c * s.h * s.w, 1);
     const auto w = random_vector(s.oc * s.c_per_group() * s.kh * s.kw, 2);
     const auto scale = random_vector(s.n * s.c, 3);
