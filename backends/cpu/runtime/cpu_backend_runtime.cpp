@@ -23,6 +23,7 @@
 #include "kernels/optimized/max_pool2d.h"
 #include "kernels/optimized/qconv2d.h"
 #include "kernels/optimized/qgemm.h"
+#include "kernels/optimized/quantized_elementwise.h"
 #include "kernels/optimized/row_sum.h"
 #include "kernels/optimized/threadpool.h"
 #include "runtime/core/tensor.h"
@@ -1099,31 +1100,16 @@ inline void qstore(const TensorSlot& t, int64_t i, float v, int32_t zp, int32_t 
   t.bytes()[i] = static_cast<uint8_t>(q);
 }
 
-template <typename T>
-void qmax_pool(const TensorSlot& x, const TensorSlot& out, const flatbuffers::Vector<int64_t>& p) {
-  const int64_t kh = p.Get(0), kw = p.Get(1), sh = p.Get(2), sw = p.Get(3), ph = p.Get(4),
-                pw = p.Get(5), dh = p.Get(6), dw = p.Get(7);
-  const int64_t h = x.sizes[2], w = x.sizes[3], oh = out.sizes[2], ow = out.sizes[3];
-  const auto* src = reinterpret_cast<const T*>(x.data);
-  auto* dst = reinterpret_cast<T*>(out.data);
-  for (int64_t plane = 0; plane < x.sizes[0] * x.sizes[1]; ++plane) {
-    const T* in = src + plane * h * w;
-    T* o = dst + plane * oh * ow;
-    for (int64_t oy = 0; oy < oh; ++oy) {
-      for (int64_t ox = 0; ox < ow; ++ox) {
-        T best = std::numeric_limits<T>::lowest();
-        for (int64_t ky = 0; ky < kh; ++ky) {
-          const int64_t iy = oy * sh - ph + ky * dh;
-          if (iy < 0 || iy >= h) continue;
-          for (int64_t kx = 0; kx < kw; ++kx) {
-            const int64_t ix = ox * sw - pw + kx * dw;
-            if (ix >= 0 && ix < w) best = std::max(best, in[iy * w + ix]);
-          }
-        }
-        o[oy * ow + ox] = best;
-      }
-    }
-  }
+opt::QuantParams quant_params(const fb::QParam& q) { return {q.scale(), q.zero_point()}; }
+
+// Where a quantized node's results go: its output parameters and bounds (st.qlo, st.qhi).
+opt::QuantOutput quant_output(const fb::QParam& q, const NodeState& st, const TensorSlot& out) {
+  opt::QuantOutput o;
+  o.q = quant_params(q);
+  o.lo = st.qlo;
+  o.hi = st.qhi;
+  o.is_signed = out.dtype == fb::TensorType::S8;
+  return o;
 }
 
 Error run_quantized(Handle& h, const NodeState& st) {
@@ -1132,32 +1118,18 @@ Error run_quantized(Handle& h, const NodeState& st) {
   auto slot = [&](uint32_t i) -> const TensorSlot& { return h.tensors[input(n, i)]; };
   const TensorSlot& x = slot(0);
   switch (n->kind()) {
-    case fb::NodeKind::Quantize: {
-      const fb::QParam& q = *n->qout();
-      const bool reciprocal = n->ints()->Get(0) != 0;
-      const float inv = 1.0f / q.scale();
-      for (int64_t i = 0; i < out.numel; ++i) {
-        const float v = reciprocal ? x.data[i] * inv : x.data[i] / q.scale();
-        qstore(out, i, v, q.zero_point(), st.qlo, st.qhi);
-      }
+    case fb::NodeKind::Quantize:
+      opt::quantize(x.data, out.numel, n->ints()->Get(0) != 0, quant_output(*n->qout(), st, out),
+                    out.data);
       return Error::Ok;
-    }
-    case fb::NodeKind::Dequantize: {
-      const fb::QParam& q = *n->qin()->Get(0);
-      for (int64_t i = 0; i < out.numel; ++i) {
-        out.data[i] = static_cast<float>(qload(x, i) - q.zero_point()) * q.scale();
-      }
+    case fb::NodeKind::Dequantize:
+      opt::dequantize(x.data, x.dtype == fb::TensorType::S8, out.numel,
+                      quant_params(*n->qin()->Get(0)), out.data);
       return Error::Ok;
-    }
-    case fb::NodeKind::Requantize: {
-      const fb::QParam& qi = *n->qin()->Get(0);
-      const fb::QParam& qo = *n->qout();
-      for (int64_t i = 0; i < out.numel; ++i) {
-        const float v = static_cast<float>(qload(x, i) - qi.zero_point()) * qi.scale();
-        qstore(out, i, v / qo.scale(), qo.zero_point(), st.qlo, st.qhi);
-      }
+    case fb::NodeKind::Requantize:
+      opt::requantize(x.data, x.dtype == fb::TensorType::S8, out.numel,
+                      quant_params(*n->qin()->Get(0)), quant_output(*n->qout(), st, out), out.data);
       return Error::Ok;
-    }
     case fb::NodeKind::QConv2d:
       return opt::qconv2d(st.conv, x.data, x.dtype == fb::TensorType::S8,
                           n->qin()->Get(0)->zero_point(),
@@ -1173,23 +1145,31 @@ Error run_quantized(Handle& h, const NodeState& st) {
                  ? Error::Ok
                  : Error::Internal;
     }
-    case fb::NodeKind::QMaxPool2d:
-      if (x.dtype == fb::TensorType::S8) {
-        qmax_pool<int8_t>(x, out, *n->ints());
-      } else {
-        qmax_pool<uint8_t>(x, out, *n->ints());
-      }
-      return Error::Ok;
+    case fb::NodeKind::QMaxPool2d: {
+      const auto& p = *n->ints();
+      opt::MaxPool2dShape s;
+      s.planes = x.sizes[0] * x.sizes[1];
+      s.h = x.sizes[2];
+      s.w = x.sizes[3];
+      s.oh = out.sizes[2];
+      s.ow = out.sizes[3];
+      s.kh = p.Get(0);
+      s.kw = p.Get(1);
+      s.sh = p.Get(2);
+      s.sw = p.Get(3);
+      s.ph = p.Get(4);
+      s.pw = p.Get(5);
+      s.dh = p.Get(6);
+      s.dw = p.Get(7);
+      return opt::quantized_max_pool2d(s, x.data, x.dtype == fb::TensorType::S8, out.data)
+                 ? Error::Ok
+                 : Error::Internal;
+    }
     case fb::NodeKind::QAdd: {
       const TensorSlot& b = slot(1);
-      const fb::QParam& qa = *n->qin()->Get(0);
-      const fb::QParam& qb = *n->qin()->Get(1);
-      const fb::QParam& qo = *n->qout();
-      for (int64_t i = 0; i < out.numel; ++i) {
-        const float v = static_cast<float>(qload(x, i) - qa.zero_point()) * qa.scale() +
-                        static_cast<float>(qload(b, i) - qb.zero_point()) * qb.scale();
-        qstore(out, i, v / qo.scale(), qo.zero_point(), st.qlo, st.qhi);
-      }
+      opt::quantized_add(x.data, x.dtype == fb::TensorType::S8, quant_params(*n->qin()->Get(0)),
+                         b.data, b.dtype == fb::TensorType::S8, quant_params(*n->qin()->Get(1)),
+                         out.numel, quant_output(*n->qout(), st, out), out.data);
       return Error::Ok;
     }
     case fb::NodeKind::QGlobalAvgPool: {
