@@ -48,6 +48,41 @@ void im2col(const Conv2dShape& s, const uint8_t* in, uint8_t pad, uint8_t* cols)
   }
 }
 
+// Stride-1 convolutions (not pointwise) read their input in place instead of through im2col:
+// B's rows are shifted views of a copy of the group's channels padded with the zero point, the
+// GEMM computes each output row over the padded row pitch, and the extra columns are dropped as
+// C is stored (QColumnRows). This saves writing and rereading K x pixels bytes of columns.
+bool direct_applies(const Conv2dShape& s) {
+  return !s.depthwise() && !s.pointwise() && s.sh == 1 && s.sw == 1;
+}
+
+struct Padded {
+  int64_t rows, pitch;
+  int64_t plane() const { return rows * pitch; }
+  int64_t columns(const Conv2dShape& s) const { return (s.oh() - 1) * pitch + s.ow(); }
+};
+Padded padded_of(const Conv2dShape& s) { return {s.h + 2 * s.ph, s.w + 2 * s.pw}; }
+
+// The group's cg planes into `dst`, each padded with `pad` (the zero point as stored).
+void pad_planes(const Conv2dShape& s, const Padded& g, const uint8_t* in, uint8_t pad,
+                uint8_t* dst) {
+  const int64_t cg = s.c_per_group();
+  parallel_for(cg, [&](int64_t c) {
+    uint8_t* plane = dst + c * g.plane();
+    const uint8_t* src = in + c * s.h * s.w;
+    std::memset(plane, pad, static_cast<size_t>(s.ph * g.pitch + s.pw));
+    for (int64_t y = 0; y < s.h; ++y) {
+      uint8_t* row = plane + (s.ph + y) * g.pitch + s.pw;
+      std::memcpy(row, src + y * s.w, static_cast<size_t>(s.w));
+      // The right padding of this row and the left padding of the next.
+      std::memset(row + s.w, pad,
+                  static_cast<size_t>(std::min(2 * s.pw, g.plane() - (row + s.w - plane))));
+    }
+    const int64_t tail = (s.ph + s.h) * g.pitch + s.pw;
+    if (tail < g.plane()) std::memset(plane + tail, pad, static_cast<size_t>(g.plane() - tail));
+  });
+}
+
 // Depthwise: each output channel oc reads input channel oc / multiplier.
 void depthwise(const Conv2dShape& s, const uint8_t* in, bool x_signed, int32_t zx, const int8_t* w,
                const QEpilogue& e, uint8_t* out, int32_t* acc) {
@@ -108,6 +143,12 @@ void qconv2d_pack_weights(const Conv2dShape& s, const int8_t* weights, void* out
 size_t qconv2d_scratch_bytes(const Conv2dShape& s) {
   const int64_t pixels = s.oh() * s.ow();
   if (s.depthwise()) return align_up(static_cast<size_t>(pixels) * sizeof(int32_t));
+  if (direct_applies(s)) {
+    const Padded g = padded_of(s);
+    return align_up(static_cast<size_t>(s.c_per_group() * g.plane())) +
+           align_up(static_cast<size_t>(s.k()) * sizeof(const uint8_t*)) +
+           qgemm_scratch_bytes(g.columns(s), s.k());
+  }
   return align_up(static_cast<size_t>(s.k() * pixels)) + qgemm_scratch_bytes(pixels, s.k());
 }
 
@@ -127,6 +168,41 @@ bool qconv2d(const Conv2dShape& s, const void* input, bool x_signed, int32_t x_z
   }
   const int64_t ocg = s.oc_per_group(), cg = s.c_per_group(), k = s.k();
   const size_t group_bytes = group_packed_bytes(s);
+  if (direct_applies(s)) {
+    const Padded g = padded_of(s);
+    auto* planes = static_cast<uint8_t*>(scratch);
+    auto** rows =
+        reinterpret_cast<const uint8_t**>(planes + align_up(static_cast<size_t>(cg * g.plane())));
+    void* gemm_scratch = reinterpret_cast<unsigned char*>(rows) +
+                         align_up(static_cast<size_t>(k) * sizeof(const uint8_t*));
+    for (int64_t c = 0; c < cg; ++c) {
+      for (int64_t ky = 0; ky < s.kh; ++ky) {
+        for (int64_t kx = 0; kx < s.kw; ++kx) {
+          rows[(c * s.kh + ky) * s.kw + kx] =
+              planes + c * g.plane() + ky * s.dh * g.pitch + kx * s.dw;
+        }
+      }
+    }
+    const QColumnRows map{g.pitch, s.ow()};
+    for (int64_t b = 0; b < s.n; ++b) {
+      for (int64_t grp = 0; grp < s.groups; ++grp) {
+        pad_planes(s, g, in + (b * s.c + grp * cg) * s.h * s.w, static_cast<uint8_t>(x_zero_point),
+                   planes);
+        const QPackedA a =
+            qpacked_a_view(ocg, k, static_cast<const unsigned char*>(packed) + grp * group_bytes);
+        QEpilogue e = epilogue;
+        e.b_zero_point = x_zero_point;
+        if (e.scale_per_row) e.scale += grp * ocg;
+        if (e.bias != nullptr) e.bias += grp * ocg;
+        if (e.a_zero_points != nullptr) e.a_zero_points += grp * ocg;
+        if (!qgemm_rows(ocg, g.columns(s), k, a, rows, x_signed, e,
+                        out + (b * s.oc + grp * ocg) * pixels, pixels, &map, gemm_scratch)) {
+          return false;
+        }
+      }
+    }
+    return true;
+  }
   auto* cols = static_cast<uint8_t*>(scratch);
   void* gemm_scratch = cols + align_up(static_cast<size_t>(k * pixels));
   const bool direct = s.pointwise();

@@ -57,14 +57,26 @@ std::atomic<int> g_forced{-1};
 int64_t round_up(int64_t x, int64_t m) { return (x + m - 1) / m * m; }
 size_t align_up(size_t x) { return (x + kAlign - 1) / kAlign * kAlign; }
 
+// Where B's rows are: row p at b + p * ldb (with `trans`, column p: element (p, j) at
+// b[j * ldb + p]), or at rows[p] (a direct convolution's shifted views of its input).
+struct BRows {
+  const uint8_t* b = nullptr;
+  int64_t ldb = 0;
+  bool trans = false;
+  const uint8_t* const* rows = nullptr;
+  const uint8_t* row(int64_t p) const { return rows != nullptr ? rows[p] : b + p * ldb; }
+};
+
 // Packs columns [j0, j0 + cols) of B (K x N) into one panel of nr columns: kq groups of nr x 4
 // bytes, converted to uint8 (xor 0x80 for int8), zero past K and past the last column.
 // `colsum` (nr entries, or null) receives each column's sum of the stored values.
-void pack_b_panel(int64_t k, const uint8_t* b, int64_t ldb, bool trans, bool flip, int64_t j0,
-                  int64_t cols, int64_t nr, uint8_t* dst, int32_t* colsum) {
+void pack_b_panel(int64_t k, const BRows& src_rows, bool flip, int64_t j0, int64_t cols, int64_t nr,
+                  uint8_t* dst, int32_t* colsum) {
   const int64_t kq = (k + 3) / 4;
   const uint8_t x = flip ? 0x80 : 0x00;
-  if (trans) {
+  const uint8_t* b = src_rows.b;
+  const int64_t ldb = src_rows.ldb;
+  if (src_rows.trans) {
     for (int64_t q = 0; q < kq; ++q) {
       uint8_t* d = dst + q * nr * 4;
       const int64_t p0 = q * 4;
@@ -85,19 +97,20 @@ void pack_b_panel(int64_t k, const uint8_t* b, int64_t ldb, bool trans, bool fli
       const int64_t p0 = q * 4;
       const int64_t valid = std::min<int64_t>(4, k - p0);
       int64_t j = 0;
+      const uint8_t* r[4] = {};
+      for (int64_t t = 0; t < valid; ++t) r[t] = src_rows.row(p0 + t) + j0;
 #if defined(__SSE2__)
       if (valid == 4) {
         const __m128i vx = _mm_set1_epi8(static_cast<char>(x));
-        const uint8_t* r0 = b + p0 * ldb + j0;
         for (; j + 16 <= cols; j += 16) {
           const __m128i a0 =
-              _mm_xor_si128(_mm_loadu_si128(reinterpret_cast<const __m128i*>(r0 + j)), vx);
+              _mm_xor_si128(_mm_loadu_si128(reinterpret_cast<const __m128i*>(r[0] + j)), vx);
           const __m128i a1 =
-              _mm_xor_si128(_mm_loadu_si128(reinterpret_cast<const __m128i*>(r0 + ldb + j)), vx);
-          const __m128i a2 = _mm_xor_si128(
-              _mm_loadu_si128(reinterpret_cast<const __m128i*>(r0 + 2 * ldb + j)), vx);
-          const __m128i a3 = _mm_xor_si128(
-              _mm_loadu_si128(reinterpret_cast<const __m128i*>(r0 + 3 * ldb + j)), vx);
+              _mm_xor_si128(_mm_loadu_si128(reinterpret_cast<const __m128i*>(r[1] + j)), vx);
+          const __m128i a2 =
+              _mm_xor_si128(_mm_loadu_si128(reinterpret_cast<const __m128i*>(r[2] + j)), vx);
+          const __m128i a3 =
+              _mm_xor_si128(_mm_loadu_si128(reinterpret_cast<const __m128i*>(r[3] + j)), vx);
           const __m128i t0 = _mm_unpacklo_epi8(a0, a1);
           const __m128i t1 = _mm_unpackhi_epi8(a0, a1);
           const __m128i t2 = _mm_unpacklo_epi8(a2, a3);
@@ -111,9 +124,7 @@ void pack_b_panel(int64_t k, const uint8_t* b, int64_t ldb, bool trans, bool fli
       }
 #endif
       for (; j < cols; ++j) {
-        for (int64_t t = 0; t < 4; ++t) {
-          d[j * 4 + t] = t < valid ? b[(p0 + t) * ldb + j0 + j] ^ x : 0;
-        }
+        for (int64_t t = 0; t < 4; ++t) d[j * 4 + t] = t < valid ? r[t][j] ^ x : 0;
       }
       std::memset(d + cols * 4, 0, static_cast<size_t>((nr - cols) * 4));
     }
@@ -214,9 +225,12 @@ void requantize_row(const int32_t* acc, int64_t n, const QRow& row, const int32_
                row.lo, row.hi, row.out_signed, out);
 }
 
-bool qgemm(int64_t m, int64_t n, int64_t k, const QPackedA& a, const void* b, int64_t ldb,
-           bool b_trans, bool b_signed, const QEpilogue& e, void* c, int64_t ldc, bool c_trans,
-           void* scratch) {
+namespace {
+
+// qgemm() and qgemm_rows(): B by `b_rows`, C's columns through `column_rows` where given.
+bool qgemm_impl(int64_t m, int64_t n, int64_t k, const QPackedA& a, const BRows& b_rows,
+                bool b_signed, const QEpilogue& e, void* c, int64_t ldc, bool c_trans,
+                const QColumnRows* column_rows, void* scratch) {
   const QKernelInfo info = qkernel_info(active_qgemm_isa());
   const int64_t mr = info.mr, nr = info.nr;
   if (m < 0 || n < 0 || k < 0 || k > kQGemmMaxK || a.rows != m || a.cols != k || a.panel != mr) {
@@ -235,7 +249,6 @@ bool qgemm(int64_t m, int64_t n, int64_t k, const QPackedA& a, const void* b, in
   }
   // B as uint8: int8 values were shifted by +128, and so is their zero point.
   const int32_t zb = e.b_zero_point + (b_signed ? 128 : 0);
-  const auto* bb = static_cast<const uint8_t*>(b);
   const int64_t esize = 1;
   auto* cc = static_cast<char*>(c);
   // One item per panel of nr columns: pack it (it stays in cache), then run every row panel.
@@ -244,7 +257,7 @@ bool qgemm(int64_t m, int64_t n, int64_t k, const QPackedA& a, const void* b, in
     const int64_t cols = std::min(nr, n - j0);
     uint8_t* panel = packed + j0 * kq * 4;
     int32_t* colsum = need_colsum ? colsums + j0 : nullptr;
-    pack_b_panel(k, bb, ldb, b_trans, b_signed, j0, cols, nr, panel, colsum);
+    pack_b_panel(k, b_rows, b_signed, j0, cols, nr, panel, colsum);
     alignas(64) int32_t tile[8 * 32];  // mr x nr <= 8 x 32
     alignas(64) uint8_t row_out[32];
     for (int64_t i0 = 0; i0 < m; i0 += mr) {
@@ -256,7 +269,21 @@ bool qgemm(int64_t m, int64_t n, int64_t k, const QPackedA& a, const void* b, in
         const int32_t offset = -zb * a.row_sums[i] + static_cast<int32_t>(k) * za * zb;
         const float scale = e.scale_per_row ? e.scale[i] : e.scale[0];
         const float bias = e.bias != nullptr ? e.bias[i] : 0.0f;
-        if (!c_trans) {
+        if (column_rows != nullptr) {
+          // The kept runs of the flat columns [j0, j0 + cols): those of each image row.
+          const int64_t pitch = column_rows->pitch, width = column_rows->width;
+          for (int64_t j = j0; j < j0 + cols;) {
+            const int64_t y = j / pitch, x = j - y * pitch;
+            const int64_t run = std::min(j0 + cols, j + pitch - x) - j;
+            if (x < width) {
+              const int64_t kept = std::min(run, width - x);
+              info.requant(tile + r * nr + (j - j0), kept, offset, za,
+                           za != 0 ? colsum + (j - j0) : nullptr, scale, bias, e.out_zero_point,
+                           e.out_min, e.out_max, e.out_signed, cc + i * ldc + y * width + x);
+            }
+            j += run;
+          }
+        } else if (!c_trans) {
           info.requant(tile + r * nr, cols, offset, za, za != 0 ? colsum : nullptr, scale, bias,
                        e.out_zero_point, e.out_min, e.out_max, e.out_signed,
                        cc + (i * ldc + j0) * esize);
@@ -269,6 +296,30 @@ bool qgemm(int64_t m, int64_t n, int64_t k, const QPackedA& a, const void* b, in
     }
   });
   return true;
+}
+
+}  // namespace
+
+bool qgemm(int64_t m, int64_t n, int64_t k, const QPackedA& a, const void* b, int64_t ldb,
+           bool b_trans, bool b_signed, const QEpilogue& e, void* c, int64_t ldc, bool c_trans,
+           void* scratch) {
+  BRows rows;
+  rows.b = static_cast<const uint8_t*>(b);
+  rows.ldb = ldb;
+  rows.trans = b_trans;
+  return qgemm_impl(m, n, k, a, rows, b_signed, e, c, ldc, c_trans, nullptr, scratch);
+}
+
+bool qgemm_rows(int64_t m, int64_t n, int64_t k, const QPackedA& a, const uint8_t* const* b_rows,
+                bool b_signed, const QEpilogue& e, void* c, int64_t ldc,
+                const QColumnRows* column_rows, void* scratch) {
+  if (b_rows == nullptr || (column_rows != nullptr &&
+                            (column_rows->width <= 0 || column_rows->width > column_rows->pitch))) {
+    return false;
+  }
+  BRows rows;
+  rows.rows = b_rows;
+  return qgemm_impl(m, n, k, a, rows, b_signed, e, c, ldc, false, column_rows, scratch);
 }
 
 }  // namespace ptec::kernels::optimized

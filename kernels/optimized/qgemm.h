@@ -96,6 +96,23 @@ bool qgemm(int64_t m, int64_t n, int64_t k, const QPackedA& a, const void* b, in
            bool b_trans, bool b_signed, const QEpilogue& epilogue, void* c, int64_t ldc,
            bool c_trans, void* scratch);
 
+/// Where qgemm_rows stores C's columns: column j is position (j / pitch, j % pitch) of a flat
+/// image whose rows are `pitch` columns apart (a direct convolution's outputs, computed over the
+/// padded input's row pitch); the first `width` of each row are kept, at (j / pitch) * width +
+/// j % pitch of C's row, the others dropped.
+struct QColumnRows {
+  int64_t pitch = 0;
+  int64_t width = 0;
+};
+
+/// qgemm() with B given by its rows (not transposed): row p is b_rows[p][0, N), never copied
+/// beyond the panel being packed (a direct convolution's shifted views of its zero-point-padded
+/// input). With `column_rows`, C's columns are stored through that map. Returns false as qgemm()
+/// does, and for a missing b_rows or a map whose width is not in [1, pitch].
+bool qgemm_rows(int64_t m, int64_t n, int64_t k, const QPackedA& a, const uint8_t* const* b_rows,
+                bool b_signed, const QEpilogue& epilogue, void* c, int64_t ldc,
+                const QColumnRows* column_rows, void* scratch);
+
 /// One requantized row: out[j] = clamp(round(float(acc[j] + offset - a_zp * colsum[j]) * scale
 /// + bias) + zp, lo, hi) (colsum may be null when a_zp is 0). Exposed for the other int8
 /// kernels (depthwise convolution, pooling).

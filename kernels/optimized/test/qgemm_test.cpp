@@ -160,11 +160,20 @@ TEST_P(QGemm, Conv2dMatchesDirectReference) {
   nonsquare.kw = 2;
   nonsquare.pw = 0;
   const std::vector<ConvCase> cases = {
-      {shape(1, 3, 9, 9, 10, 3, 1, 1, 1), false},     {shape(2, 16, 8, 8, 24, 1, 1, 0, 1), true},
-      {shape(1, 4, 6, 5, 7, 3, 2, 2, 1), false},      {shape(1, 8, 7, 7, 12, 3, 1, 1, 4), true},
-      {shape(2, 6, 9, 9, 12, 3, 2, 1, 6), false},     {shape(1, 3, 5, 5, 3, 5, 1, 4, 3), true},
-      {shape(1, 5, 10, 10, 6, 3, 1, 2, 1, 2), false}, {nonsquare, false},
+      {shape(1, 3, 9, 9, 10, 3, 1, 1, 1), false},
+      {shape(2, 16, 8, 8, 24, 1, 1, 0, 1), true},
+      {shape(1, 4, 6, 5, 7, 3, 2, 2, 1), false},
+      {shape(1, 8, 7, 7, 12, 3, 1, 1, 4), true},
+      {shape(2, 6, 9, 9, 12, 3, 2, 1, 6), false},
+      {shape(1, 3, 5, 5, 3, 5, 1, 4, 3), true},
+      {shape(1, 5, 10, 10, 6, 3, 1, 2, 1, 2), false},
+      {nonsquare, false},
       {shape(1, 1, 1, 1, 3, 1, 1, 0, 1), true},
+      // Stride 1, read in place: several B panels over the padded rows' flat columns (their
+      // runs split across panels), batch 2, K over 256.
+      {shape(2, 20, 13, 17, 40, 3, 1, 1, 1), true},
+      {shape(1, 40, 7, 7, 24, 3, 1, 1, 1), false},
+      {shape(1, 6, 12, 9, 10, 5, 1, 2, 2), false},
   };
   for (const ConvCase& cc : cases) {
     const Conv2dShape& s = cc.s;
