@@ -83,6 +83,17 @@ void pad_planes(const Conv2dShape& s, const Padded& g, const uint8_t* in, uint8_
   });
 }
 
+// The epilogue of group g's GEMM (ocg output channels each): its rows' scales, biases and weight
+// zero points, and the input's zero point as B's.
+QEpilogue group_epilogue(const QEpilogue& epilogue, int32_t x_zero_point, int64_t g, int64_t ocg) {
+  QEpilogue e = epilogue;
+  e.b_zero_point = x_zero_point;
+  if (e.scale_per_row) e.scale += g * ocg;
+  if (e.bias != nullptr) e.bias += g * ocg;
+  if (e.a_zero_points != nullptr) e.a_zero_points += g * ocg;
+  return e;
+}
+
 // Depthwise: each output channel oc reads input channel oc / multiplier.
 void depthwise(const Conv2dShape& s, const uint8_t* in, bool x_signed, int32_t zx, const int8_t* w,
                const QEpilogue& e, uint8_t* out, int32_t* acc) {
@@ -190,11 +201,7 @@ bool qconv2d(const Conv2dShape& s, const void* input, bool x_signed, int32_t x_z
                    planes);
         const QPackedA a =
             qpacked_a_view(ocg, k, static_cast<const unsigned char*>(packed) + grp * group_bytes);
-        QEpilogue e = epilogue;
-        e.b_zero_point = x_zero_point;
-        if (e.scale_per_row) e.scale += grp * ocg;
-        if (e.bias != nullptr) e.bias += grp * ocg;
-        if (e.a_zero_points != nullptr) e.a_zero_points += grp * ocg;
+        const QEpilogue e = group_epilogue(epilogue, x_zero_point, grp, ocg);
         if (!qgemm_rows(ocg, g.columns(s), k, a, rows, x_signed, e,
                         out + (b * s.oc + grp * ocg) * pixels, pixels, &map, gemm_scratch)) {
           return false;
@@ -212,11 +219,7 @@ bool qconv2d(const Conv2dShape& s, const void* input, bool x_signed, int32_t x_z
       if (!direct) im2col(s, x, static_cast<uint8_t>(x_zero_point), cols);
       const QPackedA a =
           qpacked_a_view(ocg, k, static_cast<const unsigned char*>(packed) + g * group_bytes);
-      QEpilogue e = epilogue;
-      e.b_zero_point = x_zero_point;
-      if (e.scale_per_row) e.scale += g * ocg;
-      if (e.bias != nullptr) e.bias += g * ocg;
-      if (e.a_zero_points != nullptr) e.a_zero_points += g * ocg;
+      const QEpilogue e = group_epilogue(epilogue, x_zero_point, g, ocg);
       if (!qgemm(ocg, pixels, k, a, direct ? static_cast<const void*>(x) : cols, pixels, false,
                  x_signed, e, out + (b * s.oc + g * ocg) * pixels, pixels, false, gemm_scratch)) {
         return false;

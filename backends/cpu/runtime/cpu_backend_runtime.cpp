@@ -898,7 +898,10 @@ float math(fb::UnaryOp op, float v) {
   return v;
 }
 
-void max_pool(const TensorSlot& x, const TensorSlot& out, const flatbuffers::Vector<int64_t>& p) {
+// A max pooling node's shape: x's and out's planes, the window from its ints (kh, kw, sh, sw, ph,
+// pw, dh, dw).
+opt::MaxPool2dShape max_pool_shape(const TensorSlot& x, const TensorSlot& out,
+                                   const flatbuffers::Vector<int64_t>& p) {
   opt::MaxPool2dShape s;
   s.planes = x.sizes[0] * x.sizes[1];
   s.h = x.sizes[2];
@@ -913,7 +916,11 @@ void max_pool(const TensorSlot& x, const TensorSlot& out, const flatbuffers::Vec
   s.pw = p.Get(5);
   s.dh = p.Get(6);
   s.dw = p.Get(7);
-  opt::max_pool2d(s, x.data, out.data);  // prepare checked the parameters
+  return s;
+}
+
+void max_pool(const TensorSlot& x, const TensorSlot& out, const flatbuffers::Vector<int64_t>& p) {
+  opt::max_pool2d(max_pool_shape(x, out, p), x.data, out.data);  // prepare checked the parameters
 }
 
 // aten::avg_pool2d: the window clipped to the padded input counts toward the divisor with
@@ -1145,26 +1152,11 @@ Error run_quantized(Handle& h, const NodeState& st) {
                  ? Error::Ok
                  : Error::Internal;
     }
-    case fb::NodeKind::QMaxPool2d: {
-      const auto& p = *n->ints();
-      opt::MaxPool2dShape s;
-      s.planes = x.sizes[0] * x.sizes[1];
-      s.h = x.sizes[2];
-      s.w = x.sizes[3];
-      s.oh = out.sizes[2];
-      s.ow = out.sizes[3];
-      s.kh = p.Get(0);
-      s.kw = p.Get(1);
-      s.sh = p.Get(2);
-      s.sw = p.Get(3);
-      s.ph = p.Get(4);
-      s.pw = p.Get(5);
-      s.dh = p.Get(6);
-      s.dw = p.Get(7);
-      return opt::quantized_max_pool2d(s, x.data, x.dtype == fb::TensorType::S8, out.data)
+    case fb::NodeKind::QMaxPool2d:
+      return opt::quantized_max_pool2d(max_pool_shape(x, out, *n->ints()), x.data,
+                                       x.dtype == fb::TensorType::S8, out.data)
                  ? Error::Ok
                  : Error::Internal;
-    }
     case fb::NodeKind::QAdd: {
       const TensorSlot& b = slot(1);
       opt::quantized_add(x.data, x.dtype == fb::TensorType::S8, quant_params(*n->qin()->Get(0)),

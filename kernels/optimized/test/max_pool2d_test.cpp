@@ -9,31 +9,11 @@
 #include <vector>
 
 #include "kernels/optimized/gemm.h"
+#include "kernels/optimized/test/pool_shape.h"
 #include "kernels/optimized/threadpool.h"
 
 namespace ptec::kernels::optimized {
 namespace {
-
-MaxPool2dShape pool(int64_t planes, int64_t h, int64_t w, int64_t k, int64_t stride, int64_t pad,
-                    int64_t dilation = 1, bool ceil = false) {
-  MaxPool2dShape s;
-  s.planes = planes;
-  s.h = h;
-  s.w = w;
-  s.kh = s.kw = k;
-  s.sh = s.sw = stride;
-  s.ph = s.pw = pad;
-  s.dh = s.dw = dilation;
-  auto out = [&](int64_t in) {
-    const int64_t span = in + 2 * pad - dilation * (k - 1) - 1;
-    int64_t o = (ceil ? (span + stride - 1) / stride : span / stride) + 1;
-    if (ceil && (o - 1) * stride >= in + pad) --o;  // the last window starts inside (ATen)
-    return o;
-  };
-  s.oh = out(h);
-  s.ow = out(w);
-  return s;
-}
 
 // Window by window, NaN winning.
 std::vector<float> reference(const MaxPool2dShape& s, const std::vector<float>& in) {
