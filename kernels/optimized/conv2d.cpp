@@ -5,6 +5,7 @@
 #include <cmath>
 #include <cstring>
 #include <limits>
+#include <optional>
 #include <utility>
 
 #include "kernels/optimized/conv2d_depthwise_channels.h"
@@ -745,6 +746,8 @@ bool conv2d(const Conv2dShape& s, const float* input, const float* weights,
   }
   const int64_t nr = gemm_tile(active_gemm_isa()).nr;
   const int64_t chunk = chunk_pixels(s);
+  std::optional<SerialRegion> serial;
+  if (conv2d_groups_serial(s)) serial.emplace();
 
   for (int64_t b = 0; b < s.n; ++b) {
     for (int64_t g = 0; g < s.groups; ++g) {

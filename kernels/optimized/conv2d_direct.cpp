@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <optional>
 
 #include <unistd.h>
 
@@ -152,10 +153,17 @@ size_t conv2d_direct_scratch_bytes(const Conv2dShape& s) {
   return padded + rows + flat;
 }
 
+bool conv2d_groups_serial(const Conv2dShape& s) {
+  return s.groups > 1 &&
+         2.0 * static_cast<double>(s.oc_per_group() * s.k() * s.oh() * s.ow()) < 4.0e6;
+}
+
 bool conv2d_direct(const Conv2dShape& s, const float* input, const float* packed_weights,
                    const GemmEpilogue& epilogue, float* output, void* scratch,
                    const float* input_scale) {
   if (!conv2d_direct_applies(s) || scratch == nullptr || packed_weights == nullptr) return false;
+  std::optional<SerialRegion> serial;
+  if (conv2d_groups_serial(s)) serial.emplace();
   const Geometry g = geometry(s);
   const int64_t cg = s.c_per_group(), ocg = s.oc_per_group(), k = s.k();
   const int64_t oh = s.oh(), ow = s.ow(), ohw = oh * ow;
