@@ -664,7 +664,8 @@ PackedMatrix conv2d_group_weights(const Conv2dShape& s, const float* packed_weig
   return a;
 }
 
-size_t conv2d_scratch_bytes(const Conv2dShape& s, bool weights_packed, ConvRows rows) {
+size_t conv2d_scratch_bytes(const Conv2dShape& s, bool weights_packed, ConvRows rows,
+                            int64_t workers) {
   if (s.depthwise()) return 0;
   size_t bytes = weights_packed ? 0 : conv2d_packed_weights_bytes(s, rows);
   const int64_t ohw = s.oh() * s.ow();
@@ -676,7 +677,7 @@ size_t conv2d_scratch_bytes(const Conv2dShape& s, bool weights_packed, ConvRows 
     bytes += std::max(gemm_scratch_bytes(s.oc_per_group(), ohw, s.k(), true, false),
                       align_up(static_cast<size_t>(s.k()) * sizeof(const float*)));
   } else if (conv2d_direct_applies(s)) {
-    bytes += conv2d_direct_scratch_bytes(s);
+    bytes += conv2d_direct_scratch_bytes(s, workers);
   } else {
     bytes += align_up(static_cast<size_t>(chunk_pixels(s) * s.k()) * sizeof(float));
   }
@@ -686,7 +687,7 @@ size_t conv2d_scratch_bytes(const Conv2dShape& s, bool weights_packed, ConvRows 
 bool conv2d(const Conv2dShape& s, const float* input, const float* weights,
             const float* packed_weights, const GemmEpilogue& epilogue, float* output, void* scratch,
             const float* input_scale, DepthwisePath depthwise_path, ConvRows rows,
-            ConvLayouts layouts) {
+            ConvLayouts layouts, int64_t workers) {
   if (!s.valid() || (input_scale != nullptr && s.depthwise())) return false;
   if ((layouts.input_blocked &&
        (!conv2d_reads_blocked(s, depthwise_path, rows) || input_scale != nullptr)) ||
@@ -724,7 +725,7 @@ bool conv2d(const Conv2dShape& s, const float* input, const float* weights,
     return true;
   }
 
-  if (conv2d_scratch_bytes(s, packed_weights != nullptr, rows) > 0 && scratch == nullptr) {
+  if (conv2d_scratch_bytes(s, packed_weights != nullptr, rows, workers) > 0 && scratch == nullptr) {
     return false;
   }
   auto* bytes = static_cast<unsigned char*>(scratch);
@@ -742,7 +743,7 @@ bool conv2d(const Conv2dShape& s, const float* input, const float* weights,
     return conv2d_pixels(s, input, packed_weights, epilogue, output, bytes, input_scale, layouts);
   }
   if (conv2d_direct_applies(s)) {
-    return conv2d_direct(s, input, packed_weights, epilogue, output, bytes, input_scale);
+    return conv2d_direct(s, input, packed_weights, epilogue, output, bytes, input_scale, workers);
   }
   const int64_t nr = gemm_tile(active_gemm_isa()).nr;
   const int64_t chunk = chunk_pixels(s);

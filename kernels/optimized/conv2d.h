@@ -111,10 +111,10 @@ size_t conv2d_packed_weights_bytes(const Conv2dShape& s, ConvRows rows = ConvRow
 void conv2d_pack_weights(const Conv2dShape& s, const float* weights, float* out,
                          ConvRows rows = ConvRows::Auto);
 
-/// Scratch conv2d() needs (64-byte aligned) with `rows`; `weights_packed` says whether the caller
-/// passes packed weights.
+/// Scratch conv2d() needs (64-byte aligned) with `rows` and `workers` (conv2d()'s);
+/// `weights_packed` says whether the caller passes packed weights.
 size_t conv2d_scratch_bytes(const Conv2dShape& s, bool weights_packed,
-                            ConvRows rows = ConvRows::Auto);
+                            ConvRows rows = ConvRows::Auto, int64_t workers = 1);
 
 /// Where a convolution's input or output is kept in blocks of channels instead of planes (between
 /// two convolutions that both run on it, so that neither transposes): element (n, c, y, x) of an
@@ -145,9 +145,12 @@ bool conv2d_writes_blocked(const Conv2dShape& s, DepthwisePath depthwise_path, C
 /// (ConvLayouts) where conv2d_reads_blocked / conv2d_writes_blocked. Returns false on an invalid
 /// shape, missing scratch, a scale on a depthwise convolution, or a blocked layout the chosen path
 /// does not take (or with a residual or input scale).
+/// `workers`: the threads a grouped convolution whose groups are too small to share them may
+/// spread its groups over (one group per thread at a time), with scratch for as many
+/// (conv2d_scratch_bytes with the same `workers`); 1 runs them in turn.
 bool conv2d(const Conv2dShape& s, const float* input, const float* weights,
             const float* packed_weights, const GemmEpilogue& epilogue, float* output, void* scratch,
             const float* input_scale = nullptr, DepthwisePath depthwise_path = DepthwisePath::Auto,
-            ConvRows rows = ConvRows::Auto, ConvLayouts layouts = {});
+            ConvRows rows = ConvRows::Auto, ConvLayouts layouts = {}, int64_t workers = 1);
 
 }  // namespace ptec::kernels::optimized

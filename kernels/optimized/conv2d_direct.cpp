@@ -1,6 +1,7 @@
 #include "kernels/optimized/conv2d_direct.h"
 
 #include <algorithm>
+#include <atomic>
 #include <cstring>
 #include <optional>
 
@@ -145,35 +146,33 @@ bool conv2d_direct_applies(const Conv2dShape& s) {
   return s.valid() && !s.depthwise() && !s.pointwise() && s.sh <= kMaxStride && s.sw <= kMaxStride;
 }
 
-size_t conv2d_direct_scratch_bytes(const Conv2dShape& s) {
-  const Geometry g = geometry(s);
+namespace {
+
+// One worker's scratch: the group's padded planes, B's row pointers, the flat result.
+size_t slot_bytes(const Conv2dShape& s, const Geometry& g) {
   const size_t padded = align_up(static_cast<size_t>(s.c_per_group() * g.plane) * sizeof(float));
   const size_t rows = align_up(static_cast<size_t>(s.k()) * sizeof(const float*));
   const size_t flat = align_up(static_cast<size_t>(s.oc_per_group() * g.flat) * sizeof(float));
   return padded + rows + flat;
 }
 
-bool conv2d_groups_serial(const Conv2dShape& s) {
-  return s.groups > 1 &&
-         2.0 * static_cast<double>(s.oc_per_group() * s.k() * s.oh() * s.ow()) < 4.0e6;
+// The workers a convolution's groups are split among: up to `workers` where each group runs
+// on its own thread (conv2d_groups_serial), else one (its group's regions use the threads).
+int64_t group_workers(const Conv2dShape& s, int64_t workers) {
+  return conv2d_groups_serial(s) ? std::clamp<int64_t>(s.n * s.groups, 1, workers) : 1;
 }
 
-bool conv2d_direct(const Conv2dShape& s, const float* input, const float* packed_weights,
-                   const GemmEpilogue& epilogue, float* output, void* scratch,
-                   const float* input_scale) {
-  if (!conv2d_direct_applies(s) || scratch == nullptr || packed_weights == nullptr) return false;
-  std::optional<SerialRegion> serial;
-  if (conv2d_groups_serial(s)) serial.emplace();
-  const Geometry g = geometry(s);
+// Group grp of image b, with one worker's scratch.
+bool run_group(const Conv2dShape& s, const Geometry& g, int64_t b, int64_t grp, const float* input,
+               const float* packed_weights, const GemmEpilogue& epilogue, float* output,
+               unsigned char* bytes, const float* input_scale) {
   const int64_t cg = s.c_per_group(), ocg = s.oc_per_group(), k = s.k();
   const int64_t oh = s.oh(), ow = s.ow(), ohw = oh * ow;
-  auto* bytes = static_cast<unsigned char*>(scratch);
   auto* padded = reinterpret_cast<float*>(bytes);
   bytes += align_up(static_cast<size_t>(cg * g.plane) * sizeof(float));
   auto** rows = reinterpret_cast<const float**>(bytes);
   bytes += align_up(static_cast<size_t>(k) * sizeof(const float*));
   auto* flat = reinterpret_cast<float*>(bytes);
-
   // Row p = (c, ky, kx) of B starts at the tap's phase and offset in channel c's plane.
   const int64_t taps = s.kh * s.kw;
   for (int64_t c = 0; c < cg; ++c) {
@@ -186,39 +185,83 @@ bool conv2d_direct(const Conv2dShape& s, const float* input, const float* packed
       }
     }
   }
+  const float* in = input + (b * s.c + grp * cg) * s.h * s.w;
+  const float* scale = input_scale != nullptr ? input_scale + b * s.c + grp * cg : nullptr;
+  parallel_for(cg, [&](int64_t c) {
+    fill_phases(s, g, in + c * s.h * s.w, scale != nullptr ? scale[c] : 1.0f, padded + c * g.plane);
+  });
+  const PackedMatrix a = conv2d_group_weights(s, packed_weights, grp);
+  float* out = output + (b * s.oc + grp * ocg) * ohw;
+  const float* residual =
+      epilogue.residual != nullptr ? epilogue.residual + (b * s.oc + grp * ocg) * ohw : nullptr;
+  if (k <= a.depth && ocg * g.flat * static_cast<int64_t>(sizeof(float)) > half_l2_bytes()) {
+    // One slice of K (a stem's few channels) and a flat result larger than half of L2: the
+    // GEMM stores each tile's valid columns into the output with the epilogue, instead of
+    // the whole flat result going out to memory and back (measured: stems 6-10% faster; a
+    // result that stays in L2 is faster to copy out after, by whole rows).
+    GemmEpilogue e = epilogue;
+    e.bias = epilogue.bias != nullptr ? epilogue.bias + grp * ocg : nullptr;
+    e.bias_per_row = true;
+    e.residual = residual;
+    e.ldr = ohw;
+    const GemmColumnRows map{g.q, ow};
+    return gemm_indirect(ocg, g.flat, k, a, rows, out, ohw, e, &map);
+  }
+  if (!gemm_indirect(ocg, g.flat, k, a, rows, flat, g.flat)) return false;
+  // Copy the valid columns out with bias, residual and activation.
+  parallel_for(ocg, [&](int64_t o) {
+    store_plane(flat + o * g.flat, g.q, oh, ow,
+                epilogue.bias != nullptr ? epilogue.bias[grp * ocg + o] : 0.0f,
+                residual != nullptr ? residual + o * ohw : nullptr, epilogue, out + o * ohw);
+  });
+  return true;
+}
+
+}  // namespace
+
+size_t conv2d_direct_scratch_bytes(const Conv2dShape& s, int64_t workers) {
+  return slot_bytes(s, geometry(s)) * static_cast<size_t>(group_workers(s, workers));
+}
+
+bool conv2d_groups_serial(const Conv2dShape& s) {
+  return s.groups > 1 &&
+         2.0 * static_cast<double>(s.oc_per_group() * s.k() * s.oh() * s.ow()) < 4.0e6;
+}
+
+bool conv2d_direct(const Conv2dShape& s, const float* input, const float* packed_weights,
+                   const GemmEpilogue& epilogue, float* output, void* scratch,
+                   const float* input_scale, int64_t workers) {
+  if (!conv2d_direct_applies(s) || scratch == nullptr || packed_weights == nullptr || workers < 1) {
+    return false;
+  }
+  const Geometry g = geometry(s);
+  auto* bytes = static_cast<unsigned char*>(scratch);
+  const int64_t used = group_workers(s, workers);
+  if (used > 1) {
+    // Groups too small for the threads to share one (conv2d_groups_serial) are spread over
+    // them instead, a worker's groups in turn on its own scratch (nested regions run serially).
+    const size_t slot = slot_bytes(s, g);
+    const int64_t items = s.n * s.groups;
+    std::atomic<bool> ok{true};
+    parallel_for(used, [&](int64_t w) {
+      for (int64_t item = w; item < items; item += used) {
+        if (!run_group(s, g, item / s.groups, item % s.groups, input, packed_weights, epilogue,
+                       output, bytes + static_cast<size_t>(w) * slot, input_scale)) {
+          ok.store(false, std::memory_order_relaxed);
+        }
+      }
+    });
+    return ok.load();
+  }
+  // One worker: each group's regions use the threads, unless the groups are small (they then
+  // run on the calling thread: waking the others per group costs more than it saves).
+  std::optional<SerialRegion> serial;
+  if (conv2d_groups_serial(s)) serial.emplace();
   for (int64_t b = 0; b < s.n; ++b) {
     for (int64_t grp = 0; grp < s.groups; ++grp) {
-      const float* in = input + (b * s.c + grp * cg) * s.h * s.w;
-      const float* scale = input_scale != nullptr ? input_scale + b * s.c + grp * cg : nullptr;
-      parallel_for(cg, [&](int64_t c) {
-        fill_phases(s, g, in + c * s.h * s.w, scale != nullptr ? scale[c] : 1.0f,
-                    padded + c * g.plane);
-      });
-      const PackedMatrix a = conv2d_group_weights(s, packed_weights, grp);
-      float* out = output + (b * s.oc + grp * ocg) * ohw;
-      const float* residual =
-          epilogue.residual != nullptr ? epilogue.residual + (b * s.oc + grp * ocg) * ohw : nullptr;
-      if (k <= a.depth && ocg * g.flat * static_cast<int64_t>(sizeof(float)) > half_l2_bytes()) {
-        // One slice of K (a stem's few channels) and a flat result larger than half of L2: the
-        // GEMM stores each tile's valid columns into the output with the epilogue, instead of
-        // the whole flat result going out to memory and back (measured: stems 6-10% faster; a
-        // result that stays in L2 is faster to copy out after, by whole rows).
-        GemmEpilogue e = epilogue;
-        e.bias = epilogue.bias != nullptr ? epilogue.bias + grp * ocg : nullptr;
-        e.bias_per_row = true;
-        e.residual = residual;
-        e.ldr = ohw;
-        const GemmColumnRows map{g.q, ow};
-        if (!gemm_indirect(ocg, g.flat, k, a, rows, out, ohw, e, &map)) return false;
-        continue;
+      if (!run_group(s, g, b, grp, input, packed_weights, epilogue, output, bytes, input_scale)) {
+        return false;
       }
-      if (!gemm_indirect(ocg, g.flat, k, a, rows, flat, g.flat)) return false;
-      // Copy the valid columns out with bias, residual and activation.
-      parallel_for(ocg, [&](int64_t o) {
-        store_plane(flat + o * g.flat, g.q, oh, ow,
-                    epilogue.bias != nullptr ? epilogue.bias[grp * ocg + o] : 0.0f,
-                    residual != nullptr ? residual + o * ohw : nullptr, epilogue, out + o * ohw);
-      });
     }
   }
   return true;

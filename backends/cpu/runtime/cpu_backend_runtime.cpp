@@ -495,8 +495,9 @@ Error prepare_node(Handle& h, NodeState& st, MemoryAllocator& alloc, size_t* scr
                                                                  : opt::WinogradVariant::F2x2;
       }
       st.block = n->block();
-      // Winograd's scratch holds a pass per worker: the thread setting at init (a node's own
-      // lower setting where it has one); more threads at run time leave the extra ones idle.
+      // Winograd's scratch holds a pass per worker, and a grouped convolution's whose groups go
+      // to the threads whole a group per worker: the thread setting at init (a node's own lower
+      // setting where it has one); more threads at run time leave the extra ones idle.
       st.workers =
           n->threads() > 0 ? std::min<int64_t>(n->threads(), num_threads()) : num_threads();
       // The weights are packed by pack_conv_weights, once plan_blocked_layouts has settled
@@ -1328,7 +1329,7 @@ Error pack_conv_weights(Handle& h, NodeState& st, MemoryAllocator& alloc, size_t
   }
   *scratch = std::max(*scratch,
                       st.winograd ? opt::winograd_scratch_bytes(s, st.variant, st.block, st.workers)
-                                  : opt::conv2d_scratch_bytes(s, true, st.rows));
+                                  : opt::conv2d_scratch_bytes(s, true, st.rows, st.workers));
   return Error::Ok;
 }
 
@@ -1354,7 +1355,8 @@ Error run_node(Handle& h, const NodeState& st, runtime::BackendExecutionContext&
               ? opt::conv2d_winograd(st.conv, st.variant, slot(0)->data, st.packed, e, out.data,
                                      st.block, h.scratch, scale, st.workers)
               : opt::conv2d(st.conv, slot(0)->data, st.sliced ? nullptr : slot(1)->data, st.packed,
-                            e, out.data, h.scratch, scale, st.depthwise_path, st.rows, st.layouts);
+                            e, out.data, h.scratch, scale, st.depthwise_path, st.rows, st.layouts,
+                            std::min<int64_t>(st.workers, num_threads()));
       return ok ? Error::Ok : Error::Internal;
     }
     case fb::NodeKind::ConvTranspose2d:

@@ -1,4 +1,5 @@
 #include "kernels/optimized/conv2d.h"
+#include "kernels/optimized/conv2d_direct.h"
 #include "kernels/optimized/conv2d_sparse_taps.h"
 #include "kernels/optimized/conv2d_winograd.h"
 
@@ -314,6 +315,45 @@ TEST_P(Conv2d, SparseTapsMatchTheReference) {
   // Shares above the limit keep the other paths.
   EXPECT_FALSE(conv2d_sparse_taps_preferred(shape(1, 64, 56, 56, 64, 3, 1, 12, 12)));
   EXPECT_FALSE(conv2d_sparse_taps_preferred(shape(1, 64, 14, 14, 64, 3, 1, 1)));
+}
+
+// Groups too small to share the threads (conv2d_groups_serial) go to the workers whole, a group
+// per worker's scratch: the same values as one worker, bit for bit (each group's arithmetic is
+// unchanged), for more workers than groups, batch 2, a residual and ReLU, and strided layers; a
+// shape whose groups are large enough keeps one worker's scratch.
+TEST_P(Conv2d, SmallGroupsSpreadOverWorkersGiveTheSameResult) {
+  for (const Conv2dShape& s :
+       {shape(2, 32, 12, 11, 32, 3, 1, 1, 1, 8), shape(1, 64, 9, 9, 64, 3, 2, 1, 1, 16),
+        shape(1, 12, 7, 7, 6, 3, 1, 1, 1, 3), shape(2, 8, 10, 10, 16, 5, 1, 2, 2, 2)}) {
+    ASSERT_TRUE(conv2d_groups_serial(s)) << describe(s);
+    const auto in = random_vector(s.n * s.c * s.h * s.w, 31);
+    const auto w = random_vector(s.oc * s.c_per_group() * s.kh * s.kw, 32);
+    const auto bias = random_vector(s.oc, 33);
+    const int64_t out_numel = s.n * s.oc * s.oh() * s.ow();
+    const auto residual = random_vector(out_numel, 34);
+    const GemmEpilogue e = epilogue_of(bias, residual.data(), Activation::Relu);
+    Aligned packed(conv2d_packed_weights_bytes(s, ConvRows::Channels));
+    conv2d_pack_weights(s, w.data(), packed.ptr, ConvRows::Channels);
+    std::vector<float> one(static_cast<size_t>(out_numel));
+    Aligned scratch1(conv2d_scratch_bytes(s, true, ConvRows::Channels, 1));
+    ASSERT_TRUE(conv2d(s, in.data(), w.data(), packed.ptr, e, one.data(), scratch1.ptr, nullptr,
+                       DepthwisePath::Auto, ConvRows::Channels, {}, 1));
+    for (int64_t workers : {2, 3, 64}) {
+      EXPECT_GT(conv2d_scratch_bytes(s, true, ConvRows::Channels, workers),
+                conv2d_scratch_bytes(s, true, ConvRows::Channels, 1));
+      Aligned scratch(conv2d_scratch_bytes(s, true, ConvRows::Channels, workers));
+      std::vector<float> got(static_cast<size_t>(out_numel), 99.0f);
+      ASSERT_TRUE(conv2d(s, in.data(), w.data(), packed.ptr, e, got.data(), scratch.ptr, nullptr,
+                         DepthwisePath::Auto, ConvRows::Channels, {}, workers));
+      for (size_t i = 0; i < got.size(); ++i) {
+        ASSERT_EQ(got[i], one[i]) << describe(s) << " " << workers << " workers at " << i;
+      }
+    }
+  }
+  const Conv2dShape large = shape(1, 64, 56, 56, 64, 3, 1, 1, 1, 2);
+  EXPECT_FALSE(conv2d_groups_serial(large));
+  EXPECT_EQ(conv2d_scratch_bytes(large, true, ConvRows::Channels, 4),
+            conv2d_scratch_bytes(large, true, ConvRows::Channels, 1));
 }
 
 TEST_P(Conv2d, RefusesInvalidShapesAndMissingScratch) {
