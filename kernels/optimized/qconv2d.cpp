@@ -48,38 +48,61 @@ void im2col(const Conv2dShape& s, const uint8_t* in, uint8_t pad, uint8_t* cols)
   }
 }
 
-// Stride-1 convolutions (not pointwise) read their input in place instead of through im2col:
-// B's rows are shifted views of a copy of the group's channels padded with the zero point, the
-// GEMM computes each output row over the padded row pitch, and the extra columns are dropped as
-// C is stored (QColumnRows). This saves writing and rereading K x pixels bytes of columns.
+// Convolutions with a kernel larger than 1x1 (and strides up to kMaxDirectStride) read their input
+// in place instead of through im2col: B's rows are shifted views of a copy of the group's channels
+// padded with the zero point and split by stride phase (phase (py, px) holds padded rows py,
+// py + sh, ... and columns px, px + sw, ..., rows of q columns), so that tap (ky, kx) of output
+// (oy, ox) is element (oy + ky dh / sh, ox + kx dw / sw) of phase (ky dh % sh, kx dw % sw). The
+// GEMM computes each output row over the phase pitch q, and the extra columns are dropped as C is
+// stored (QColumnRows). This saves writing and rereading K x pixels bytes of columns.
+constexpr int64_t kMaxDirectStride = 4;
+
 bool direct_applies(const Conv2dShape& s) {
-  return !s.depthwise() && !s.pointwise() && s.sh == 1 && s.sw == 1;
+  return !s.depthwise() && s.kh * s.kw > 1 && s.sh <= kMaxDirectStride && s.sw <= kMaxDirectStride;
 }
 
-struct Padded {
-  int64_t rows, pitch;
-  int64_t plane() const { return rows * pitch; }
-  int64_t columns(const Conv2dShape& s) const { return (s.oh() - 1) * pitch + s.ow(); }
+struct Phases {
+  int64_t sh, sw;   // phases per dimension (the strides)
+  int64_t rows, q;  // one phase: rows x q
+  int64_t phase() const { return rows * q; }
+  int64_t plane() const { return sh * sw * phase(); }  // one channel: all phases
+  int64_t columns(const Conv2dShape& s) const { return (s.oh() - 1) * q + s.ow(); }
 };
-Padded padded_of(const Conv2dShape& s) { return {s.h + 2 * s.ph, s.w + 2 * s.pw}; }
+Phases phases_of(const Conv2dShape& s) {
+  return {s.sh, s.sw, (s.h + 2 * s.ph + s.sh - 1) / s.sh, (s.w + 2 * s.pw + s.sw - 1) / s.sw};
+}
 
-// The group's cg planes into `dst`, each padded with `pad` (the zero point as stored).
-void pad_planes(const Conv2dShape& s, const Padded& g, const uint8_t* in, uint8_t pad,
-                uint8_t* dst) {
+// The group's cg channels into `dst` by phase, the padding (and the phases' edges past it) `pad`:
+// the zero point as stored.
+void fill_phases(const Conv2dShape& s, const Phases& g, const uint8_t* in, uint8_t pad,
+                 uint8_t* dst) {
   const int64_t cg = s.c_per_group();
   parallel_for(cg, [&](int64_t c) {
-    uint8_t* plane = dst + c * g.plane();
     const uint8_t* src = in + c * s.h * s.w;
-    std::memset(plane, pad, static_cast<size_t>(s.ph * g.pitch + s.pw));
-    for (int64_t y = 0; y < s.h; ++y) {
-      uint8_t* row = plane + (s.ph + y) * g.pitch + s.pw;
-      std::memcpy(row, src + y * s.w, static_cast<size_t>(s.w));
-      // The right padding of this row and the left padding of the next.
-      std::memset(row + s.w, pad,
-                  static_cast<size_t>(std::min(2 * s.pw, g.plane() - (row + s.w - plane))));
+    for (int64_t py = 0; py < g.sh; ++py) {
+      for (int64_t px = 0; px < g.sw; ++px) {
+        uint8_t* phase = dst + c * g.plane() + (py * g.sw + px) * g.phase();
+        for (int64_t i = 0; i < g.rows; ++i) {
+          uint8_t* row = phase + i * g.q;
+          const int64_t y = i * g.sh + py - s.ph;  // input row
+          if (y < 0 || y >= s.h) {
+            std::memset(row, pad, static_cast<size_t>(g.q));
+            continue;
+          }
+          const uint8_t* line = src + y * s.w;
+          if (g.sw == 1) {
+            std::memset(row, pad, static_cast<size_t>(s.pw));
+            std::memcpy(row + s.pw, line, static_cast<size_t>(s.w));
+            std::memset(row + s.pw + s.w, pad, static_cast<size_t>(g.q - s.pw - s.w));
+            continue;
+          }
+          for (int64_t j = 0; j < g.q; ++j) {
+            const int64_t x = j * g.sw + px - s.pw;  // input column
+            row[j] = x >= 0 && x < s.w ? line[x] : pad;
+          }
+        }
+      }
     }
-    const int64_t tail = (s.ph + s.h) * g.pitch + s.pw;
-    if (tail < g.plane()) std::memset(plane + tail, pad, static_cast<size_t>(g.plane() - tail));
   });
 }
 
@@ -155,7 +178,7 @@ size_t qconv2d_scratch_bytes(const Conv2dShape& s) {
   const int64_t pixels = s.oh() * s.ow();
   if (s.depthwise()) return align_up(static_cast<size_t>(pixels) * sizeof(int32_t));
   if (direct_applies(s)) {
-    const Padded g = padded_of(s);
+    const Phases g = phases_of(s);
     return align_up(static_cast<size_t>(s.c_per_group() * g.plane())) +
            align_up(static_cast<size_t>(s.k()) * sizeof(const uint8_t*)) +
            qgemm_scratch_bytes(g.columns(s), s.k());
@@ -180,7 +203,7 @@ bool qconv2d(const Conv2dShape& s, const void* input, bool x_signed, int32_t x_z
   const int64_t ocg = s.oc_per_group(), cg = s.c_per_group(), k = s.k();
   const size_t group_bytes = group_packed_bytes(s);
   if (direct_applies(s)) {
-    const Padded g = padded_of(s);
+    const Phases g = phases_of(s);
     auto* planes = static_cast<uint8_t*>(scratch);
     auto** rows =
         reinterpret_cast<const uint8_t**>(planes + align_up(static_cast<size_t>(cg * g.plane())));
@@ -189,16 +212,18 @@ bool qconv2d(const Conv2dShape& s, const void* input, bool x_signed, int32_t x_z
     for (int64_t c = 0; c < cg; ++c) {
       for (int64_t ky = 0; ky < s.kh; ++ky) {
         for (int64_t kx = 0; kx < s.kw; ++kx) {
-          rows[(c * s.kh + ky) * s.kw + kx] =
-              planes + c * g.plane() + ky * s.dh * g.pitch + kx * s.dw;
+          const int64_t ry = ky * s.dh, rx = kx * s.dw;
+          rows[(c * s.kh + ky) * s.kw + kx] = planes + c * g.plane() +
+                                              (ry % s.sh * s.sw + rx % s.sw) * g.phase() +
+                                              ry / s.sh * g.q + rx / s.sw;
         }
       }
     }
-    const QColumnRows map{g.pitch, s.ow()};
+    const QColumnRows map{g.q, s.ow()};
     for (int64_t b = 0; b < s.n; ++b) {
       for (int64_t grp = 0; grp < s.groups; ++grp) {
-        pad_planes(s, g, in + (b * s.c + grp * cg) * s.h * s.w, static_cast<uint8_t>(x_zero_point),
-                   planes);
+        fill_phases(s, g, in + (b * s.c + grp * cg) * s.h * s.w, static_cast<uint8_t>(x_zero_point),
+                    planes);
         const QPackedA a =
             qpacked_a_view(ocg, k, static_cast<const unsigned char*>(packed) + grp * group_bytes);
         const QEpilogue e = group_epilogue(epilogue, x_zero_point, grp, ocg);

@@ -156,6 +156,8 @@ TEST_P(QGemm, Conv2dMatchesDirectReference) {
     s.ph = pad, s.pw = pad, s.dh = dil, s.dw = dil, s.groups = groups;
     return s;
   };
+  Conv2dShape strided_rows = shape(1, 6, 13, 12, 8, 3, 2, 1, 1);
+  strided_rows.sw = 1;
   Conv2dShape nonsquare = shape(1, 5, 7, 11, 9, 3, 1, 1, 1);
   nonsquare.kw = 2;
   nonsquare.pw = 0;
@@ -174,6 +176,12 @@ TEST_P(QGemm, Conv2dMatchesDirectReference) {
       {shape(2, 20, 13, 17, 40, 3, 1, 1, 1), true},
       {shape(1, 40, 7, 7, 24, 3, 1, 1, 1), false},
       {shape(1, 6, 12, 9, 10, 5, 1, 2, 2), false},
+      // Strided, read by stride phase: a 7x7 stride-2 stem, 3x3 stride 2 dilated 2, stride 3,
+      // and rows and columns of different strides.
+      {shape(2, 3, 23, 21, 16, 7, 2, 3, 1), false},
+      {shape(1, 8, 15, 14, 12, 3, 2, 2, 1, 2), true},
+      {shape(1, 5, 17, 16, 9, 3, 3, 1, 1), false},
+      {strided_rows, true},
   };
   for (const ConvCase& cc : cases) {
     const Conv2dShape& s = cc.s;
