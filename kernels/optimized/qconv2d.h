@@ -7,10 +7,12 @@
 //
 // The columns are gathered (im2col) from the uint8 / int8 input, padding with the input's zero
 // point (the quantized 0), then packed by qgemm a panel at a time; a 1x1, stride-1, unpadded
-// convolution reads the input directly. Depthwise convolutions (one input channel per group) run
-// a direct int32 kernel. Weights are int8 [OC, C/groups, KH, KW] with per-channel (or one) zero
-// points; the requantization (scale, bias, output zero point, ReLU / clamp bounds) is the
-// QEpilogue's with one entry per output channel (scale per row).
+// convolution reads the input directly, and larger kernels read a zero-point-padded copy split
+// by stride phase in place. Depthwise convolutions (one input channel per group) run a direct
+// int32 kernel over a 16-bit copy of each plane shifted by the zero point. Weights are int8
+// [OC, C/groups, KH, KW] with per-channel (or one) zero points; the requantization (scale, bias,
+// output zero point, ReLU / clamp bounds) is the QEpilogue's with one entry per output channel
+// (scale per row).
 
 #include <cstddef>
 #include <cstdint>
@@ -32,7 +34,8 @@ size_t qconv2d_scratch_bytes(const Conv2dShape& s);
 /// (scale_per_row), bias and a_zero_points (weights' zero points, may be null); its
 /// b_zero_point is ignored (x_zero_point is used). `weights` is always the plain int8 tensor;
 /// `packed` what qconv2d_pack_weights wrote (unused for depthwise). Returns false on an invalid
-/// shape, weights packed for another microkernel, or missing scratch.
+/// shape, weights packed for another microkernel, missing scratch, or a depthwise kernel of more
+/// than 1024 taps.
 bool qconv2d(const Conv2dShape& s, const void* input, bool x_signed, int32_t x_zero_point,
              const int8_t* weights, const void* packed, const QEpilogue& epilogue, void* output,
              void* scratch);

@@ -182,6 +182,12 @@ TEST_P(QGemm, Conv2dMatchesDirectReference) {
       {shape(1, 8, 15, 14, 12, 3, 2, 2, 1, 2), true},
       {shape(1, 5, 17, 16, 9, 3, 3, 1, 1), false},
       {strided_rows, true},
+      // Depthwise, through the zero-point-shifted 16-bit phases: 3x3 stride 1 and 2, a channel
+      // multiplier of 2 with batch 2, dilated, signed input, 5x5 stride 2 on an odd plane.
+      {shape(1, 8, 14, 13, 8, 3, 1, 1, 8), false},
+      {shape(2, 6, 11, 12, 12, 3, 2, 1, 6), true},
+      {shape(1, 5, 13, 13, 5, 3, 1, 2, 5, 2), true},
+      {shape(1, 7, 15, 17, 7, 5, 2, 2, 7), false},
   };
   for (const ConvCase& cc : cases) {
     const Conv2dShape& s = cc.s;
