@@ -199,29 +199,42 @@ __attribute__((target_clones("avx512f", "avx2", "default"))) void depthwise_chan
   depthwise_taps(s, g, shifted, wv, acc);
 }
 
+// One worker's scratch for depthwise: a channel's sums and its shifted plane.
+size_t depthwise_slot_bytes(const Conv2dShape& s) {
+  return depthwise_sums_bytes(s) +
+         align_up(static_cast<size_t>(depthwise_plane(s).size()) * sizeof(int16_t));
+}
+
+// The workers depthwise channels are spread over: one channel (of one image) per item.
+int64_t depthwise_workers(const Conv2dShape& s, int64_t workers) {
+  return std::clamp<int64_t>(s.n * s.oc, 1, workers);
+}
+
+// Output channel oc of image b into `out`, with one worker's scratch `slot`.
 void depthwise(const Conv2dShape& s, const uint8_t* in, bool x_signed, int32_t zx, const int8_t* w,
-               const QEpilogue& e, uint8_t* out, int32_t* acc, int16_t* shifted) {
+               const QEpilogue& e, uint8_t* out, int64_t b, int64_t oc, unsigned char* slot) {
   const int64_t oh = s.oh(), ow = s.ow(), taps = s.kh * s.kw;
   const int64_t mult = s.oc / s.c, pitch = depthwise_plane(s).pitch;
+  auto* acc = reinterpret_cast<int32_t*>(slot);
+  auto* shifted = reinterpret_cast<int16_t*>(slot + depthwise_sums_bytes(s));
   int32_t wv[kMaxDepthwiseTaps];
-  for (int64_t oc = 0; oc < s.oc; ++oc) {
-    const int32_t zw = e.a_zero_points != nullptr ? e.a_zero_points[oc] : 0;
-    for (int64_t t = 0; t < taps; ++t) wv[t] = w[oc * taps + t] - zw;
-    depthwise_channel(s, in + (oc / mult) * s.h * s.w, x_signed, zx, wv, shifted, acc);
-    QRow row;
-    row.scale = e.scale_per_row ? e.scale[oc] : e.scale[0];
-    row.bias = e.bias != nullptr ? e.bias[oc] : 0.0f;
-    row.zero_point = e.out_zero_point;
-    row.lo = e.out_min;
-    row.hi = e.out_max;
-    row.out_signed = e.out_signed;
-    if (depthwise_flat(s)) {  // the flat sums' first ow columns of each row
-      for (int64_t oy = 0; oy < oh; ++oy) {
-        requantize_row(acc + oy * pitch, ow, row, nullptr, out + (oc * oh + oy) * ow);
-      }
-    } else {
-      requantize_row(acc, oh * ow, row, nullptr, out + oc * oh * ow);
+  const int32_t zw = e.a_zero_points != nullptr ? e.a_zero_points[oc] : 0;
+  for (int64_t t = 0; t < taps; ++t) wv[t] = w[oc * taps + t] - zw;
+  depthwise_channel(s, in + (b * s.c + oc / mult) * s.h * s.w, x_signed, zx, wv, shifted, acc);
+  QRow row;
+  row.scale = e.scale_per_row ? e.scale[oc] : e.scale[0];
+  row.bias = e.bias != nullptr ? e.bias[oc] : 0.0f;
+  row.zero_point = e.out_zero_point;
+  row.lo = e.out_min;
+  row.hi = e.out_max;
+  row.out_signed = e.out_signed;
+  uint8_t* dst = out + (b * s.oc + oc) * oh * ow;
+  if (depthwise_flat(s)) {  // the flat sums' first ow columns of each row
+    for (int64_t oy = 0; oy < oh; ++oy) {
+      requantize_row(acc + oy * pitch, ow, row, nullptr, dst + oy * ow);
     }
+  } else {
+    requantize_row(acc, oh * ow, row, nullptr, dst);
   }
 }
 
@@ -242,11 +255,10 @@ void qconv2d_pack_weights(const Conv2dShape& s, const int8_t* weights, void* out
   }
 }
 
-size_t qconv2d_scratch_bytes(const Conv2dShape& s) {
+size_t qconv2d_scratch_bytes(const Conv2dShape& s, int64_t workers) {
   const int64_t pixels = s.oh() * s.ow();
   if (s.depthwise()) {
-    return depthwise_sums_bytes(s) +
-           align_up(static_cast<size_t>(depthwise_plane(s).size()) * sizeof(int16_t));
+    return depthwise_slot_bytes(s) * static_cast<size_t>(depthwise_workers(s, workers));
   }
   if (direct_applies(s)) {
     const Phases g = phases_of(s);
@@ -259,21 +271,25 @@ size_t qconv2d_scratch_bytes(const Conv2dShape& s) {
 
 bool qconv2d(const Conv2dShape& s, const void* input, bool x_signed, int32_t x_zero_point,
              const int8_t* weights, const void* packed, const QEpilogue& epilogue, void* output,
-             void* scratch) {
-  if (!s.valid() || scratch == nullptr || (s.depthwise() && s.kh * s.kw > kMaxDepthwiseTaps)) {
+             void* scratch, int64_t workers) {
+  if (!s.valid() || scratch == nullptr || workers < 1 ||
+      (s.depthwise() && s.kh * s.kw > kMaxDepthwiseTaps)) {
     return false;
   }
   const int64_t pixels = s.oh() * s.ow();
   const auto* in = static_cast<const uint8_t*>(input);
   auto* out = static_cast<uint8_t*>(output);
   if (s.depthwise()) {
-    for (int64_t b = 0; b < s.n; ++b) {
-      auto* acc = static_cast<int32_t*>(scratch);
-      auto* shifted = reinterpret_cast<int16_t*>(static_cast<unsigned char*>(scratch) +
-                                                 depthwise_sums_bytes(s));
-      depthwise(s, in + b * s.c * s.h * s.w, x_signed, x_zero_point, weights, epilogue,
-                out + b * s.oc * pixels, acc, shifted);
-    }
+    // The channels spread over the workers, each worker's in turn on its own scratch.
+    const int64_t used = depthwise_workers(s, workers), items = s.n * s.oc;
+    const size_t slot = depthwise_slot_bytes(s);
+    parallel_for(used, [&](int64_t wk) {
+      auto* mine = static_cast<unsigned char*>(scratch) + static_cast<size_t>(wk) * slot;
+      for (int64_t item = wk; item < items; item += used) {
+        depthwise(s, in, x_signed, x_zero_point, weights, epilogue, out, item / s.oc, item % s.oc,
+                  mine);
+      }
+    });
     return true;
   }
   const int64_t ocg = s.oc_per_group(), cg = s.c_per_group(), k = s.k();

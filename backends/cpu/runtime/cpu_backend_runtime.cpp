@@ -307,7 +307,11 @@ Error prepare_quantized(Handle& h, NodeState& st, MemoryAllocator& alloc, size_t
         opt::qconv2d_pack_weights(s, reinterpret_cast<const int8_t*>(w.data), packed);
         st.qpacked = packed;
       }
-      *scratch = std::max(*scratch, opt::qconv2d_scratch_bytes(s));
+      // A depthwise layer's channels go to the threads with scratch each: the thread setting at
+      // init (a node's own lower setting where it has one).
+      st.workers =
+          n->threads() > 0 ? std::min<int64_t>(n->threads(), num_threads()) : num_threads();
+      *scratch = std::max(*scratch, opt::qconv2d_scratch_bytes(s, st.workers));
       return Error::Ok;
     }
     case fb::NodeKind::QLinear: {
@@ -1142,7 +1146,7 @@ Error run_quantized(Handle& h, const NodeState& st) {
       return opt::qconv2d(st.conv, x.data, x.dtype == fb::TensorType::S8,
                           n->qin()->Get(0)->zero_point(),
                           reinterpret_cast<const int8_t*>(slot(1).data), st.qpacked, st.qe,
-                          out.data, h.scratch)
+                          out.data, h.scratch, std::min<int64_t>(st.workers, num_threads()))
                  ? Error::Ok
                  : Error::Internal;
     case fb::NodeKind::QLinear: {

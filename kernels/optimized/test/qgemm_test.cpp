@@ -1,5 +1,6 @@
 #include "kernels/optimized/qgemm.h"
 #include "kernels/optimized/qconv2d.h"
+#include "kernels/optimized/threadpool.h"
 
 #include <gtest/gtest.h>
 
@@ -253,6 +254,17 @@ TEST_P(QGemm, Conv2dMatchesDirectReference) {
       }
     }
     EXPECT_EQ(mismatches, 0);
+    // Spread over workers (a depthwise layer's channels, one per worker's scratch; the others
+    // ignore them), on two threads: the same bytes.
+    set_num_threads(2);
+    for (int64_t workers : {2, 5}) {
+      Aligned scratch_w(qconv2d_scratch_bytes(s, workers));
+      std::vector<uint8_t> out_w(out.size(), 0xAB);
+      ASSERT_TRUE(qconv2d(s, x.data(), cc.x_signed, zx, w.data(), packed.ptr, e, out_w.data(),
+                          scratch_w.ptr, workers));
+      EXPECT_EQ(out_w, out) << workers << " workers";
+    }
+    set_num_threads(0);
   }
 }
 
