@@ -162,29 +162,46 @@ int64_t group_workers(const Conv2dShape& s, int64_t workers) {
   return conv2d_groups_serial(s) ? std::clamp<int64_t>(s.n * s.groups, 1, workers) : 1;
 }
 
-// Group grp of image b, with one worker's scratch.
-bool run_group(const Conv2dShape& s, const Geometry& g, int64_t b, int64_t grp, const float* input,
-               const float* packed_weights, const GemmEpilogue& epilogue, float* output,
-               unsigned char* bytes, const float* input_scale) {
-  const int64_t cg = s.c_per_group(), ocg = s.oc_per_group(), k = s.k();
-  const int64_t oh = s.oh(), ow = s.ow(), ohw = oh * ow;
-  auto* padded = reinterpret_cast<float*>(bytes);
+// One worker's buffers in its scratch slot: the group's padded planes, B's row pointers into
+// them (set once per slot), the flat result.
+struct Buffers {
+  float* padded;
+  const float** rows;
+  float* flat;
+};
+
+Buffers buffers_in(const Conv2dShape& s, const Geometry& g, unsigned char* bytes) {
+  const int64_t cg = s.c_per_group();
+  Buffers w;
+  w.padded = reinterpret_cast<float*>(bytes);
   bytes += align_up(static_cast<size_t>(cg * g.plane) * sizeof(float));
-  auto** rows = reinterpret_cast<const float**>(bytes);
-  bytes += align_up(static_cast<size_t>(k) * sizeof(const float*));
-  auto* flat = reinterpret_cast<float*>(bytes);
+  w.rows = reinterpret_cast<const float**>(bytes);
+  bytes += align_up(static_cast<size_t>(s.k()) * sizeof(const float*));
+  w.flat = reinterpret_cast<float*>(bytes);
   // Row p = (c, ky, kx) of B starts at the tap's phase and offset in channel c's plane.
   const int64_t taps = s.kh * s.kw;
   for (int64_t c = 0; c < cg; ++c) {
     for (int64_t ky = 0; ky < s.kh; ++ky) {
       for (int64_t kx = 0; kx < s.kw; ++kx) {
         const int64_t ry = ky * s.dh, rx = kx * s.dw;
-        rows[c * taps + ky * s.kw + kx] = padded + c * g.plane +
-                                          slot(g, ry % s.sh, rx % s.sw) * g.phase_rows * g.q +
-                                          ry / s.sh * g.q + rx / s.sw;
+        w.rows[c * taps + ky * s.kw + kx] = w.padded + c * g.plane +
+                                            slot(g, ry % s.sh, rx % s.sw) * g.phase_rows * g.q +
+                                            ry / s.sh * g.q + rx / s.sw;
       }
     }
   }
+  return w;
+}
+
+// Group grp of image b, with one worker's buffers.
+bool run_group(const Conv2dShape& s, const Geometry& g, int64_t b, int64_t grp, const float* input,
+               const float* packed_weights, const GemmEpilogue& epilogue, float* output,
+               const Buffers& w, const float* input_scale) {
+  const int64_t cg = s.c_per_group(), ocg = s.oc_per_group(), k = s.k();
+  const int64_t oh = s.oh(), ow = s.ow(), ohw = oh * ow;
+  float* padded = w.padded;
+  const float* const* rows = w.rows;
+  float* flat = w.flat;
   const float* in = input + (b * s.c + grp * cg) * s.h * s.w;
   const float* scale = input_scale != nullptr ? input_scale + b * s.c + grp * cg : nullptr;
   parallel_for(cg, [&](int64_t c) {
@@ -240,13 +257,14 @@ bool conv2d_direct(const Conv2dShape& s, const float* input, const float* packed
   if (used > 1) {
     // Groups too small for the threads to share one (conv2d_groups_serial) are spread over
     // them instead, a worker's groups in turn on its own scratch (nested regions run serially).
-    const size_t slot = slot_bytes(s, g);
+    const size_t per_worker = slot_bytes(s, g);
     const int64_t items = s.n * s.groups;
     std::atomic<bool> ok{true};
-    parallel_for(used, [&](int64_t w) {
-      for (int64_t item = w; item < items; item += used) {
+    parallel_for(used, [&](int64_t worker) {
+      const Buffers mine = buffers_in(s, g, bytes + static_cast<size_t>(worker) * per_worker);
+      for (int64_t item = worker; item < items; item += used) {
         if (!run_group(s, g, item / s.groups, item % s.groups, input, packed_weights, epilogue,
-                       output, bytes + static_cast<size_t>(w) * slot, input_scale)) {
+                       output, mine, input_scale)) {
           ok.store(false, std::memory_order_relaxed);
         }
       }
@@ -257,9 +275,10 @@ bool conv2d_direct(const Conv2dShape& s, const float* input, const float* packed
   // run on the calling thread: waking the others per group costs more than it saves).
   std::optional<SerialRegion> serial;
   if (conv2d_groups_serial(s)) serial.emplace();
+  const Buffers only = buffers_in(s, g, bytes);
   for (int64_t b = 0; b < s.n; ++b) {
     for (int64_t grp = 0; grp < s.groups; ++grp) {
-      if (!run_group(s, g, b, grp, input, packed_weights, epilogue, output, bytes, input_scale)) {
+      if (!run_group(s, g, b, grp, input, packed_weights, epilogue, output, only, input_scale)) {
         return false;
       }
     }
