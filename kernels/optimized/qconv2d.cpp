@@ -9,8 +9,6 @@ namespace ptec::kernels::optimized {
 namespace {
 
 constexpr size_t kAlign = 64;
-// The most taps a depthwise kernel may have (qconv2d refuses more).
-constexpr int64_t kMaxDepthwiseTaps = 1024;
 size_t align_up(size_t x) { return (x + kAlign - 1) / kAlign * kAlign; }
 
 size_t group_packed_bytes(const Conv2dShape& s) { return qpacked_a_bytes(s.oc_per_group(), s.k()); }
@@ -135,6 +133,11 @@ DepthwisePlane depthwise_plane(const Conv2dShape& s) { return {s.h + 2 * s.ph, s
 
 bool depthwise_flat(const Conv2dShape& s) { return s.sh == 1 && s.sw == 1; }
 
+// Bytes of one channel's shifted input plane (int16, padded).
+size_t depthwise_shifted_bytes(const Conv2dShape& s) {
+  return align_up(static_cast<size_t>(depthwise_plane(s).size()) * sizeof(int16_t));
+}
+
 // Bytes of one channel's int32 sums: the output plane, or its flat layout at the padded pitch.
 size_t depthwise_sums_bytes(const Conv2dShape& s) {
   const int64_t sums = depthwise_flat(s) ? s.oh() * depthwise_plane(s).pitch : s.oh() * s.ow();
@@ -200,9 +203,10 @@ __attribute__((target_clones("avx512f", "avx2", "default"))) void depthwise_chan
 }
 
 // One worker's scratch for depthwise: a channel's sums and its shifted plane.
+// One worker's depthwise scratch: the sums, the shifted plane, then the channel's taps (int32).
 size_t depthwise_slot_bytes(const Conv2dShape& s) {
-  return depthwise_sums_bytes(s) +
-         align_up(static_cast<size_t>(depthwise_plane(s).size()) * sizeof(int16_t));
+  return depthwise_sums_bytes(s) + depthwise_shifted_bytes(s) +
+         align_up(static_cast<size_t>(s.kh * s.kw) * sizeof(int32_t));
 }
 
 // The workers depthwise channels are spread over: one channel (of one image) per item.
@@ -217,7 +221,8 @@ void depthwise(const Conv2dShape& s, const uint8_t* in, bool x_signed, int32_t z
   const int64_t mult = s.oc / s.c, pitch = depthwise_plane(s).pitch;
   auto* acc = reinterpret_cast<int32_t*>(slot);
   auto* shifted = reinterpret_cast<int16_t*>(slot + depthwise_sums_bytes(s));
-  int32_t wv[kMaxDepthwiseTaps];
+  auto* wv =
+      reinterpret_cast<int32_t*>(slot + depthwise_sums_bytes(s) + depthwise_shifted_bytes(s));
   const int32_t zw = e.a_zero_points != nullptr ? e.a_zero_points[oc] : 0;
   for (int64_t t = 0; t < taps; ++t) wv[t] = w[oc * taps + t] - zw;
   depthwise_channel(s, in + (b * s.c + oc / mult) * s.h * s.w, x_signed, zx, wv, shifted, acc);
@@ -272,10 +277,7 @@ size_t qconv2d_scratch_bytes(const Conv2dShape& s, int64_t workers) {
 bool qconv2d(const Conv2dShape& s, const void* input, bool x_signed, int32_t x_zero_point,
              const int8_t* weights, const void* packed, const QEpilogue& epilogue, void* output,
              void* scratch, int64_t workers) {
-  if (!s.valid() || scratch == nullptr || workers < 1 ||
-      (s.depthwise() && s.kh * s.kw > kMaxDepthwiseTaps)) {
-    return false;
-  }
+  if (!s.valid() || scratch == nullptr || workers < 1) return false;
   const int64_t pixels = s.oh() * s.ow();
   const auto* in = static_cast<const uint8_t*>(input);
   auto* out = static_cast<uint8_t*>(output);

@@ -34,10 +34,10 @@ size_t qconv2d_scratch_bytes(const Conv2dShape& s, int64_t workers = 1);
 /// (scale_per_row), bias and a_zero_points (weights' zero points, may be null); its
 /// b_zero_point is ignored (x_zero_point is used). `weights` is always the plain int8 tensor;
 /// `packed` what qconv2d_pack_weights wrote (unused for depthwise). Returns false on an invalid
-/// shape, weights packed for another microkernel, missing scratch, workers below 1, or a
-/// depthwise kernel of more than 1024 taps. `workers`: the threads a depthwise convolution's
-/// channels are spread over, a channel per worker's scratch at a time (the scratch must hold
-/// qconv2d_scratch_bytes with the same `workers`); the others parallelize inside their GEMMs.
+/// shape, weights packed for another microkernel, missing scratch or workers below 1. `workers`:
+/// the threads a depthwise convolution's channels are spread over, a channel per worker's scratch
+/// at a time (the scratch must hold qconv2d_scratch_bytes with the same `workers`); the others
+/// parallelize inside their GEMMs.
 bool qconv2d(const Conv2dShape& s, const void* input, bool x_signed, int32_t x_zero_point,
              const int8_t* weights, const void* packed, const QEpilogue& epilogue, void* output,
              void* scratch, int64_t workers = 1);

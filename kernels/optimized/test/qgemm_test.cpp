@@ -189,6 +189,8 @@ TEST_P(QGemm, Conv2dMatchesDirectReference) {
       {shape(2, 6, 11, 12, 12, 3, 2, 1, 6), true},
       {shape(1, 5, 13, 13, 5, 3, 1, 2, 5, 2), true},
       {shape(1, 7, 15, 17, 7, 5, 2, 2, 7), false},
+      // A 33 x 33 depthwise kernel (1089 taps, in the worker's scratch), padding 16.
+      {shape(1, 3, 20, 18, 3, 33, 1, 16, 3), true},
   };
   for (const ConvCase& cc : cases) {
     const Conv2dShape& s = cc.s;
