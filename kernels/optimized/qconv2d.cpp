@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstring>
 
+#include "kernels/optimized/qconv2d_depthwise.h"
 #include "kernels/optimized/threadpool.h"
 
 namespace ptec::kernels::optimized {
@@ -117,130 +118,12 @@ QEpilogue group_epilogue(const QEpilogue& epilogue, int32_t x_zero_point, int64_
   return e;
 }
 
-// Depthwise: each output channel oc reads input channel oc / multiplier, through a copy of that
-// plane padded and shifted to 16-bit values x - zx (the padding then holds 0), so that each tap
-// adds (w - zw) times runs of it into the channel's int32 sums with no bounds to check, in loops
-// the compiler vectorizes (the scalar loop with a bounds check per product ran MobileNet-V2's
-// depthwise layers at 2 GOP/s). At stride 1 the outputs are laid out flat at the padded pitch
-// (output (oy, ox) at oy * pitch + ox, the columns past ow unused), one run per tap instead of
-// one per output row and tap: small planes' rows are shorter than a few vectors. Other strides
-// go row by row.
-struct DepthwisePlane {
-  int64_t rows, pitch;
-  int64_t size() const { return rows * pitch; }
-};
-DepthwisePlane depthwise_plane(const Conv2dShape& s) { return {s.h + 2 * s.ph, s.w + 2 * s.pw}; }
-
-bool depthwise_flat(const Conv2dShape& s) { return s.sh == 1 && s.sw == 1; }
-
-// Bytes of one channel's shifted input plane (int16, padded).
-size_t depthwise_shifted_bytes(const Conv2dShape& s) {
-  return align_up(static_cast<size_t>(depthwise_plane(s).size()) * sizeof(int16_t));
-}
-
-// Bytes of one channel's int32 sums: the output plane, or its flat layout at the padded pitch.
-size_t depthwise_sums_bytes(const Conv2dShape& s) {
-  const int64_t sums = depthwise_flat(s) ? s.oh() * depthwise_plane(s).pitch : s.oh() * s.ow();
-  return align_up(static_cast<size_t>(sums) * sizeof(int32_t));
-}
-
-template <typename T>
-__attribute__((always_inline)) inline void shifted_plane(const Conv2dShape& s,
-                                                         const DepthwisePlane& g, const T* plane,
-                                                         int32_t zx, int16_t* dst) {
-  std::fill(dst, dst + g.size(), int16_t{0});
-  for (int64_t y = 0; y < s.h; ++y) {
-    int16_t* row = dst + (s.ph + y) * g.pitch + s.pw;
-    const T* src = plane + y * s.w;
-    for (int64_t x = 0; x < s.w; ++x) row[x] = static_cast<int16_t>(src[x] - zx);
-  }
-}
-
-__attribute__((always_inline)) inline void depthwise_taps(const Conv2dShape& s,
-                                                          const DepthwisePlane& g, const int16_t* x,
-                                                          const int32_t* wv, int32_t* acc) {
-  const int64_t oh = s.oh(), ow = s.ow();
-  if (depthwise_flat(s)) {
-    const int64_t flat = (oh - 1) * g.pitch + ow;
-    std::fill(acc, acc + flat, 0);
-    for (int64_t ky = 0; ky < s.kh; ++ky) {
-      for (int64_t kx = 0; kx < s.kw; ++kx) {
-        const int32_t w = wv[ky * s.kw + kx];
-        const int16_t* src = x + ky * s.dh * g.pitch + kx * s.dw;
-        for (int64_t j = 0; j < flat; ++j) acc[j] += w * src[j];
-      }
-    }
-    return;
-  }
-  for (int64_t oy = 0; oy < oh; ++oy) {
-    int32_t* out = acc + oy * ow;
-    std::fill(out, out + ow, 0);
-    for (int64_t ky = 0; ky < s.kh; ++ky) {
-      const int16_t* row = x + (oy * s.sh + ky * s.dh) * g.pitch;
-      for (int64_t kx = 0; kx < s.kw; ++kx) {
-        const int32_t w = wv[ky * s.kw + kx];
-        const int16_t* src = row + kx * s.dw;
-        if (s.sw == 2) {
-          for (int64_t ox = 0; ox < ow; ++ox) out[ox] += w * src[2 * ox];
-        } else {
-          for (int64_t ox = 0; ox < ow; ++ox) out[ox] += w * src[ox * s.sw];
-        }
-      }
-    }
-  }
-}
-
-__attribute__((target_clones("avx512f", "avx2", "default"))) void depthwise_channel(
-    const Conv2dShape& s, const void* plane, bool x_signed, int32_t zx, const int32_t* wv,
-    int16_t* shifted, int32_t* acc) {
-  const DepthwisePlane g = depthwise_plane(s);
-  if (x_signed) {
-    shifted_plane(s, g, static_cast<const int8_t*>(plane), zx, shifted);
-  } else {
-    shifted_plane(s, g, static_cast<const uint8_t*>(plane), zx, shifted);
-  }
-  depthwise_taps(s, g, shifted, wv, acc);
-}
-
-// One worker's scratch for depthwise: a channel's sums and its shifted plane.
-// One worker's depthwise scratch: the sums, the shifted plane, then the channel's taps (int32).
-size_t depthwise_slot_bytes(const Conv2dShape& s) {
-  return depthwise_sums_bytes(s) + depthwise_shifted_bytes(s) +
-         align_up(static_cast<size_t>(s.kh * s.kw) * sizeof(int32_t));
-}
+// A zero point the depthwise kernel takes: within [-128, 255], the 8-bit types' together.
+bool depthwise_zero_point(int32_t z) { return z >= -128 && z <= 255; }
 
 // The workers depthwise channels are spread over: one channel (of one image) per item.
 int64_t depthwise_workers(const Conv2dShape& s, int64_t workers) {
   return std::clamp<int64_t>(s.n * s.oc, 1, workers);
-}
-
-// Output channel oc of image b into `out`, with one worker's scratch `slot`.
-void depthwise(const Conv2dShape& s, const uint8_t* in, bool x_signed, int32_t zx, const int8_t* w,
-               const QEpilogue& e, uint8_t* out, int64_t b, int64_t oc, unsigned char* slot) {
-  const int64_t oh = s.oh(), ow = s.ow(), taps = s.kh * s.kw;
-  const int64_t mult = s.oc / s.c, pitch = depthwise_plane(s).pitch;
-  auto* acc = reinterpret_cast<int32_t*>(slot);
-  auto* shifted = reinterpret_cast<int16_t*>(slot + depthwise_sums_bytes(s));
-  auto* wv =
-      reinterpret_cast<int32_t*>(slot + depthwise_sums_bytes(s) + depthwise_shifted_bytes(s));
-  const int32_t zw = e.a_zero_points != nullptr ? e.a_zero_points[oc] : 0;
-  for (int64_t t = 0; t < taps; ++t) wv[t] = w[oc * taps + t] - zw;
-  depthwise_channel(s, in + (b * s.c + oc / mult) * s.h * s.w, x_signed, zx, wv, shifted, acc);
-  QRow row;
-  row.scale = e.scale_per_row ? e.scale[oc] : e.scale[0];
-  row.bias = e.bias != nullptr ? e.bias[oc] : 0.0f;
-  row.zero_point = e.out_zero_point;
-  row.lo = e.out_min;
-  row.hi = e.out_max;
-  row.out_signed = e.out_signed;
-  uint8_t* dst = out + (b * s.oc + oc) * oh * ow;
-  if (depthwise_flat(s)) {  // the flat sums' first ow columns of each row
-    for (int64_t oy = 0; oy < oh; ++oy) {
-      requantize_row(acc + oy * pitch, ow, row, nullptr, dst + oy * ow);
-    }
-  } else {
-    requantize_row(acc, oh * ow, row, nullptr, dst);
-  }
 }
 
 }  // namespace
@@ -263,7 +146,7 @@ void qconv2d_pack_weights(const Conv2dShape& s, const int8_t* weights, void* out
 size_t qconv2d_scratch_bytes(const Conv2dShape& s, int64_t workers) {
   const int64_t pixels = s.oh() * s.ow();
   if (s.depthwise()) {
-    return depthwise_slot_bytes(s) * static_cast<size_t>(depthwise_workers(s, workers));
+    return detail::QDepthwise(s).slot_bytes() * static_cast<size_t>(depthwise_workers(s, workers));
   }
   if (direct_applies(s)) {
     const Phases g = phases_of(s);
@@ -284,12 +167,20 @@ bool qconv2d(const Conv2dShape& s, const void* input, bool x_signed, int32_t x_z
   if (s.depthwise()) {
     // The channels spread over the workers, each worker's in turn on its own scratch.
     const int64_t used = depthwise_workers(s, workers), items = s.n * s.oc;
-    const size_t slot = depthwise_slot_bytes(s);
+    // x - zx and w - zw must fit 16 bits (detail::QDepthwise).
+    if (!depthwise_zero_point(x_zero_point)) return false;
+    if (epilogue.a_zero_points != nullptr) {
+      for (int64_t o = 0; o < s.oc; ++o) {
+        if (!depthwise_zero_point(epilogue.a_zero_points[o])) return false;
+      }
+    }
+    const detail::QDepthwise depthwise(s);
+    const size_t slot = depthwise.slot_bytes();
     parallel_for(used, [&](int64_t wk) {
       auto* mine = static_cast<unsigned char*>(scratch) + static_cast<size_t>(wk) * slot;
       for (int64_t item = wk; item < items; item += used) {
-        depthwise(s, in, x_signed, x_zero_point, weights, epilogue, out, item / s.oc, item % s.oc,
-                  mine);
+        depthwise.run(in, x_signed, x_zero_point, weights, epilogue, out, item / s.oc, item % s.oc,
+                      mine);
       }
     });
     return true;

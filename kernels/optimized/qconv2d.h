@@ -9,7 +9,8 @@
 // point (the quantized 0), then packed by qgemm a panel at a time; a 1x1, stride-1, unpadded
 // convolution reads the input directly, and larger kernels read a zero-point-padded copy split
 // by stride phase in place. Depthwise convolutions (one input channel per group) run a direct
-// int32 kernel over a 16-bit copy of each plane shifted by the zero point. Weights are int8
+// kernel (qconv2d_depthwise.h) over a 16-bit copy of each plane shifted by the zero point, two
+// kernel rows per multiply-add. Weights are int8
 // [OC, C/groups, KH, KW] with per-channel (or one) zero points; the requantization (scale, bias,
 // output zero point, ReLU / clamp bounds) is the QEpilogue's with one entry per output channel
 // (scale per row).
@@ -34,10 +35,11 @@ size_t qconv2d_scratch_bytes(const Conv2dShape& s, int64_t workers = 1);
 /// (scale_per_row), bias and a_zero_points (weights' zero points, may be null); its
 /// b_zero_point is ignored (x_zero_point is used). `weights` is always the plain int8 tensor;
 /// `packed` what qconv2d_pack_weights wrote (unused for depthwise). Returns false on an invalid
-/// shape, weights packed for another microkernel, missing scratch or workers below 1. `workers`:
-/// the threads a depthwise convolution's channels are spread over, a channel per worker's scratch
-/// at a time (the scratch must hold qconv2d_scratch_bytes with the same `workers`); the others
-/// parallelize inside their GEMMs.
+/// shape, weights packed for another microkernel, missing scratch, workers below 1, or, for a
+/// depthwise convolution, a zero point (x_zero_point, a_zero_points) outside [-128, 255].
+/// `workers`: the threads a depthwise convolution's channels are spread over, a channel per
+/// worker's scratch at a time (the scratch must hold qconv2d_scratch_bytes with the same
+/// `workers`); the others parallelize inside their GEMMs.
 bool qconv2d(const Conv2dShape& s, const void* input, bool x_signed, int32_t x_zero_point,
              const int8_t* weights, const void* packed, const QEpilogue& epilogue, void* output,
              void* scratch, int64_t workers = 1);

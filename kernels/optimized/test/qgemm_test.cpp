@@ -149,6 +149,29 @@ struct ConvCase {
   bool x_signed;
 };
 
+// The depthwise kernel multiplies 16-bit x - zx by 16-bit w - zw: zero points past the 8-bit
+// types' range [-128, 255] are refused, not wrapped.
+TEST_P(QGemm, DepthwiseRejectsZeroPointsOutside8BitRange) {
+  Conv2dShape s;
+  s.n = 1, s.c = 2, s.h = 4, s.w = 4, s.oc = 2, s.kh = 3, s.kw = 3, s.ph = 1, s.pw = 1;
+  s.groups = 2;
+  ASSERT_TRUE(s.valid() && s.depthwise());
+  const std::vector<uint8_t> x = random_bytes(s.n * s.c * s.h * s.w, 1);
+  const std::vector<int8_t> w = random_weights(s.oc * s.k(), 2);
+  const float scale = 0.01f;
+  int32_t zw[2] = {0, 0};
+  QEpilogue e;
+  e.scale = &scale;
+  e.a_zero_points = zw;
+  Aligned scratch(qconv2d_scratch_bytes(s));
+  std::vector<uint8_t> out(static_cast<size_t>(s.n * s.oc * s.oh() * s.ow()));
+  EXPECT_TRUE(qconv2d(s, x.data(), false, 255, w.data(), nullptr, e, out.data(), scratch.ptr));
+  EXPECT_FALSE(qconv2d(s, x.data(), false, 256, w.data(), nullptr, e, out.data(), scratch.ptr));
+  EXPECT_FALSE(qconv2d(s, x.data(), true, -129, w.data(), nullptr, e, out.data(), scratch.ptr));
+  zw[1] = -200;
+  EXPECT_FALSE(qconv2d(s, x.data(), false, 0, w.data(), nullptr, e, out.data(), scratch.ptr));
+}
+
 TEST_P(QGemm, Conv2dMatchesDirectReference) {
   auto shape = [](int64_t n, int64_t c, int64_t h, int64_t w, int64_t oc, int64_t k, int64_t st,
                   int64_t pad, int64_t groups, int64_t dil = 1) {
@@ -159,6 +182,12 @@ TEST_P(QGemm, Conv2dMatchesDirectReference) {
   };
   Conv2dShape strided_rows = shape(1, 6, 13, 12, 8, 3, 2, 1, 1);
   strided_rows.sw = 1;
+  // Depthwise with rows and columns of different kernel sizes, strides, dilations and padding
+  // (padding larger than the kernel).
+  Conv2dShape dw_mixed = shape(1, 4, 11, 13, 4, 3, 2, 1, 4);
+  dw_mixed.kw = 1, dw_mixed.sw = 3, dw_mixed.pw = 2, dw_mixed.dh = 2;
+  Conv2dShape dw_wide = shape(2, 3, 6, 17, 6, 1, 1, 0, 3);
+  dw_wide.kw = 5, dw_wide.sh = 2, dw_wide.pw = 6, dw_wide.dw = 3;
   Conv2dShape nonsquare = shape(1, 5, 7, 11, 9, 3, 1, 1, 1);
   nonsquare.kw = 2;
   nonsquare.pw = 0;
@@ -189,6 +218,8 @@ TEST_P(QGemm, Conv2dMatchesDirectReference) {
       {shape(2, 6, 11, 12, 12, 3, 2, 1, 6), true},
       {shape(1, 5, 13, 13, 5, 3, 1, 2, 5, 2), true},
       {shape(1, 7, 15, 17, 7, 5, 2, 2, 7), false},
+      {dw_mixed, false},
+      {dw_wide, true},
       // A 33 x 33 depthwise kernel (1089 taps, in the worker's scratch), padding 16.
       {shape(1, 3, 20, 18, 3, 33, 1, 16, 3), true},
   };
