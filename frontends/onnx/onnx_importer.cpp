@@ -192,7 +192,7 @@ struct Specialization {
   size_t dim;
   std::string symbol;  // dim_param, or "" for an unnamed dim
   int64_t value;
-  bool from_options;
+  const char* from;  // the option that gave the value, or the default's description
 };
 
 /// Gives every user input a static shape in the proto (options.input_shapes, else 1 for symbolic
@@ -234,6 +234,7 @@ std::vector<Specialization> specialize_inputs(onnx::ModelProto& model, const std
   for (const auto& init : model.graph().initializer()) initializers.insert(init.name());
   std::vector<Specialization> out;
   std::vector<std::string> user_inputs;
+  std::set<std::string> used_symbols, all_symbols;
   for (onnx::ValueInfoProto& input : *model.mutable_graph()->mutable_input()) {
     if (initializers.count(input.name()) != 0) continue;
     user_inputs.push_back(input.name());
@@ -280,11 +281,18 @@ std::vector<Specialization> specialize_inputs(onnx::ModelProto& model, const std
         continue;
       }
       const bool has_given = given != options.input_shapes.end();
-      const int64_t want = has_given ? given->second[static_cast<size_t>(i)] : 1;
-      if (has_given && want < 0) {
-        throw LocatedError(Error::InvalidArgument,
-                           fmt::format("{}: input_shapes gives a negative size for '{}' dim {}",
-                                       file, input.name(), i));
+      const auto named = d->has_dim_param() ? options.symbol_values.find(d->dim_param())
+                                            : options.symbol_values.end();
+      if (named != options.symbol_values.end()) used_symbols.insert(named->first);
+      const bool has_named = !has_given && named != options.symbol_values.end();
+      const int64_t want = has_given   ? given->second[static_cast<size_t>(i)]
+                           : has_named ? named->second
+                                       : 1;
+      if (want < 0) {
+        throw LocatedError(
+            Error::InvalidArgument,
+            fmt::format("{}: {} gives a negative size for '{}' dim {}", file,
+                        has_given ? "input_shapes" : "symbol_values", input.name(), i));
       }
       if (d->has_dim_value()) {
         if (has_given && d->dim_value() != want) {
@@ -297,7 +305,11 @@ std::vector<Specialization> specialize_inputs(onnx::ModelProto& model, const std
         continue;
       }
       out.push_back({input.name(), static_cast<size_t>(i), d->has_dim_param() ? d->dim_param() : "",
-                     want, has_given});
+                     want,
+                     has_given   ? "input_shapes"
+                     : has_named ? "symbol_values"
+                                 : "default for a symbolic dim"});
+      if (d->has_dim_param()) all_symbols.insert(d->dim_param());
       d->set_dim_value(want);  // replaces dim_param (a oneof)
     }
   }
@@ -318,6 +330,17 @@ std::vector<Specialization> specialize_inputs(onnx::ModelProto& model, const std
                          fmt::format("{}: dynamic dim '{}': axis {} is out of range for input "
                                      "'{}' of rank {}",
                                      file, sym->name, axis, name, rank));
+    }
+  }
+  for (const auto& [name, value] : options.symbol_values) {
+    if (used_symbols.count(name) == 0) {
+      throw LocatedError(
+          Error::InvalidArgument,
+          fmt::format(
+              "{}: a size is given for the symbolic dim '{}', which no input dim carries "
+              "(symbolic dims: {})",
+              file, name,
+              all_symbols.empty() ? "none" : fmt::format("{}", fmt::join(all_symbols, ", "))));
     }
   }
   for (const auto& [name, sizes] : options.input_shapes) {
@@ -646,8 +669,7 @@ ir::ExportedProgram import_model(onnx::ModelProto& model, const std::string& fil
     program.provenance().push_back(
         {"specialize",
          fmt::format("input '{}' dim {}{} = {} ({})", s.input, s.dim,
-                     s.symbol.empty() ? std::string() : " ('" + s.symbol + "')", s.value,
-                     s.from_options ? "input_shapes" : "default for a symbolic dim")});
+                     s.symbol.empty() ? std::string() : " ('" + s.symbol + "')", s.value, s.from)});
   }
   return program;
 }

@@ -29,11 +29,16 @@ struct OnnxImportOptions {
   /// be symbolic or unknown in the model, or fixed to a value inside the range.
   std::vector<DynamicDim> dynamic_dims;
   /// Sizes of user inputs by ONNX input name. A listed input's symbolic or unknown dims take these
-  /// values; a static dim must match. Unlisted symbolic dims are specialized to 1. Every
+  /// values; a static dim must match. Symbolic dims in neither input_shapes nor symbol_values are
+  /// specialized to 1. Every
   /// specialized dim is recorded in the program's provenance ("specialize" steps) and in the
   /// input placeholder's meta.extra["onnx_shape"] (the declared shape, symbols by name), so that
   /// a later step can turn them into SymInts instead.
   std::map<std::string, std::vector<int64_t>> input_shapes;
+  /// Values of symbolic dims by name (the model's dim_param, e.g. "batch" or "seq"), for every
+  /// input dim that carries the name and is not given by input_shapes or dynamic_dims. Each name
+  /// must occur among the inputs' dims.
+  std::map<std::string, int64_t> symbol_values;
   /// Directory that external-data locations are relative to; empty means the model's directory.
   std::string external_data_dir;
   /// Compare every imported value's spec with ONNX shape inference and fail on a difference

@@ -29,6 +29,9 @@ struct ExportArgs {
   bool external_data = false;
   /// --dynamic INPUT:AXIS=[SYMBOL:]MIN..MAX, repeatable.
   std::vector<std::string> dynamic;
+  /// --dim SYMBOL=VALUE and --input-shape INPUT=D0xD1x..., repeatable: sizes of symbolic dims.
+  std::vector<std::string> dims;
+  std::vector<std::string> input_shapes;
   /// --etrecord FILE: export with generate_etrecord and save the ETRecord here.
   std::string etrecord_path;
   /// --recipe-arg KEY=VALUE, repeatable: the recipe's kwargs (ptec recipes lists them).
@@ -59,6 +62,9 @@ struct CompileArgs {
   std::string output;
   /// --dynamic INPUT:AXIS=[SYMBOL:]MIN..MAX, repeatable: the engines' profiles.
   std::vector<std::string> dynamic;
+  /// --dim SYMBOL=VALUE and --input-shape INPUT=D0xD1x..., repeatable: sizes of symbolic dims.
+  std::vector<std::string> dims;
+  std::vector<std::string> input_shapes;
   /// --no-autotune: keep the CPU backend's default choices (no timing runs).
   bool no_autotune = false;
   /// --threads N: threads the engines are tuned for (0: one per core).

@@ -25,17 +25,9 @@ int run_compile(const CompileArgs& args) {
   PTEC_ENFORCE(fs::exists(args.model), NotFound, "{}: no such file", args.model);
   check_output_directory(args.output);
 
-  onnx_import::OnnxImportOptions import_options;
-  for (const std::string& d : args.dynamic) {
-    import_options.dynamic_dims.push_back(parse_dynamic_dim(d));
-  }
-  const ir::ExportedProgram aten = onnx_import::import_onnx(args.model, import_options);
-  for (const ir::ProvenanceStep& step : aten.provenance()) {
-    if (step.stage == "dynamic" || step.stage == "specialize") {
-      std::fprintf(stderr, "ptec: %s: %s\n", step.stage == "dynamic" ? "dynamic" : "specialized",
-                   step.detail.c_str());
-    }
-  }
+  const ir::ExportedProgram aten = onnx_import::import_onnx(
+      args.model, import_options(args.dynamic, args.dims, args.input_shapes));
+  report_import_dims(aten);
   const auto imported = Clock::now();
 
   engine::EngineCompileOptions options;

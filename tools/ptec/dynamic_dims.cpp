@@ -1,6 +1,7 @@
 #include "tools/ptec/dynamic_dims.h"
 
 #include <charconv>
+#include <cstdio>
 #include <sstream>
 
 #include <fmt/format.h>
@@ -49,6 +50,75 @@ onnx_import::DynamicDim parse_dynamic_dim(const std::string& text) {
   }
   if (d.min < 0 || d.min > d.max) throw bad("the range is empty or negative");
   return d;
+}
+
+void parse_dim_value(const std::string& text, onnx_import::OnnxImportOptions& options) {
+  const size_t eq = text.rfind('=');
+  int64_t value = 0;
+  if (eq == std::string::npos || eq == 0 || !to_int(std::string_view(text).substr(eq + 1), value) ||
+      value < 0) {
+    throw Exception(Error::InvalidArgument,
+                    fmt::format("--dim '{}': expected SYMBOL=VALUE, a symbolic dim's name in the "
+                                "model and a non-negative size (e.g. batch=4 or seq=128)",
+                                text));
+  }
+  const std::string name = text.substr(0, eq);
+  if (!options.symbol_values.emplace(name, value).second) {
+    throw Exception(Error::InvalidArgument, fmt::format("--dim: '{}' is given twice", name));
+  }
+}
+
+void parse_input_shape(const std::string& text, onnx_import::OnnxImportOptions& options) {
+  auto bad = [&](const char* why) {
+    return Exception(Error::InvalidArgument,
+                     fmt::format("--input-shape '{}': {} (expected INPUT=D0xD1x..., e.g. "
+                                 "input=1x3x224x224)",
+                                 text, why));
+  };
+  const size_t eq = text.rfind('=');
+  if (eq == std::string::npos || eq == 0) throw bad("no INPUT= before the sizes");
+  std::vector<int64_t> sizes;
+  std::string_view rest = std::string_view(text).substr(eq + 1);
+  while (true) {
+    const size_t sep = rest.find_first_of("x,");
+    int64_t size = 0;
+    if (!to_int(rest.substr(0, sep), size) || size < 0) {
+      throw bad("each size must be a non-negative integer");
+    }
+    sizes.push_back(size);
+    if (sep == std::string_view::npos) break;
+    rest = rest.substr(sep + 1);
+  }
+  if (!options.input_shapes.emplace(text.substr(0, eq), std::move(sizes)).second) {
+    throw bad("the input is given twice");
+  }
+}
+
+onnx_import::OnnxImportOptions import_options(const std::vector<std::string>& dynamic,
+                                              const std::vector<std::string>& dims,
+                                              const std::vector<std::string>& input_shapes) {
+  onnx_import::OnnxImportOptions options;
+  for (const std::string& d : dynamic) options.dynamic_dims.push_back(parse_dynamic_dim(d));
+  for (const std::string& d : dims) parse_dim_value(d, options);
+  for (const std::string& s : input_shapes) parse_input_shape(s, options);
+  return options;
+}
+
+void report_import_dims(const ir::ExportedProgram& program) {
+  bool defaulted = false;
+  for (const ir::ProvenanceStep& step : program.provenance()) {
+    if (step.stage == "dynamic" || step.stage == "specialize") {
+      std::fprintf(stderr, "ptec: %s: %s\n", step.stage == "dynamic" ? "dynamic" : "specialized",
+                   step.detail.c_str());
+      defaulted =
+          defaulted || step.detail.find("(default for a symbolic dim)") != std::string::npos;
+    }
+  }
+  if (defaulted) {
+    std::fprintf(stderr,
+                 "ptec: choose a symbolic dim's size with --dim SYMBOL=VALUE or --input-shape "
+                 "INPUT=D0xD1x..., or keep it dynamic with --dynamic INPUT:AXIS=MIN..MAX\n");
+  }
 }
 
 std::vector<DynamicDimRecord> dynamic_dim_records(const std::string& method,

@@ -32,6 +32,23 @@ struct DynamicDimRecord {
 /// `text`.
 onnx_import::DynamicDim parse_dynamic_dim(const std::string& text);
 
+/// Parses "SYMBOL=VALUE" (--dim: a symbolic dim's size by its name in the model) into
+/// options.symbol_values and "INPUT=D0xD1x..." (--input-shape, also "D0,D1,...") into
+/// options.input_shapes; throw InvalidArgument naming `text`.
+void parse_dim_value(const std::string& text, onnx_import::OnnxImportOptions& options);
+void parse_input_shape(const std::string& text, onnx_import::OnnxImportOptions& options);
+
+/// The import options of the command line's --dynamic, --dim and --input-shape (each
+/// repeatable).
+onnx_import::OnnxImportOptions import_options(const std::vector<std::string>& dynamic,
+                                              const std::vector<std::string>& dims,
+                                              const std::vector<std::string>& input_shapes);
+
+/// Prints the import's dynamic and specialized dims to stderr ("ptec: dynamic: ...", "ptec:
+/// specialized: ..."; stdout stays for the JSON summary), and where a symbolic dim took the
+/// default size 1, how to choose another.
+void report_import_dims(const ir::ExportedProgram& program);
+
 /// The records of `program`'s user inputs with symbolic dims (names from meta.source).
 std::vector<DynamicDimRecord> dynamic_dim_records(const std::string& method,
                                                   const ir::ExportedProgram& program);

@@ -54,17 +54,9 @@ int run_export(const ExportArgs& args) {
   check_output_directory(args.output);
   if (!args.etrecord_path.empty()) check_output_directory(args.etrecord_path);
 
-  onnx_import::OnnxImportOptions options;
-  for (const std::string& d : args.dynamic) options.dynamic_dims.push_back(parse_dynamic_dim(d));
-  ir::ExportedProgram aten = onnx_import::import_onnx(args.model, options);
-  // Say which dims stay dynamic and which symbolic dims were specialized (stderr: the JSON
-  // summary on stdout stays machine-readable).
-  for (const ir::ProvenanceStep& step : aten.provenance()) {
-    if (step.stage == "dynamic" || step.stage == "specialize") {
-      std::fprintf(stderr, "ptec: %s: %s\n", step.stage == "dynamic" ? "dynamic" : "specialized",
-                   step.detail.c_str());
-    }
-  }
+  ir::ExportedProgram aten = onnx_import::import_onnx(
+      args.model, import_options(args.dynamic, args.dims, args.input_shapes));
+  report_import_dims(aten);
   const std::vector<DynamicDimRecord> records = dynamic_dim_records("forward", aten);
   const auto read = Clock::now();
   if (!recipe.quantization.empty()) aten = quantize_for_recipe(recipe, aten, args.calibration_dir);

@@ -31,9 +31,10 @@ int run_export_engine(const ExportArgs& args) {
   namespace fs = std::filesystem;
   using Clock = std::chrono::steady_clock;
   const auto start = Clock::now();
-  PTEC_ENFORCE(args.dynamic.empty(), InvalidArgument,
-               "--dynamic: the dynamic dims of an engine-bearing program are its engines' "
-               "profiles, fixed by ptec compile --dynamic");
+  PTEC_ENFORCE(args.dynamic.empty() && args.dims.empty() && args.input_shapes.empty(),
+               InvalidArgument,
+               "--dynamic, --dim and --input-shape: the shapes of an engine-bearing program are "
+               "its engines', fixed by ptec compile");
   PTEC_ENFORCE(args.recipe_args.empty() && args.calibration_dir.empty(), InvalidArgument,
                "--recipe-arg and --calibration: an engine-bearing program is not quantized by "
                "ptec export");

@@ -16,6 +16,7 @@
 #include "program/edge_program_manager.h"
 #include "program/to_edge_transform_and_lower.h"
 #include "tools/ptec/commands.h"
+#include "tools/ptec/dynamic_dims.h"
 #include "tools/ptec/recipes.h"
 
 namespace ptec::cli {
@@ -121,15 +122,29 @@ int run_export_methods(const ExportArgs& args) {
   if (!args.etrecord_path.empty()) check_output_directory(args.etrecord_path);
 
   const std::map<std::string, std::string> sources = method_sources(args);
+  PTEC_ENFORCE((args.dynamic.empty() && args.dims.empty() && args.input_shapes.empty()) ||
+                   sources.count("forward"),
+               InvalidArgument,
+               "--dynamic, --dim and --input-shape apply to MODEL (method forward), and none is "
+               "given");
   std::map<std::string, ir::ExportedProgram> programs;
+  std::vector<DynamicDimRecord> records;
   for (const auto& [name, path] : sources) {
     PTEC_ENFORCE(fs::exists(path), NotFound, "{}: no such file (method '{}')", path, name);
-    programs.emplace(name, onnx_import::import_onnx(path));
+    ir::ExportedProgram program = onnx_import::import_onnx(
+        path, name == "forward" ? import_options(args.dynamic, args.dims, args.input_shapes)
+                                : onnx_import::OnnxImportOptions{});
+    report_import_dims(program);
+    for (const DynamicDimRecord& r : dynamic_dim_records(name, program)) records.push_back(r);
+    programs.emplace(name, std::move(program));
   }
   program::TransformAndLowerOptions options;
   options.partitioners = recipe_partitioners(args.recipe);
   options.generate_etrecord = !args.etrecord_path.empty();
   options.constant_methods = constant_methods(args);
+  if (!records.empty()) {
+    options.constant_methods.emplace(kDynamicDimsMethod, encode_dynamic_dims(records));
+  }
   const auto imported = Clock::now();
   program::ExecutorchBackendConfig config;
   config.external_constants = args.external_data;

@@ -32,8 +32,11 @@ int run_export_session(const ExportArgs& args, const ExportRecipe& recipe) {
   if (!args.etrecord_path.empty()) check_output_directory(args.etrecord_path);
 
   const std::map<std::string, std::string> files = method_sources(args);
-  PTEC_ENFORCE(args.dynamic.empty() || files.count("forward"), InvalidArgument,
-               "--dynamic applies to MODEL (method forward), and none is given");
+  PTEC_ENFORCE((args.dynamic.empty() && args.dims.empty() && args.input_shapes.empty()) ||
+                   files.count("forward"),
+               InvalidArgument,
+               "--dynamic, --dim and --input-shape apply to MODEL (method forward), and none is "
+               "given");
 
   ExportOptions options;
   options.name = fs::path(args.output).stem().string();
@@ -48,17 +51,10 @@ int run_export_session(const ExportArgs& args, const ExportRecipe& recipe) {
   std::vector<DynamicDimRecord> records;
   for (const auto& [name, path] : files) {
     PTEC_ENFORCE(fs::exists(path), NotFound, "{}: no such file (method '{}')", path, name);
-    onnx_import::OnnxImportOptions o;
-    if (name == "forward") {
-      for (const std::string& d : args.dynamic) o.dynamic_dims.push_back(parse_dynamic_dim(d));
-    }
-    ir::ExportedProgram program = onnx_import::import_onnx(path, o);
-    for (const ir::ProvenanceStep& step : program.provenance()) {
-      if (step.stage == "dynamic" || step.stage == "specialize") {
-        std::fprintf(stderr, "ptec: %s: %s\n", step.stage == "dynamic" ? "dynamic" : "specialized",
-                     step.detail.c_str());
-      }
-    }
+    ir::ExportedProgram program = onnx_import::import_onnx(
+        path, name == "forward" ? import_options(args.dynamic, args.dims, args.input_shapes)
+                                : onnx_import::OnnxImportOptions{});
+    report_import_dims(program);
     for (const DynamicDimRecord& r : dynamic_dim_records(name, program)) records.push_back(r);
     methods.emplace(name, std::move(program));
   }

@@ -47,6 +47,12 @@ int main(int argc, char** argv) {
   export_cmd->add_option("--dynamic", export_args.dynamic,
                          "Make an input dim dynamic: INPUT:AXIS=MIN..MAX, or "
                          "INPUT:AXIS=SYMBOL:MIN..MAX to share SYMBOL across inputs (repeatable)");
+  export_cmd->add_option("--dim", export_args.dims,
+                         "Size of the model's symbolic dims named SYMBOL (ONNX dim_param, e.g. "
+                         "batch or seq; default 1): SYMBOL=VALUE (repeatable)");
+  export_cmd->add_option("--input-shape", export_args.input_shapes,
+                         "Shape of an input with symbolic dims: INPUT=D0xD1x..., e.g. "
+                         "input=1x3x224x224 (repeatable)");
   export_cmd->add_option("--etrecord", export_args.etrecord_path,
                          "Also write the ETRecord (the programs and the instruction -> node maps "
                          "the devtools need) to this file");
@@ -59,6 +65,11 @@ int main(int argc, char** argv) {
   compile_cmd->add_option("--dynamic", compile_args.dynamic,
                           "Make an input dim dynamic (an engine profile): INPUT:AXIS=MIN..MAX or "
                           "INPUT:AXIS=SYMBOL:MIN..MAX (repeatable)");
+  compile_cmd->add_option("--dim", compile_args.dims,
+                          "Size of the model's symbolic dims named SYMBOL (ONNX dim_param; "
+                          "default 1): SYMBOL=VALUE (repeatable)");
+  compile_cmd->add_option("--input-shape", compile_args.input_shapes,
+                          "Shape of an input with symbolic dims: INPUT=D0xD1x... (repeatable)");
   compile_cmd->add_flag("--no-autotune", compile_args.no_autotune,
                         "Do not time candidate kernels on this machine");
   compile_cmd

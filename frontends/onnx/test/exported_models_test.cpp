@@ -14,6 +14,7 @@ namespace ptec::onnx_import::testing {
 namespace {
 
 using ::testing::Contains;
+using ::testing::HasSubstr;
 using ::testing::Not;
 
 std::string model_path(const std::string& name) {
@@ -50,6 +51,32 @@ TEST(OnnxExportedModels, CnnWithViewOfSizeChain) {
   EXPECT_EQ(p.state_dict().count("fc.weight.T"), 1u);
   // torch exports eval-mode Conv+BN folded; the relu6 → Clip became clamp(0, 6).
   EXPECT_EQ(p.provenance().at(1).detail, "input 'x' dim 0 ('batch') = 2 (input_shapes)");
+}
+
+TEST(OnnxExportedModels, SymbolicDimsTakeSizesByName) {
+  SKIP_WITHOUT_MODEL("cnn.onnx");
+  OnnxImportOptions options;
+  options.symbol_values["batch"] = 3;
+  const ir::ExportedProgram p = import_onnx(model_path("cnn.onnx"), options);
+  expect_valid(p);
+  EXPECT_EQ(first_call(p, "aten::view_copy")->arg("size").to_int_vector(),
+            (std::vector<int64_t>{3, 8}));
+  EXPECT_EQ(out_sizes(p), (std::vector<int64_t>{3, 10}));
+  EXPECT_EQ(p.provenance().at(1).detail, "input 'x' dim 0 ('batch') = 3 (symbol_values)");
+  // input_shapes, where it gives the input, comes first.
+  options.input_shapes["x"] = {5, 3, 16, 16};
+  EXPECT_EQ(out_sizes(import_onnx(model_path("cnn.onnx"), options)), (std::vector<int64_t>{5, 10}));
+  // A name no input dim carries is an error that lists the model's symbolic dims.
+  OnnxImportOptions typo;
+  typo.symbol_values["btach"] = 3;
+  try {
+    import_onnx(model_path("cnn.onnx"), typo);
+    ADD_FAILURE() << "an unknown symbolic dim name was accepted";
+  } catch (const Exception& e) {
+    EXPECT_EQ(e.code(), Error::InvalidArgument);
+    EXPECT_THAT(e.what(), HasSubstr("the symbolic dim 'btach', which no input dim carries "
+                                    "(symbolic dims: batch)"));
+  }
 }
 
 TEST(OnnxExportedModels, AttentionBlockAtOpset17) {
