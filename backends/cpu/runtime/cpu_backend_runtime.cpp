@@ -689,8 +689,10 @@ Error prepare_node(Handle& h, NodeState& st, MemoryAllocator& alloc, size_t* scr
     case fb::NodeKind::BatchMatMul: {
       const TensorSlot* a = tensor(0);
       const TensorSlot* b = tensor(1);
-      CPU_CHECK(a != nullptr && b != nullptr && a->rank >= 2 && b->rank >= 2 && out.rank >= 2,
-                Error::InvalidProgram, "PtecCpuBackend: malformed BatchMatMul node");
+      // (Operands read in place may be of any rank, a vector viewed as a matrix included: their
+      // layout is in the node, and every element read is checked to lie inside them below.)
+      CPU_CHECK(a != nullptr && b != nullptr && out.rank >= 2, Error::InvalidProgram,
+                "PtecCpuBackend: malformed BatchMatMul node");
       const char* name = n->name() != nullptr ? n->name()->c_str() : "?";
       const size_t num_ints = n->ints() != nullptr ? n->ints()->size() : 0;
       st.m = out.sizes[out.rank - 2];
@@ -719,7 +721,7 @@ Error prepare_node(Handle& h, NodeState& st, MemoryAllocator& alloc, size_t* scr
         }
       } else {
         // Versions 2 to 5: [b transposed?], both operands contiguous.
-        CPU_CHECK(num_ints <= 1, Error::InvalidProgram,
+        CPU_CHECK(num_ints <= 1 && a->rank >= 2 && b->rank >= 2, Error::InvalidProgram,
                   "PtecCpuBackend: malformed BatchMatMul node");
         const bool trans_b = num_ints == 1 && n->ints()->Get(0) != 0;
         st.k = a->sizes[a->rank - 1];

@@ -451,6 +451,23 @@ TEST_F(CpuBackendOps, MatMulOfTwoActivations) {
   }
 }
 
+// A vector viewed as a matrix (an outer product, a matrix-vector product): the product reads
+// the rank-1 tensor in place, which the runtime must accept.
+TEST_F(CpuBackendOps, MatMulOfVectorsViewedAsMatrices) {
+  auto build = [&] {
+    builder::GraphBuilder b("vectors");
+    Value u = b.input("u", DType::Float, shape({5}));
+    Value v = b.input("v", DType::Float, shape({7}));
+    Value m = b.input("m", DType::Float, shape({7, 3}));
+    Value outer = b.call("aten::mm", {b.call("aten::view_copy", {u, Ints{5, 1}}),
+                                      b.call("aten::view_copy", {v, Ints{1, 7}})});
+    Value vm = b.call("aten::mm", {b.call("aten::view_copy", {v, Ints{1, 7}}), m});
+    b.output({outer, vm});
+    return b.build();
+  };
+  EXPECT_GE(expect_same(build, {{5}, {7}, {7, 3}}), 1u);
+}
+
 TEST_F(CpuBackendOps, MaxPoolShapes) {
   struct Case {
     Ints input, kernel, stride, padding, dilation;
