@@ -297,6 +297,27 @@ def main(root):
                n("MaxPool", ["x"], ["m"], kernel_shape=[2, 2], strides=[2, 2])],
               [("x", x)], [("a", avg.astype(np.float32)), ("m", mx)], 22)
 
+    # Einsum (unchanged since version 12) in an opset-21 model: attention-style batched
+    # contractions, a diagonal, uppercase subscripts beside "...", three operands, broadcasting,
+    # an outer product, the implicit form, a full reduction and int64.
+    q, k, v = rand(2, 3, 5, 4), rand(2, 3, 6, 4), rand(2, 3, 6, 4)
+    sq, xs = rand(2, 4, 4), rand(3, 2, 5, 4)
+    a, b, c = rand(4, 5), rand(5, 6), rand(6, 3)
+    u, w = rand(5), rand(1, 3, 5)
+    i1, i2 = RNG.integers(-5, 5, (3, 4)).astype(np.int64), RNG.integers(-5, 5, (4, 2)).astype(np.int64)
+    cases = [("scores", "bhid,bhjd->bhij", [q, k]), ("context", "bhij,bhjd->bihd",
+                                                      [np.einsum("bhid,bhjd->bhij", q, k), v]),
+             ("diag", "bii->bi", [sq]), ("trace", "bii", [sq]),
+             ("upper", "...Aj,jB->...AB", [xs, rand(4, 3)]), ("chain", "ij,jk,kl->il", [a, b, c]),
+             ("bcast", "bij,j->bi", [w, u]), ("outer", "i,j", [u, rand(3)]),
+             ("total", "ijk->", [xs[0]]), ("int_mm", "ij,jk->ik", [i1, i2])]
+    for name, eq, ops in cases:
+        names = ["x%d" % i for i in range(len(ops))]
+        y = np.einsum(eq, *[o.astype(np.float64) if o.dtype == np.float32 else o for o in ops])
+        y = np.asarray(y).astype(ops[0].dtype)
+        save_test(root, f"einsum_{name}_opset21", [n("Einsum", names, ["y"], equation=eq)],
+                  list(zip(names, ops)), [("y", y)], 21, ir_version=10)
+
     with open(os.path.join(root, "stamp"), "w") as f:
         f.write("ok\n")
 

@@ -1,6 +1,8 @@
 // Structure of imported graphs: which ATen ops, with which arguments, and the program's
 // signature, state_dict and provenance.
 
+#include <algorithm>
+
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
@@ -29,6 +31,36 @@ ModelBuilder conv_model(const std::string& auto_pad, V pads = {}, V strides = {2
   if (!pads.empty()) set_attr(n, "pads", pads);
   set_attr(n, "strides", strides);
   return b;
+}
+
+// Attention-style Einsum contracts with one bmm per product: no tensor of the broadcast product
+// (b, h, i, j, d) is ever formed.
+TEST(OnnxImportStructure, EinsumContractsWithBatchedMatmul) {
+  ModelBuilder b(13);
+  b.input("q", {2, 3, 5, 4}).input("k", {2, 3, 6, 4}).output("y");
+  set_attr(b.node("Einsum", {"q", "k"}, {"y"}, "scores"), "equation", "bhid,bhjd->bhij");
+  const ir::ExportedProgram p = import(b);
+  const std::vector<std::string> ops = calls(p);
+  EXPECT_EQ(std::count(ops.begin(), ops.end(), "aten::bmm"), 1);
+  EXPECT_EQ(std::count(ops.begin(), ops.end(), "aten::mul.Tensor"), 0);
+  for (const ir::Node* node : p.graph().nodes()) {
+    for (const ir::TensorSpec& spec : node->meta().val) EXPECT_LE(spec.shape.size(), 4u);
+  }
+  EXPECT_EQ(out_sizes(p), (V{2, 3, 5, 6}));
+}
+
+// A subscript repeated within one operand takes the diagonal (index_select of the flattened pair
+// of dims); summed when the output does not have it.
+TEST(OnnxImportStructure, EinsumDiagonal) {
+  for (const auto& [equation, sizes] :
+       std::vector<std::pair<std::string, V>>{{"bii->bi", V{2, 4}}, {"bii->b", V{2}}}) {
+    ModelBuilder b(13);
+    b.input("x", {2, 4, 4}).output("y");
+    set_attr(b.node("Einsum", {"x"}, {"y"}, "diag"), "equation", equation);
+    const ir::ExportedProgram p = import(b);
+    EXPECT_NE(first_call(p, "aten::index_select"), nullptr) << equation;
+    EXPECT_EQ(out_sizes(p), sizes) << equation;
+  }
 }
 
 TEST(OnnxImportStructure, ConvSameUpperPadsTheExcessAtTheEnd) {
