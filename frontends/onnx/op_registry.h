@@ -36,6 +36,7 @@ std::vector<OpEntry> activation_ops();
 std::vector<OpEntry> conv_ops();
 std::vector<OpEntry> einsum_ops();
 std::vector<OpEntry> elementwise_ops();
+std::vector<OpEntry> grid_sample_ops();
 std::vector<OpEntry> local_norm_ops();
 std::vector<OpEntry> loss_ops();
 std::vector<OpEntry> matmul_ops();

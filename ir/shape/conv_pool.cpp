@@ -306,4 +306,30 @@ std::vector<TensorSpec> pixel_shuffle(const OpSchema& op, const ArgumentList& ar
   return {make_spec(self.dtype, std::move(out))};
 }
 
+std::vector<TensorSpec> grid_sampler_2d(const OpSchema& op, const ArgumentList& args) {
+  const TensorSpec& input = tensor(op, args, "input");
+  const TensorSpec& grid = tensor(op, args, "grid");
+  if (input.rank() != 4) fail(op, "input", "expected a 4-d tensor, got {}", input.to_string());
+  if (grid.rank() != 4 || grid.shape[3] != SymInt(2)) {
+    fail(op, "grid", "expected a [N, H_out, W_out, 2] tensor, got {}", grid.to_string());
+  }
+  if (grid.shape[0] != input.shape[0]) {
+    fail(op, "grid", "batch of {} differs from input {}", grid.to_string(), input.to_string());
+  }
+  if (!is_floating_point(input.dtype) || grid.dtype != input.dtype) {
+    fail(op, "grid", "input and grid must be of one floating dtype, got {} and {}",
+         input.to_string(), grid.to_string());
+  }
+  const int64_t interpolation = int_value(op, args, "interpolation_mode");
+  const int64_t padding = int_value(op, args, "padding_mode");
+  if (interpolation < 0 || interpolation > 2) {
+    fail(op, "interpolation_mode", "expected 0 (bilinear), 1 (nearest) or 2 (bicubic), got {}",
+         interpolation);
+  }
+  if (padding < 0 || padding > 2) {
+    fail(op, "padding_mode", "expected 0 (zeros), 1 (border) or 2 (reflection), got {}", padding);
+  }
+  return {make_spec(input.dtype, {input.shape[0], input.shape[1], grid.shape[1], grid.shape[2]})};
+}
+
 }  // namespace ptec::ir::shape

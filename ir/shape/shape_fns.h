@@ -42,6 +42,7 @@ std::vector<TensorSpec> full(const OpSchema& op, const ArgumentList& args);
 std::vector<TensorSpec> full_like(const OpSchema& op, const ArgumentList& args);
 std::vector<TensorSpec> gather(const OpSchema& op, const ArgumentList& args);
 std::vector<TensorSpec> getitem(const OpSchema& op, const ArgumentList& args);
+std::vector<TensorSpec> grid_sampler_2d(const OpSchema& op, const ArgumentList& args);
 std::vector<TensorSpec> index_select(const OpSchema& op, const ArgumentList& args);
 std::vector<TensorSpec> index_tensor(const OpSchema& op, const ArgumentList& args);
 std::vector<TensorSpec> index_put(const OpSchema& op, const ArgumentList& args);

@@ -197,6 +197,11 @@ Tensor& upsample_nearest2d_vec_out(KernelRuntimeContext& ctx, const Tensor& inpu
                                    const OptIntList& output_size,
                                    const std::optional<Span<const double>>& scale_factors,
                                    Tensor& out);
+/// grid_sampler_2d.out(Tensor input, Tensor grid, int interpolation_mode, int padding_mode,
+///                     bool align_corners, *, Tensor(a!) out)
+Tensor& grid_sampler_2d_out(KernelRuntimeContext& ctx, const Tensor& input, const Tensor& grid,
+                            int64_t interpolation_mode, int64_t padding_mode, bool align_corners,
+                            Tensor& out);
 /// upsample_bilinear2d.vec_out(Tensor input, SymInt[]? output_size, bool align_corners,
 /// float[]? scale_factors, *, Tensor(a!) out)
 Tensor& upsample_bilinear2d_vec_out(KernelRuntimeContext& ctx, const Tensor& input,

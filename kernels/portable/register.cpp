@@ -72,6 +72,7 @@ const runtime::Kernel kPortableKernels[] = {
     PTEC_KERNEL("aten::native_layer_norm.out", native_layer_norm_out),
     PTEC_KERNEL("aten::native_group_norm.out", native_group_norm_out),
     PTEC_KERNEL("aten::upsample_nearest2d.vec_out", upsample_nearest2d_vec_out),
+    PTEC_KERNEL("aten::grid_sampler_2d.out", grid_sampler_2d_out),
     PTEC_KERNEL("aten::upsample_bilinear2d.vec_out", upsample_bilinear2d_vec_out),
     // Linear algebra.
     PTEC_KERNEL("aten::mm.out", mm_out),

@@ -789,6 +789,18 @@ def norm(c):
     x = rnd(1, 1, 2, 3, dtype=D)
     c.add("upsample_nearest_f64", "aten::upsample_nearest2d.vec_out",
           [x, [4, 6], None, Out(torch.ops.aten.upsample_nearest2d.vec(x, [4, 6], None))])
+    # grid_sampler_2d: every mode, padding and align_corners, with grid points past the edges.
+    x = rnd(2, 3, 5, 7)
+    grid = torch.rand(2, 4, 6, 2) * 2.8 - 1.4
+    for mode, mname in enumerate(["bilinear", "nearest", "bicubic"]):
+        for pad, pname in enumerate(["zeros", "border", "reflection"]):
+            for align in [False, True]:
+                y = torch.grid_sampler_2d(x, grid, mode, pad, align)
+                c.add(f"grid_sampler_{mname}_{pname}_{align}", "aten::grid_sampler_2d.out",
+                      [x, grid, mode, pad, align, Out(y)], ACC_RTOL, ACC_ATOL)
+    x, grid = rnd(1, 2, 1, 4, dtype=D), torch.rand(1, 3, 2, 2, dtype=D) * 3 - 1.5
+    c.add("grid_sampler_f64_one_row", "aten::grid_sampler_2d.out",
+          [x, grid, 2, 2, False, Out(torch.grid_sampler_2d(x, grid, 2, 2, False))])
 
 
 # ---------------------------------------------------------------- indexing and arange
