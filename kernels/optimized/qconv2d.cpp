@@ -121,9 +121,29 @@ QEpilogue group_epilogue(const QEpilogue& epilogue, int32_t x_zero_point, int64_
 // A zero point the depthwise kernel takes: within [-128, 255], the 8-bit types' together.
 bool depthwise_zero_point(int32_t z) { return z >= -128 && z <= 255; }
 
-// The workers depthwise channels are spread over: one channel (of one image) per item.
+// Whether a depthwise convolution runs channel-interleaved, 16 channels at a time
+// (qconv2d_depthwise_avx512.cpp): on AVX-512 VNNI, one output channel per input channel.
+bool depthwise_interleaved(const Conv2dShape& s) {
+#if defined(PTEC_GEMM_HAVE_AVX2)
+  return s.oc == s.c && active_qgemm_isa() == QGemmIsa::Avx512Vnni;
+#else
+  (void)s;
+  return false;
+#endif
+}
+
+// A depthwise convolution's items: one channel of one image, or one block of 16 channels.
+int64_t depthwise_items(const Conv2dShape& s) {
+  return depthwise_interleaved(s) ? s.n * ((s.oc + 15) / 16) : s.n * s.oc;
+}
+
+// The workers depthwise items are spread over, and each one's scratch.
 int64_t depthwise_workers(const Conv2dShape& s, int64_t workers) {
-  return std::clamp<int64_t>(s.n * s.oc, 1, workers);
+  return std::clamp<int64_t>(depthwise_items(s), 1, workers);
+}
+size_t depthwise_slot_bytes(const Conv2dShape& s) {
+  return depthwise_interleaved(s) ? detail::qdepthwise16_scratch_bytes(s)
+                                  : detail::QDepthwise(s).slot_bytes();
 }
 
 }  // namespace
@@ -146,7 +166,7 @@ void qconv2d_pack_weights(const Conv2dShape& s, const int8_t* weights, void* out
 size_t qconv2d_scratch_bytes(const Conv2dShape& s, int64_t workers) {
   const int64_t pixels = s.oh() * s.ow();
   if (s.depthwise()) {
-    return detail::QDepthwise(s).slot_bytes() * static_cast<size_t>(depthwise_workers(s, workers));
+    return depthwise_slot_bytes(s) * static_cast<size_t>(depthwise_workers(s, workers));
   }
   if (direct_applies(s)) {
     const Phases g = phases_of(s);
@@ -165,8 +185,8 @@ bool qconv2d(const Conv2dShape& s, const void* input, bool x_signed, int32_t x_z
   const auto* in = static_cast<const uint8_t*>(input);
   auto* out = static_cast<uint8_t*>(output);
   if (s.depthwise()) {
-    // The channels spread over the workers, each worker's in turn on its own scratch.
-    const int64_t used = depthwise_workers(s, workers), items = s.n * s.oc;
+    // The items spread over the workers, each worker's in turn on its own scratch.
+    const int64_t used = depthwise_workers(s, workers), items = depthwise_items(s);
     // x - zx and w - zw must fit 16 bits (detail::QDepthwise).
     if (!depthwise_zero_point(x_zero_point)) return false;
     if (epilogue.a_zero_points != nullptr) {
@@ -174,8 +194,20 @@ bool qconv2d(const Conv2dShape& s, const void* input, bool x_signed, int32_t x_z
         if (!depthwise_zero_point(epilogue.a_zero_points[o])) return false;
       }
     }
+    const size_t slot = depthwise_slot_bytes(s);
+    if (depthwise_interleaved(s)) {
+      const int64_t blocks = (s.oc + 15) / 16;
+      parallel_for(used, [&](int64_t wk) {
+        auto* mine = static_cast<unsigned char*>(scratch) + static_cast<size_t>(wk) * slot;
+        for (int64_t item = wk; item < items; item += used) {
+          const int64_t c0 = item % blocks * 16;
+          detail::qdepthwise16_avx512(s, in, x_signed, x_zero_point, weights, epilogue, out,
+                                      item / blocks, c0, std::min<int64_t>(16, s.oc - c0), mine);
+        }
+      });
+      return true;
+    }
     const detail::QDepthwise depthwise(s);
-    const size_t slot = depthwise.slot_bytes();
     parallel_for(used, [&](int64_t wk) {
       auto* mine = static_cast<unsigned char*>(scratch) + static_cast<size_t>(wk) * slot;
       for (int64_t item = wk; item < items; item += used) {

@@ -56,4 +56,12 @@ class QDepthwise {
   QGemmIsa isa_;
 };
 
+/// The channel-interleaved path (qconv2d_depthwise_avx512.cpp; AVX-512 BW and VNNI, channel
+/// multiplier 1): channels [c0, c0 + count) of image `b`, count <= 16, with `scratch` of
+/// qdepthwise16_scratch_bytes(s); the arguments as QDepthwise::run's.
+size_t qdepthwise16_scratch_bytes(const Conv2dShape& s);
+void qdepthwise16_avx512(const Conv2dShape& s, const uint8_t* in, bool x_signed, int32_t zx,
+                         const int8_t* w, const QEpilogue& e, uint8_t* out, int64_t b, int64_t c0,
+                         int64_t count, unsigned char* scratch);
+
 }  // namespace ptec::kernels::optimized::detail

@@ -218,6 +218,10 @@ TEST_P(QGemm, Conv2dMatchesDirectReference) {
       {shape(2, 6, 11, 12, 12, 3, 2, 1, 6), true},
       {shape(1, 5, 13, 13, 5, 3, 1, 2, 5, 2), true},
       {shape(1, 7, 15, 17, 7, 5, 2, 2, 7), false},
+      // More channels than one block of 16 (the channel-interleaved path's last block partial),
+      // rows of at least 16 pixels, batch 2; and strided.
+      {shape(2, 20, 9, 17, 20, 3, 1, 1, 20), false},
+      {shape(1, 35, 12, 33, 35, 3, 2, 1, 35), true},
       {dw_mixed, false},
       {dw_wide, true},
       // A 33 x 33 depthwise kernel (1089 taps, in the worker's scratch), padding 16.
