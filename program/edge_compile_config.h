@@ -14,6 +14,9 @@ struct EdgeCompileConfig {
   std::vector<std::string> preserve_ops;
   /// Keep dim-order ops out of the program (ptec's programs are contiguous; recorded only).
   bool skip_dim_order = false;
+  /// Run Half and BFloat16 computation in Float (passes::HalfToFloat): the kernels and backends
+  /// compute in float32. The method's inputs and outputs keep their dtypes.
+  bool compute_half_in_float = true;
 };
 
 }  // namespace ptec::program

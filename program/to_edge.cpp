@@ -12,6 +12,7 @@
 #include "passes/dead_code_elimination.h"
 #include "passes/decompose.h"
 #include "passes/group_norm_fusion.h"
+#include "passes/half_to_float.h"
 #include "passes/pad_folding.h"
 #include "passes/pass_manager.h"
 
@@ -42,6 +43,7 @@ ir::ExportedProgram to_edge(const ir::ExportedProgram& aten, const EdgeCompileCo
   ir::ExportedProgram edge(aten);  // structure only; payloads are shared
 
   passes::PassManager manager;
+  if (config.compute_half_in_float) manager.add(std::make_unique<passes::HalfToFloat>());
   manager.add(std::make_unique<passes::Decompose>(
       std::set<std::string>(config.preserve_ops.begin(), config.preserve_ops.end())));
   manager.add(std::make_unique<passes::BatchNormFolding>());
@@ -53,9 +55,10 @@ ir::ExportedProgram to_edge(const ir::ExportedProgram& aten, const EdgeCompileCo
   if (config.check_ir_validity) check_ir_validity(edge, config);
   edge.set_stage(ir::Stage::Edge);
   edge.provenance().push_back(
-      {"to_edge", fmt::format("check_ir_validity={}, preserve_ops=[{}], skip_dim_order={}",
+      {"to_edge", fmt::format("check_ir_validity={}, preserve_ops=[{}], skip_dim_order={}, "
+                              "compute_half_in_float={}",
                               config.check_ir_validity, fmt::join(config.preserve_ops, ", "),
-                              config.skip_dim_order)});
+                              config.skip_dim_order, config.compute_half_in_float)});
   return edge;
 }
 
