@@ -434,11 +434,16 @@ ConstTensor ImportContext::tensor_from_proto(TensorProto& proto, const std::stri
     for (const auto& entry : proto.external_data()) {
       try {
         if (entry.key() == "location") location = entry.value();
+        // (stoull takes "-8" as a huge number: a sign is refused first.)
+        if ((entry.key() == "offset" || entry.key() == "length") &&
+            entry.value().find('-') != std::string::npos) {
+          throw std::invalid_argument("negative");
+        }
         if (entry.key() == "offset") offset = std::stoull(entry.value());
         if (entry.key() == "length") length = std::stoull(entry.value());
       } catch (const std::exception&) {
-        throw bad(
-            fmt::format("external data '{}' is not a number: '{}'", entry.key(), entry.value()));
+        throw bad(fmt::format("external data '{}' is not a non-negative integer: '{}'", entry.key(),
+                              entry.value()));
       }
     }
     if (location.empty()) throw bad("external data has no location");

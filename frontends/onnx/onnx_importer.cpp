@@ -122,6 +122,35 @@ int64_t domain_opset(const onnx::ModelProto& model, const std::string& domain) {
 
 bool is_default_domain(const std::string& domain) { return domain.empty() || domain == "ai.onnx"; }
 
+/// Spells the default domain "" everywhere: ONNX gives "ai.onnx" the same meaning, but libonnx's
+/// checker looks schemas up by the exact string (a Conv of domain "ai.onnx", or an opset import
+/// of "ai.onnx" only, fails its check). Two imports of the default domain must agree.
+void normalize_default_domain(onnx::ModelProto& model, const std::string& file) {
+  int64_t version = -1;
+  auto& imports = *model.mutable_opset_import();
+  for (int i = 0; i < imports.size();) {
+    if (!is_default_domain(imports[i].domain())) {
+      ++i;
+      continue;
+    }
+    if (version >= 0 && imports[i].version() != version) {
+      invalid(file, fmt::format("the default domain is imported at opsets {} and {} (as \"\" "
+                                "and \"ai.onnx\")",
+                                version, imports[i].version()));
+    }
+    if (version >= 0) {
+      imports.DeleteSubrange(i, 1);
+      continue;
+    }
+    version = imports[i].version();
+    imports[i].set_domain("");
+    ++i;
+  }
+  for (onnx::NodeProto& node : *model.mutable_graph()->mutable_node()) {
+    if (node.domain() == "ai.onnx") node.set_domain("");
+  }
+}
+
 std::string shape_to_string(const onnx::TensorShapeProto& shape) {
   std::vector<std::string> dims;
   for (const auto& d : shape.dim()) {
@@ -250,7 +279,8 @@ std::vector<Specialization> specialize_inputs(onnx::ModelProto& model, const std
       if (given == options.input_shapes.end()) {
         throw LocatedError(Error::NotSupported,
                            fmt::format("{}: input '{}' has no declared shape; give its sizes in "
-                                       "OnnxImportOptions::input_shapes",
+                                       "OnnxImportOptions::input_shapes (ptec export "
+                                       "--input-shape)",
                                        file, input.name()));
       }
       auto* shape = tensor_type->mutable_shape();
@@ -466,28 +496,12 @@ void parse_model(const ir::Buffer& bytes, const std::string& file, onnx::ModelPr
   }
 }
 
-ir::ExportedProgram import_model(onnx::ModelProto& model, const std::string& file,
-                                 const OnnxImportOptions& options) {
-  const int64_t opset = default_opset(model);
-  if (opset < 0) invalid(file, "no opset_import for the default ONNX domain");
-  if (opset > kNewestOpset) {
-    throw LocatedError(Error::NotSupported,
-                       fmt::format("{}: opset {} of the default domain is newer than this "
-                                   "importer knows (opsets 1-{})",
-                                   file, opset, kNewestOpset));
-  }
-  // libonnx's checker sees the operators of a newer opset through newer_opset_registry()
-  // (newer_opsets.h).
-  const bool newer = newer_than_libonnx(model);
-
-  std::map<std::string, std::string> declared;
-  const DynamicSymbols symbols = make_symbols(file, options);
-  const std::vector<Specialization> specialized =
-      specialize_inputs(model, file, options, symbols, declared);
-  // value_info entries are exporter hints; shape inference recomputes them from the specialized
-  // inputs (stale symbolic entries would only get in the way).
-  model.mutable_graph()->clear_value_info();
-
+/// import_model after the inputs' specialization: checker, shape inference and the nodes.
+ir::ExportedProgram import_graph(onnx::ModelProto& model, const std::string& file,
+                                 const OnnxImportOptions& options, int64_t opset, bool newer,
+                                 const DynamicSymbols& symbols,
+                                 std::map<std::string, std::string>& declared,
+                                 const std::vector<Specialization>& specialized) {
   try {
     // The checker looks external data up relative to the working directory (its ModelProto
     // overload has no model dir): run it from the data directory when there is external data.
@@ -672,6 +686,54 @@ ir::ExportedProgram import_model(onnx::ModelProto& model, const std::string& fil
                      s.symbol.empty() ? std::string() : " ('" + s.symbol + "')", s.value, s.from)});
   }
   return program;
+}
+
+/// What to add to an import error when input dims took the default size 1: the dims, and how
+/// to give them (an error after such a default, e.g. a convolution over a 1 x 1 plane, often
+/// comes from it).
+std::string defaulted_dims_note(const std::vector<Specialization>& specialized) {
+  std::vector<std::string> dims;
+  for (const Specialization& s : specialized) {
+    if (std::string_view(s.from) != "default for a symbolic dim") continue;
+    dims.push_back(s.symbol.empty() ? fmt::format("'{}' dim {}", s.input, s.dim)
+                                    : fmt::format("'{}' dim {} ('{}')", s.input, s.dim, s.symbol));
+  }
+  if (dims.empty()) return "";
+  return fmt::format(
+      " (input dims without a size were set to 1: {}; give them with "
+      "input_shapes or symbol_values, ptec export --input-shape or --dim)",
+      fmt::join(dims, ", "));
+}
+
+ir::ExportedProgram import_model(onnx::ModelProto& model, const std::string& file,
+                                 const OnnxImportOptions& options) {
+  normalize_default_domain(model, file);
+  const int64_t opset = default_opset(model);
+  if (opset < 0) invalid(file, "no opset_import for the default ONNX domain");
+  if (opset > kNewestOpset) {
+    throw LocatedError(Error::NotSupported,
+                       fmt::format("{}: opset {} of the default domain is newer than this "
+                                   "importer knows (opsets 1-{})",
+                                   file, opset, kNewestOpset));
+  }
+  // libonnx's checker sees the operators of a newer opset through newer_opset_registry()
+  // (newer_opsets.h).
+  const bool newer = newer_than_libonnx(model);
+
+  std::map<std::string, std::string> declared;
+  const DynamicSymbols symbols = make_symbols(file, options);
+  const std::vector<Specialization> specialized =
+      specialize_inputs(model, file, options, symbols, declared);
+  // value_info entries are exporter hints; shape inference recomputes them from the specialized
+  // inputs (stale symbolic entries would only get in the way).
+  model.mutable_graph()->clear_value_info();
+  try {
+    return import_graph(model, file, options, opset, newer, symbols, declared, specialized);
+  } catch (const Exception& e) {
+    const std::string note = defaulted_dims_note(specialized);
+    if (note.empty()) throw;
+    throw LocatedError(e.code(), std::string(e.what()) + note);
+  }
 }
 
 ir::ExportedProgram import_onnx_bytes(const ir::BufferPtr& bytes, const std::string& display_name,

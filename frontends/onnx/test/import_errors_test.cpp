@@ -172,6 +172,58 @@ TEST(OnnxImportErrors, TrainingDropoutWithANonZeroRatioIsRefused) {
                "with ratio 0 (inference only); ratio is 0.25");
 }
 
+// Input dims without a size become 1; an error that follows (here a 3x3 convolution without
+// padding over a 1x1 plane) says so, and how to give them.
+TEST(OnnxImportErrors, ErrorsAfterDefaultedDimsNameThem) {
+  auto model = [] {
+    ModelBuilder b;
+    b.input("x", {1, 3, "h", "w"}).output("y");
+    b.init_float("w", {2, 3, 3, 3}, std::vector<float>(54, 0.5f));
+    b.node("Conv", {"x", "w"}, {"y"}, "conv");
+    b.model()
+        .mutable_graph()
+        ->mutable_input(0)
+        ->mutable_type()
+        ->mutable_tensor_type()
+        ->mutable_shape()
+        ->mutable_dim(3)
+        ->clear_value();  // neither a value nor a name
+    return b;
+  };
+  ModelBuilder b = model();
+  const Exception e = expect_error([&] { import(b); });
+  EXPECT_THAT(e.what(), HasSubstr("node 'conv'"));
+  EXPECT_THAT(e.what(), HasSubstr("(input dims without a size were set to 1: 'x' dim 2 ('h'), "
+                                  "'x' dim 3; give them with input_shapes or symbol_values"));
+  // Given sizes, the same model imports.
+  ModelBuilder c = model();
+  OnnxImportOptions options;
+  options.input_shapes["x"] = {1, 3, 5, 5};
+  EXPECT_EQ(out_sizes(import(c, options)), (std::vector<int64_t>{1, 2, 3, 3}));
+}
+
+// "ai.onnx" is the default domain spelled out, in opset imports and on nodes; two imports of the
+// default domain at different opsets are refused.
+TEST(OnnxImportErrors, DefaultDomainSpelledAiOnnx) {
+  auto model = [] {
+    ModelBuilder b;
+    b.input("x", {1, 3, 4, 4}).output("y", onnx::TensorProto::FLOAT, {1, 3, 4, 4});
+    b.node("Relu", {"x"}, {"y"}, "relu");
+    return b;
+  };
+  ModelBuilder b = model();
+  b.model().mutable_opset_import(0)->set_domain("ai.onnx");
+  b.model().mutable_graph()->mutable_node(0)->set_domain("ai.onnx");
+  EXPECT_EQ(calls(import(b)), (std::vector<std::string>{"aten::relu"}));
+  ModelBuilder c = model();
+  auto* second = c.model().add_opset_import();
+  second->set_domain("ai.onnx");
+  second->set_version(12);
+  const Exception e = expect_error([&] { import(c); });
+  EXPECT_EQ(e.code(), Error::InvalidProgram);
+  EXPECT_THAT(e.what(), HasSubstr("the default domain is imported at opsets 13 and 12"));
+}
+
 TEST(OnnxImportErrors, UnknownInputShapeOptionIsRejected) {
   ModelBuilder b = small_model();
   OnnxImportOptions options;
