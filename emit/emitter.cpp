@@ -1,9 +1,12 @@
 #include "emit/emitter.h"
 
+#include <algorithm>
 #include <cctype>
+#include <unordered_map>
 
 #include "emit/constant_segment.h"
 #include "emit/method_emitter.h"
+#include "emit/payload_identity.h"
 #include "emit/program_tables.h"
 #include "ir/exception.h"
 #include "schema/extended_header.h"
@@ -109,6 +112,7 @@ EmittedProgram emit_program(const std::map<std::string, ir::ExportedProgram>& me
       out.program->backend_delegate_data.push_back(std::move(inline_data));
     }
   }
+  std::unordered_map<size_t, std::vector<std::pair<ir::BufferPtr, uint32_t>>> named_segments;
   for (const auto& [key, blob] : tables.named_data) {
     if (config.external_constants) {
       // Backends' named data (e.g. weights a delegate packs at init) goes to the .ptd with the
@@ -121,7 +125,17 @@ EmittedProgram emit_program(const std::map<std::string, ir::ExportedProgram>& me
     }
     auto named = std::make_unique<fb::NamedDataT>();
     named->key = key;
-    named->segment_index = append_segment(blob);
+    // Keys with the same bytes (one weight under two names) share a segment.
+    auto& same_size = named_segments[payload_fingerprint(*blob)];
+    const auto shared = std::find_if(same_size.begin(), same_size.end(), [&](const auto& seen) {
+      return same_payload(*seen.first, *blob);
+    });
+    if (shared != same_size.end()) {
+      named->segment_index = shared->second;
+    } else {
+      named->segment_index = append_segment(blob);
+      same_size.emplace_back(blob, named->segment_index);
+    }
     out.program->named_data.push_back(std::move(named));
   }
   out.external_tensors = std::move(tables.external_tensors);

@@ -463,6 +463,33 @@ TEST_F(CpuBackend, WeightsAreSharedNotCopiedIntoTheBlob) {
   EXPECT_EQ(hits, 1u);
 }
 
+// Two weights of different names with the same bytes (an exporter that did not deduplicate
+// them) are two named-data keys over one segment: the bytes are in the file once.
+TEST_F(CpuBackend, EqualWeightsUnderTwoNamesAreStoredOnce) {
+  std::vector<float> values(48 * 48);
+  for (size_t i = 0; i < values.size(); ++i) values[i] = 0.001f * static_cast<float>(i % 97);
+  builder::GraphBuilder b("twins");
+  Value x = b.input("x", DType::Float, {2, 48});
+  Value w1 =
+      b.parameter("w1", ir::TensorData{ir::TensorSpec(DType::Float, std::vector<int64_t>{48, 48}),
+                                       ir::Buffer::copy_of(values.data(), values.size() * 4)});
+  Value w2 =
+      b.parameter("w2", ir::TensorData{ir::TensorSpec(DType::Float, std::vector<int64_t>{48, 48}),
+                                       ir::Buffer::copy_of(values.data(), values.size() * 4)});
+  b.output({b.call("aten::mm", {b.call("aten::mm", {x, w1}), w2})});
+  program::TransformAndLowerOptions options;
+  options.partitioners = program::PartitionerList{std::make_shared<CpuPartitioner>()};
+  const auto et = program::to_edge_transform_and_lower(b.build(), options).to_executorch();
+  const std::vector<uint8_t> bytes = et.buffer();
+  size_t hits = 0;
+  const auto* needle = reinterpret_cast<const uint8_t*>(values.data());
+  const size_t size = values.size() * sizeof(float);
+  for (size_t i = 0; i + size <= bytes.size(); ++i) {
+    if (std::memcmp(bytes.data() + i, needle, size) == 0) ++hits;
+  }
+  EXPECT_EQ(hits, 1u);
+}
+
 TEST_F(CpuBackend, MalformedBlobIsRefusedAtInit) {
   CpuBackendRuntime backend;
   std::vector<uint8_t> junk(64, 0xAB);
