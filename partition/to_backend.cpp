@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <deque>
+#include <optional>
 #include <set>
 #include <unordered_map>
 #include <unordered_set>
@@ -13,6 +14,7 @@
 #include "ir/printer.h"
 #include "partition/backend.h"
 #include "partition/lowered_module.h"
+#include "passes/duplicate_shared_constants.h"
 #include "passes/pass_manager.h"
 
 namespace ptec::partition {
@@ -358,9 +360,18 @@ ir::ExportedProgram to_backend(const ir::ExportedProgram& program, const Partiti
                "{}",
                context.method_name, ir::to_string(program.stage()), ir::to_string(ir::Stage::Edge),
                ir::to_string(ir::Stage::Lowered));
-  const std::string before = structural_fingerprint(program);
-  const PartitionResult result = partitioner.partition(program, context);
-  PTEC_ENFORCE(structural_fingerprint(program) == before, InvalidState,
+  // Each user of a shared constant gets its own placeholder, so that a delegate can own the
+  // constants of its nodes however many layers share a weight. (A program without any is
+  // partitioned as given: no copy holds its payloads meanwhile.)
+  std::optional<ir::ExportedProgram> prepared;
+  if (passes::DuplicateSharedConstants::applies(program)) {
+    prepared.emplace(program);
+    passes::DuplicateSharedConstants().run(*prepared);
+  }
+  const ir::ExportedProgram& source = prepared ? *prepared : program;
+  const std::string before = structural_fingerprint(source);
+  const PartitionResult result = partitioner.partition(source, context);
+  PTEC_ENFORCE(structural_fingerprint(source) == before, InvalidState,
                "to_backend: partitioner {} changed the graph of method '{}'; a partitioner may "
                "only tag nodes",
                name, context.method_name);
@@ -375,7 +386,7 @@ ir::ExportedProgram to_backend(const ir::ExportedProgram& program, const Partiti
     }
   }
 
-  ir::ExportedProgram out(program);
+  ir::ExportedProgram out = prepared ? std::move(*prepared) : ir::ExportedProgram(program);
   Lowering lowering(out, context, name);
   const auto tags = lowering.collect_tags(result);
   const auto partitions = lowering.partitions(tags);

@@ -615,6 +615,17 @@ class Lowering {
       case CpuOpKind::GetItem:
         if (classify(program_, *node.arg(0).as_node()) == CpuOpKind::Split) lower_split_part(node);
         return;  // else the producer's value
+      case CpuOpKind::LayerNorm: {
+        const ir::Argument& weight = node.arg(2);
+        const ir::Argument& bias = node.arg(3);
+        add_node(fb::NodeKind::LayerNorm,
+                 {tensor_of(node.arg(0).as_node()),
+                  weight.is_node() ? tensor_of(weight.as_node()) : kAbsent,
+                  bias.is_node() ? tensor_of(bias.as_node()) : kAbsent},
+                 {tensor_of(&node)}, {}, node);
+        graph_->nodes.back()->scalar = static_cast<float>(node.arg(4).to_double());
+        return;
+      }
       case CpuOpKind::MaxPool2d:
         add_node(fb::NodeKind::MaxPool2d, {tensor_of(node.arg("self").as_node())},
                  {tensor_of(&node)}, max_pool_ints(node), node);

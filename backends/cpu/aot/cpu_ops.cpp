@@ -154,6 +154,26 @@ bool is_batch_norm(const ir::ExportedProgram& program, const ir::Node& node) {
 
 // A group norm of an fp32 tensor (N, C, ...) whose weight and bias (may be absent) hold one fp32
 // value per channel, of which only the normalized values are used.
+// A layer norm over the last dim (ONNX LayerNormalization-17, torch's layer_norm) with constant
+// fp32 weight and bias of its size (each may be absent), of which only the normalized values
+// are used.
+bool is_layer_norm(const ir::ExportedProgram& program, const ir::Node& node) {
+  const ir::Node* x = normalized_input(node, "aten::native_layer_norm");
+  if (x == nullptr) return false;
+  const int64_t c = x->spec().shape.back().value();
+  const ir::Argument& shape = node.arg(1);
+  if (!int_list_of_length(shape, 1) || shape.as_list()[0].as_int() != c) return false;
+  for (size_t i = 2; i <= 3; ++i) {
+    const ir::Argument& a = node.arg(i);
+    if (a.is_none()) continue;
+    if (!a.is_node() || !is_constant(program, *a.as_node()) || a.as_node()->spec().rank() != 1 ||
+        !float_static(a.as_node()->spec()) || a.as_node()->spec().shape[0].value() != c) {
+      return false;
+    }
+  }
+  return node.arg(4).is_double() || node.arg(4).is_int();
+}
+
 bool is_group_norm(const ir::Node& node) {
   const ir::Node* x = normalized_input(node, "aten::native_group_norm");
   if (x == nullptr) return false;
@@ -199,7 +219,8 @@ CpuOpKind classify(const ir::ExportedProgram& program, const ir::Node& node) {
     const ir::Argument& src = node.arg(0);
     return src.is_node() &&
                    (is_max_pool(*src.as_node()) || is_batch_norm(program, *src.as_node()) ||
-                    is_group_norm(*src.as_node()) || is_split(*src.as_node()))
+                    is_group_norm(*src.as_node()) || is_layer_norm(program, *src.as_node()) ||
+                    is_split(*src.as_node()))
                ? CpuOpKind::GetItem
                : CpuOpKind::Unsupported;
   }
@@ -207,6 +228,7 @@ CpuOpKind classify(const ir::ExportedProgram& program, const ir::Node& node) {
   if (is_max_pool(node)) return CpuOpKind::MaxPool2d;
   if (is_batch_norm(program, node)) return CpuOpKind::BatchNorm;
   if (is_group_norm(node)) return CpuOpKind::GroupNorm;
+  if (is_layer_norm(program, node)) return CpuOpKind::LayerNorm;
   if (!tensors_ok(node)) return CpuOpKind::Unsupported;
 
   if (node.is_op("aten::avg_pool2d")) {

@@ -24,7 +24,7 @@ enum class CpuOpKind {
   WeightPermute,  // aten::permute_copy [1, 0] of a constant: absorbed into a Linear's packing
   MaxPool2d,      // aten::max_pool2d_with_indices whose indices are unused
   AvgPool2d,      // aten::avg_pool2d
-  GetItem,  // getitem 0 of a claimed max pool, batch norm or group norm, any getitem of a split
+  GetItem,  // getitem 0 of a claimed max pool, batch, group or layer norm, any getitem of a split
   GlobalAvgPool,    // aten::mean.dim over the last two dims of a 4-D tensor
   Unary,            // relu, clamp, hardtanh, sigmoid, tanh, gelu, silu, hardswish, leaky_relu
   Binary,           // add / sub (alpha = 1), mul, div, broadcasting
@@ -41,6 +41,8 @@ enum class CpuOpKind {
   GroupNorm,        // aten::native_group_norm whose statistics outputs are unused
   ConvTranspose2d,  // aten::convolution, transposed, 4-D, constant weights (and bias)
   Split,            // aten::split_with_sizes_copy: each part its getitem's strided copy
+  LayerNorm,        // aten::native_layer_norm over the last dim, constant weight and bias (each
+                    // may be absent), whose statistics outputs are unused
 };
 
 /// The kind of `node` in `program` (an EDGE program), Unsupported when the backend cannot run it

@@ -168,7 +168,8 @@ partition::PartitionResult CpuPartitioner::partition(
         const ir::Node* layer = kind == CpuOpKind::WeightPermute ? user->users()[0] : user;
         const bool needs_constant = kind == CpuOpKind::Conv2d || kind == CpuOpKind::Linear ||
                                     kind == CpuOpKind::ConvTranspose2d ||
-                                    kind == CpuOpKind::WeightPermute;
+                                    kind == CpuOpKind::WeightPermute ||
+                                    kind == CpuOpKind::BatchNorm || kind == CpuOpKind::LayerNorm;
         if (needs_constant && claimed.erase(layer) != 0) changed = true;
       }
     }
@@ -183,12 +184,19 @@ partition::PartitionResult CpuPartitioner::partition(
       }
       if (!whole) changed |= give_up_set(i);
     }
-    // A max pool, batch or group norm or split without its getitems (or the reverse) cannot be
-    // lowered alone.
+    // A max pool, batch, group or layer norm or split without its getitems (or the reverse)
+    // cannot be lowered alone.
     for (const ir::Node* node : graph.nodes()) {
       const CpuOpKind kind = classify(program, *node);
+      if (kind == CpuOpKind::GetItem && claimed.count(node) != 0 &&
+          claimed.count(node->arg(0).as_node()) == 0) {
+        claimed.erase(node);  // its producer was given up (e.g. for a weight used elsewhere)
+        changed = true;
+        continue;
+      }
       if ((kind != CpuOpKind::MaxPool2d && kind != CpuOpKind::BatchNorm &&
-           kind != CpuOpKind::GroupNorm && kind != CpuOpKind::Split) ||
+           kind != CpuOpKind::GroupNorm && kind != CpuOpKind::LayerNorm &&
+           kind != CpuOpKind::Split) ||
           claimed.count(node) == 0) {
         continue;
       }

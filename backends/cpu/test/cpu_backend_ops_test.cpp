@@ -649,6 +649,72 @@ TEST_F(CpuBackendOps, GroupNormWithTheActivationAfterIt) {
   EXPECT_EQ(blob_kinds(shared()), (std::vector<K>{K::GroupNorm, K::Unary, K::Binary}));
 }
 
+// native_layer_norm over the last dim (ONNX LayerNormalization-17): with and without weight and
+// bias, ranks 2 to 4, a size that is no multiple of the vector width; over two dims it is not
+// claimed, and stays right.
+TEST_F(CpuBackendOps, LayerNormOverTheLastDim) {
+  struct Case {
+    Ints input;
+    bool affine;
+  };
+  for (const Case& c : std::vector<Case>{
+           {{2, 7, 33}, true}, {{5, 16}, false}, {{1, 3, 4, 20}, true}, {{3, 1}, true}}) {
+    const int64_t width = c.input.back();
+    auto build = [&] {
+      builder::GraphBuilder b("layer_norm");
+      Value x = b.input("x", DType::Float, shape(c.input));
+      builder::Arg weight = nullptr, bias = nullptr;
+      if (c.affine) {
+        weight = b.parameter("weight", tensor({width}, 3));
+        bias = b.parameter("bias", tensor({width}, 4));
+      }
+      b.output({b.call_multi("aten::native_layer_norm", {x, Ints{width}, weight, bias, 1e-5})[0]});
+      return b.build();
+    };
+    const std::string trace = ::testing::PrintToString(c.input);
+    EXPECT_EQ(expect_same(build, {c.input}), 1u) << trace;
+    EXPECT_EQ(blob_kinds(build()), std::vector<K>{K::LayerNorm}) << trace;
+  }
+  auto two_dims = [] {
+    builder::GraphBuilder b("layer_norm_2d");
+    Value x = b.input("x", DType::Float, {2, 3, 5});
+    b.output({b.call("aten::relu", {b.call_multi("aten::native_layer_norm",
+                                                 {x, Ints{3, 5}, nullptr, nullptr, 1e-5})[0]})});
+    return b.build();
+  };
+  EXPECT_EQ(expect_same(two_dims, {{2, 3, 5}}), 1u);  // the relu
+  program::TransformAndLowerOptions options;
+  options.partitioners = program::PartitionerList{std::make_shared<CpuPartitioner>()};
+  const auto edge = program::to_edge_transform_and_lower(two_dims(), options);
+  size_t outside = 0;
+  for (const ir::Node* node : edge.exported_program("forward").graph().nodes()) {
+    outside += node->is_op("aten::native_layer_norm");
+  }
+  EXPECT_EQ(outside, 1u);
+}
+
+// One weight read by two linear layers with an op the backend does not take between them (the
+// layers of ALBERT, a weight an exporter deduplicated): each layer's delegate gets the weight
+// (a placeholder of its own, the same bytes stored once).
+TEST_F(CpuBackendOps, LinearLayersSharingAWeightAreBothDelegated) {
+  auto build = [] {
+    builder::GraphBuilder b("shared_weight");
+    Value x = b.input("x", DType::Float, {4, 12});
+    Value w = b.parameter("w", tensor({12, 12}, 7));
+    Value y = b.call("aten::mm", {x, w});
+    y = b.call("aten::cumsum", {y, int64_t{1}});  // not the backend's: splits the partitions
+    b.output({b.call("aten::mm", {y, w})});
+    return b.build();
+  };
+  EXPECT_EQ(expect_same(build, {{4, 12}}), 2u);
+  program::TransformAndLowerOptions options;
+  options.partitioners = program::PartitionerList{std::make_shared<CpuPartitioner>()};
+  const auto edge = program::to_edge_transform_and_lower(build(), options);
+  for (const ir::Node* node : edge.exported_program("forward").graph().nodes()) {
+    EXPECT_FALSE(node->is_op("aten::mm")) << "an mm was left out of the delegates";
+  }
+}
+
 // addmm whose self is computed (a recurrent cell's input projection): added as the Linear's
 // residual; and split_with_sizes_copy, each part its getitem's strided copy (an LSTM's gates).
 TEST_F(CpuBackendOps, AddmmWithAComputedSelfAndSplits) {

@@ -29,6 +29,7 @@
 #include "partition/backend.h"
 #include "partition/lowered_module.h"
 #include "partition/to_backend.h"
+#include "passes/duplicate_shared_constants.h"
 #include "program/to_edge.h"
 #include "runtime/backend/interface.h"
 #include "runtime/extension/owned_tensor.h"
@@ -617,6 +618,9 @@ ir::ExportedProgram compile(const ir::ExportedProgram& program,
   edge_config.check_ir_validity = false;
   ir::ExportedProgram edge =
       program.stage() == ir::Stage::Aten ? program::to_edge(program, edge_config) : program;
+  // Layers sharing a weight each read a placeholder of their own, as to_backend arranges for
+  // partitioners, so that each region owns its constants.
+  passes::DuplicateSharedConstants().run(edge);
 
   // Profiles of the symbols of the user inputs.
   std::map<std::string, std::pair<int64_t, int64_t>> ranges;
