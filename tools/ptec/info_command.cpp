@@ -5,6 +5,7 @@
 
 #include <cstdio>
 #include <map>
+#include <set>
 #include <string>
 
 #include <fmt/format.h>
@@ -131,13 +132,16 @@ int run_info(const InfoArgs& args) {
     }
   }
   out["constants"] = {{"count", num_constants}, {"segment_bytes", constant_bytes}};
-  // Named data: blobs backends read at init (e.g. PtecCpuBackend's weights), each in a segment.
+  // Named data: blobs backends read at init (e.g. PtecCpuBackend's weights), each in a segment
+  // (keys with the same bytes share one: counted once).
   size_t num_named = 0;
   uint64_t named_bytes = 0;
   if (program->named_data() != nullptr) {
+    std::set<uint32_t> segments;
     for (const fb::NamedData* nd : *program->named_data()) {
       ++num_named;
-      if (program->segments() != nullptr && nd->segment_index() < program->segments()->size()) {
+      if (program->segments() != nullptr && nd->segment_index() < program->segments()->size() &&
+          segments.insert(nd->segment_index()).second) {
         named_bytes += program->segments()->Get(nd->segment_index())->size();
       }
     }
