@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <climits>
 #include <filesystem>
+#include <functional>
 #include <set>
 #include <unordered_map>
 #include <unordered_set>
@@ -169,11 +170,27 @@ void check_supported(const onnx::ModelProto& model, const std::string& file) {
   };
   std::vector<Unsupported> found;
   const int64_t opset = default_opset(model);
-  int index = 0;
-  for (const onnx::NodeProto& n : model.graph().node()) {
-    const std::string source =
-        n.name().empty() ? fmt::format("{}_{}", n.op_type(), index) : n.name();
-    ++index;
+  // The nodes of the graph and, for If (imported as its taken branch), of its branches.
+  std::vector<std::pair<const onnx::NodeProto*, std::string>> nodes;
+  std::function<void(const onnx::GraphProto&, const std::string&)> collect =
+      [&](const onnx::GraphProto& graph, const std::string& prefix) {
+        int index = 0;
+        for (const onnx::NodeProto& n : graph.node()) {
+          const std::string source =
+              prefix + (n.name().empty() ? fmt::format("{}_{}", n.op_type(), index) : n.name());
+          ++index;
+          if (is_default_domain(n.domain()) && n.op_type() == "If") {
+            for (const auto& a : n.attribute()) {
+              if (a.has_g()) collect(a.g(), source + "/");
+            }
+            continue;
+          }
+          nodes.emplace_back(&n, source);
+        }
+      };
+  collect(model.graph(), "");
+  for (const auto& [node, source] : nodes) {
+    const onnx::NodeProto& n = *node;
     std::string label;
     if (is_default_domain(n.domain())) {
       if (find_entry(n.op_type(), opset) != nullptr) continue;
@@ -496,6 +513,38 @@ void parse_model(const ir::Buffer& bytes, const std::string& file, onnx::ModelPr
   }
 }
 
+/// Names `graph`'s nodes (and those of its subgraphs) read, and its outputs.
+void collect_used(const onnx::GraphProto& graph, std::unordered_set<std::string>& used) {
+  for (const auto& n : graph.node()) {
+    for (const auto& in : n.input()) used.insert(in);
+    for (const auto& a : n.attribute()) {
+      if (a.has_g()) collect_used(a.g(), used);
+    }
+  }
+  for (const auto& out : graph.output()) used.insert(out.name());
+}
+
+/// The branch an If takes: its condition must be known at export (a constant, or computed from
+/// static shapes); ptec's programs have no control flow.
+onnx::GraphProto& taken_branch(ImportContext& ctx, const NodeView& node, onnx::NodeProto& proto) {
+  const ConstTensor* cond = ctx.constant(node, 0);
+  if (cond == nullptr) {
+    node.fail(Error::NotSupported,
+              "the condition '{}' is computed at run time; ptec's programs have no control "
+              "flow: only an If whose condition is known at export (a constant, or computed from "
+              "static shapes) is imported, as its taken branch",
+              node.input(0));
+  }
+  if (cond->numel() != 1) {
+    node.fail(Error::InvalidArgument, "the condition has {} elements, not one", cond->numel());
+  }
+  const char* name = cond->int_at(0) != 0 ? "then_branch" : "else_branch";
+  for (onnx::AttributeProto& a : *proto.mutable_attribute()) {
+    if (a.name() == name && a.has_g()) return *a.mutable_g();
+  }
+  node.fail(Error::InvalidArgument, "no {} graph", name);
+}
+
 /// import_model after the inputs' specialization: checker, shape inference and the nodes.
 ir::ExportedProgram import_graph(onnx::ModelProto& model, const std::string& file,
                                  const OnnxImportOptions& options, int64_t opset, bool newer,
@@ -540,10 +589,7 @@ ir::ExportedProgram import_graph(onnx::ModelProto& model, const std::string& fil
   for (const auto& vi : model.graph().value_info()) inferred[vi.name()] = &vi.type();
   for (const auto& vi : model.graph().output()) inferred[vi.name()] = &vi.type();
   std::unordered_set<std::string> used;
-  for (const auto& n : model.graph().node()) {
-    for (const auto& in : n.input()) used.insert(in);
-  }
-  for (const auto& out : model.graph().output()) used.insert(out.name());
+  collect_used(model.graph(), used);
 
   ir::ExportedProgram program;
   std::string data_dir = options.external_data_dir;
@@ -580,15 +626,39 @@ ir::ExportedProgram import_graph(onnx::ModelProto& model, const std::string& fil
   }
 
   int index = 0;
-  for (onnx::NodeProto& proto : *graph.mutable_node()) {
-    std::string source =
-        proto.name().empty() ? fmt::format("{}_{}", proto.op_type(), index) : proto.name();
-    ++index;
+  // One node; an If whose condition is known at export imports its taken branch in its place.
+  std::function<void(onnx::NodeProto&, std::string)> import_node = [&](onnx::NodeProto& proto,
+                                                                       std::string source) {
     const NodeView node(proto, std::move(source), opset, ctx.file());
     const OpEntry* entry = find_entry(node.op_type(), opset);
     ctx.set_current(&node);
     try {
-      if (!import_symbolic(ctx, node) && (entry->fold == nullptr || !entry->fold(ctx, node))) {
+      if (is_default_domain(proto.domain()) && proto.op_type() == "If") {
+        onnx::GraphProto& branch = taken_branch(ctx, node, proto);
+        const std::string prefix = node.source();
+        int child = 0;
+        for (onnx::TensorProto& init : *branch.mutable_initializer()) {
+          ctx.define(init.name(),
+                     Value{nullptr, ctx.tensor_from_proto(init, init.name()), true, init.name()});
+        }
+        for (onnx::NodeProto& inner : *branch.mutable_node()) {
+          import_node(
+              inner, fmt::format("{}/{}", prefix,
+                                 inner.name().empty() ? fmt::format("{}_{}", inner.op_type(), child)
+                                                      : inner.name()));
+          ++child;
+        }
+        ctx.set_current(&node);
+        for (size_t i = 0; i < node.num_outputs(); ++i) {
+          const Value* v = ctx.find(branch.output(static_cast<int>(i)).name());
+          if (v == nullptr) {
+            node.fail(Error::InvalidArgument, "branch output '{}' is not produced",
+                      branch.output(static_cast<int>(i)).name());
+          }
+          if (node.has_output(i)) ctx.define(node.output(i), *v);
+        }
+      } else if (!import_symbolic(ctx, node) &&
+                 (entry->fold == nullptr || !entry->fold(ctx, node))) {
         entry->import(ctx, node);
       }
       for (size_t i = 0; i < node.num_outputs(); ++i) {
@@ -614,6 +684,12 @@ ir::ExportedProgram import_graph(onnx::ModelProto& model, const std::string& fil
     } catch (const std::exception& e) {
       throw LocatedError(Error::Internal, node.where() + ": " + one_line(e.what()));
     }
+  };
+  for (onnx::NodeProto& proto : *graph.mutable_node()) {
+    std::string source =
+        proto.name().empty() ? fmt::format("{}_{}", proto.op_type(), index) : proto.name();
+    ++index;
+    import_node(proto, std::move(source));
   }
   ctx.set_current(nullptr);
 

@@ -63,6 +63,75 @@ TEST(OnnxImportStructure, EinsumDiagonal) {
   }
 }
 
+// An If whose condition is known at export (here a comparison of a static dim with 4) imports
+// as its taken branch; the branch reads outer values and its own initializers.
+ModelBuilder if_model(bool dynamic_condition) {
+  ModelBuilder b;
+  b.input("x", {2, 4}).output("y");
+  if (dynamic_condition) {
+    b.input("c", {});
+    b.model()
+        .mutable_graph()
+        ->mutable_input(1)
+        ->mutable_type()
+        ->mutable_tensor_type()
+        ->set_elem_type(onnx::TensorProto::BOOL);
+  } else {
+    b.init_int64("four", {}, {4});
+    b.init_int64("one", {1}, {1});
+    b.node("Shape", {"x"}, {"shape"}, "shape");
+    b.node("Gather", {"shape", "one"}, {"dim"}, "dim");
+    b.node("Equal", {"dim", "four"}, {"c"}, "is_four");
+  }
+  auto& n = b.node("If", {"c"}, {"y"}, "if");
+  auto branch = [](const std::string& op, bool with_initializer) {
+    onnx::GraphProto g;
+    g.set_name(op);
+    auto* node = g.add_node();
+    node->set_op_type(op);
+    node->add_input("x");
+    if (with_initializer) {
+      auto* t = g.add_initializer();
+      t->set_name("half");
+      t->set_data_type(onnx::TensorProto::FLOAT);
+      t->add_float_data(0.5f);
+      node->add_input("half");
+    }
+    node->add_output(op + "_out");
+    auto* out = g.add_output();
+    out->set_name(op + "_out");
+    out->mutable_type()->mutable_tensor_type()->set_elem_type(onnx::TensorProto::FLOAT);
+    return g;
+  };
+  auto* then_branch = n.add_attribute();
+  then_branch->set_name("then_branch");
+  then_branch->set_type(onnx::AttributeProto::GRAPH);
+  *then_branch->mutable_g() = branch("Mul", true);
+  auto* else_branch = n.add_attribute();
+  else_branch->set_name("else_branch");
+  else_branch->set_type(onnx::AttributeProto::GRAPH);
+  *else_branch->mutable_g() = branch("Relu", false);
+  return b;
+}
+
+TEST(OnnxImportStructure, IfWithAConditionKnownAtExportIsItsTakenBranch) {
+  ModelBuilder b = if_model(false);
+  const ir::ExportedProgram p = import(b);
+  EXPECT_THAT(calls(p), ElementsAre("aten::mul.Scalar"));  // dim 1 is 4: then_branch
+  EXPECT_EQ(first_call(p, "aten::mul.Scalar")->meta().source, "if/Mul_0");
+  EXPECT_EQ(out_sizes(p), (V{2, 4}));
+  ModelBuilder c = if_model(true);
+  try {
+    import(c);
+    ADD_FAILURE() << "an If with a run-time condition was imported";
+  } catch (const Exception& e) {
+    EXPECT_EQ(e.code(), Error::NotSupported);
+    EXPECT_THAT(std::string(e.what()),
+                ::testing::HasSubstr("node 'if' (If, opset 13): the condition 'c' is computed at "
+                                     "run time"));
+  }
+}
+
 TEST(OnnxImportStructure, ConvSameUpperPadsTheExcessAtTheEnd) {
   ModelBuilder b = conv_model("SAME_UPPER");
   const ir::ExportedProgram p = import(b);
