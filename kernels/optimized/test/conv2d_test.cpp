@@ -758,6 +758,11 @@ TEST_P(Conv2d, BlockedLayoutsMatchPlanes) {
       }
     }
   }
+  // Auto runs depthwise layers channel-interleaved on small planes, and at any size for kernels
+  // the plane paths have no vector kernel for (7x7); 3x3 on wide planes stays on the planes.
+  EXPECT_TRUE(depthwise_channels_preferred(shape(1, 48, 32, 32, 48, 7, 1, 3, 1, 48)));
+  EXPECT_TRUE(depthwise_channels_preferred(shape(1, 48, 14, 14, 48, 3, 1, 1, 1, 48)));
+  EXPECT_FALSE(depthwise_channels_preferred(shape(1, 48, 56, 56, 48, 3, 1, 1, 1, 48)));
   // Refused: a residual with a blocked output, a padded pixel-rows input, channel counts that
   // are not whole blocks, the per-plane depthwise paths.
   const Conv2dShape padded = shape(1, 32, 9, 9, 32, 3, 1, 1);
