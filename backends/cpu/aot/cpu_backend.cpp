@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <array>
+#include <cmath>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -181,6 +182,28 @@ class Lowering {
     std::set<const ir::Node*> outputs;
     for (const ir::Node* out : program_.graph().outputs()) outputs.insert(out);
     plan_operand_views(outputs);
+    // x * c or x / c (c > 0) whose only reader is a softmax over the last dim (attention's
+    // 1/sqrt(d) on the scores): the softmax scales its rows itself, so the scores (heads x
+    // tokens x tokens) are not written and read once more.
+    for (const ir::Node* node : program_.graph().nodes()) {
+      if (classify(program_, *node) != CpuOpKind::Softmax) continue;
+      const int64_t rank = static_cast<int64_t>(node->spec().rank());
+      int64_t dim = node->arg("dim").as_int();
+      if (dim < 0) dim += rank;
+      const ir::Node* scaled = node->arg("self").as_node();
+      const bool mul = scaled->is_op("aten::mul.Scalar"), div = scaled->is_op("aten::div.Scalar");
+      if (rank == 0 || dim != rank - 1 || (!mul && !div) ||
+          classify(program_, *scaled) != CpuOpKind::ScalarBinary || scaled->users().size() != 1 ||
+          outputs.count(scaled) != 0 ||
+          !(scaled->arg("other").is_int() || scaled->arg("other").is_double())) {
+        continue;
+      }
+      const double c = scaled->arg("other").to_double();
+      const double factor = mul ? c : 1.0 / c;
+      if (!(factor > 0.0) || !std::isfinite(factor)) continue;
+      softmax_scales_[node] = {scaled->arg("self").as_node(), static_cast<float>(factor)};
+      scaled_away_.insert(scaled);
+    }
     auto single_use = [&](const ir::Node* n) {
       return n->users().size() == 1 && outputs.count(n) == 0 &&
              ln_absorbed_.count(n->users()[0]) == 0;
@@ -586,6 +609,7 @@ class Lowering {
       return;
     }
     if (ln_absorbed_.count(&node) != 0) return;  // emitted at the pattern's tail
+    if (scaled_away_.count(&node) != 0) return;  // its softmax scales the rows
     if (viewed_away_.count(&node) != 0) return;  // read in place by the products it feeds
     if (absorbed_.count(&node) != 0) {
       // The tail of a fusion emits the fused node at its own position (every input, the
@@ -698,6 +722,13 @@ class Lowering {
         int64_t dim = node.arg("dim").as_int();
         const int64_t rank = static_cast<int64_t>(node.spec().rank());
         if (dim < 0) dim += rank;
+        const auto scale = softmax_scales_.find(&node);
+        if (scale != softmax_scales_.end()) {
+          add_node(fb::NodeKind::Softmax, {tensor_of(scale->second.first)}, {tensor_of(&node)},
+                   {std::max<int64_t>(dim, 0)}, node, {node.arg("self").as_node()});
+          graph_->nodes.back()->scalar = scale->second.second;
+          return;
+        }
         add_node(fb::NodeKind::Softmax, {tensor_of(node.arg("self").as_node())}, {tensor_of(&node)},
                  {std::max<int64_t>(dim, 0)}, node);
         return;
@@ -1111,7 +1142,10 @@ class Lowering {
   std::map<const ir::Node*, const ir::Node*> absorbed_;  // add / activation → producer
   std::map<const ir::Node*, const ir::Node*> deferred_;  // fusion tail → producer
   std::map<const ir::Node*, LayerNormMatch> ln_tails_;   // last node → its LayerNorm
-  std::set<const ir::Node*> ln_absorbed_;            // every node of a LayerNorm or GELU pattern
+  std::set<const ir::Node*> ln_absorbed_;  // every node of a LayerNorm or GELU pattern
+  // softmax → (its input before the scale, the scale); the scale nodes they absorb.
+  std::map<const ir::Node*, std::pair<const ir::Node*, float>> softmax_scales_;
+  std::set<const ir::Node*> scaled_away_;
   std::map<const ir::Node*, GeluMatch> gelu_tails_;  // last node → its GELU
   // BatchMatMul → how it reads each operand in place: (base tensor, matrix layout)
   std::map<const ir::Node*, std::array<OperandView, 2>> operand_views_;

@@ -752,6 +752,9 @@ Error prepare_node(Handle& h, NodeState& st, MemoryAllocator& alloc, size_t* scr
                     n->ints()->Get(0) >= 0 && n->ints()->Get(0) < std::max<int64_t>(out.rank, 1),
                 Error::InvalidProgram, "PtecCpuBackend: malformed Softmax node");
       const int64_t dim = n->ints()->Get(0);
+      CPU_CHECK(n->scalar() == 0.0f || n->scalar() == 1.0f || dim == out.rank - 1,
+                Error::InvalidProgram,
+                "PtecCpuBackend: a scaled Softmax must be over the last dim");
       st.outer = 1;
       st.len = out.rank == 0 ? 1 : out.sizes[dim];
       st.inner = 1;
@@ -828,11 +831,21 @@ void for_rows(int64_t rows, int64_t elements, F f) {
   }
 }
 
-void softmax(const NodeState& st, const float* x, float* out) {
+// softmax(scale * x) along the node's dim; `scale` 0 (blobs before it existed) or 1: none. A
+// scale is only given for the last dim: each row is scaled into the output (in cache) and
+// normalized there.
+void softmax(const NodeState& st, const float* x, float scale, float* out) {
   const int64_t len = st.len, inner = st.inner;
+  const bool scaled = scale != 0.0f && scale != 1.0f;
   for_rows(st.outer, st.outer * len * inner, [&](int64_t o) {
     if (inner == 1) {  // contiguous rows (the last dimension): vectorized
-      opt::softmax_row(x + o * len, out + o * len, len);
+      const float* row = x + o * len;
+      if (scaled) {
+        float* y = out + o * len;
+        for (int64_t j = 0; j < len; ++j) y[j] = row[j] * scale;
+        row = y;
+      }
+      opt::softmax_row(row, out + o * len, len);
       return;
     }
     for (int64_t i = 0; i < inner; ++i) {
@@ -846,8 +859,8 @@ void softmax(const NodeState& st, const float* x, float* out) {
         y[j * inner] = e;
         sum += e;
       }
-      const float scale = 1.0f / sum;
-      for (int64_t j = 0; j < len; ++j) y[j * inner] *= scale;
+      const float normalize = 1.0f / sum;
+      for (int64_t j = 0; j < len; ++j) y[j * inner] *= normalize;
     }
   });
 }
@@ -1029,15 +1042,33 @@ void batch_norm(const TensorSlot& x, const TensorSlot* weight, const TensorSlot*
   });
 }
 
-float binary(fb::BinaryOp op, float a, float b) {
+// out[i] = x[i] op s, one loop per op so that each vectorizes (the attention's scale runs over
+// a heads x tokens x tokens score tensor).
+__attribute__((target_clones("avx512f", "avx2", "default"))) void scalar_binary(fb::BinaryOp op,
+                                                                                const float* x,
+                                                                                float s, int64_t n,
+                                                                                float* out) {
   switch (op) {
-    case fb::BinaryOp::Add: return a + b;
-    case fb::BinaryOp::Sub: return a - b;
-    case fb::BinaryOp::Mul: return a * b;
-    case fb::BinaryOp::Div: return a / b;
-    case fb::BinaryOp::Pow: return std::pow(a, b);
+    case fb::BinaryOp::Add:
+      for (int64_t i = 0; i < n; ++i) out[i] = x[i] + s;
+      return;
+    case fb::BinaryOp::Sub:
+      for (int64_t i = 0; i < n; ++i) out[i] = x[i] - s;
+      return;
+    case fb::BinaryOp::Mul:
+      for (int64_t i = 0; i < n; ++i) out[i] = x[i] * s;
+      return;
+    case fb::BinaryOp::Div:
+      for (int64_t i = 0; i < n; ++i) out[i] = x[i] / s;
+      return;
+    case fb::BinaryOp::Pow:
+      if (s == 2.0f) {
+        for (int64_t i = 0; i < n; ++i) out[i] = x[i] * x[i];
+      } else {
+        for (int64_t i = 0; i < n; ++i) out[i] = std::pow(x[i], s);
+      }
+      return;
   }
-  return 0.0f;
 }
 
 // out = a op b with NumPy broadcasting; `f` is the op, so that the loops compile per op.
@@ -1464,23 +1495,15 @@ Error run_node(Handle& h, const NodeState& st, runtime::BackendExecutionContext&
       }
       return Error::Ok;
     }
-    case fb::NodeKind::Softmax: softmax(st, slot(0)->data, out.data); return Error::Ok;
+    case fb::NodeKind::Softmax: softmax(st, slot(0)->data, n->scalar(), out.data); return Error::Ok;
     case fb::NodeKind::LayerNorm:
       layer_norm(*slot(0), slot(1) != nullptr ? slot(1)->data : nullptr,
                  slot(2) != nullptr ? slot(2)->data : nullptr, n->scalar(), out);
       return Error::Ok;
     case fb::NodeKind::StridedCopy: strided_copy(*slot(0), out, *n->ints()); return Error::Ok;
-    case fb::NodeKind::ScalarBinary: {
-      const float* x = slot(0)->data;
-      const float s = n->scalar();
-      const fb::BinaryOp op = n->binary();
-      if (op == fb::BinaryOp::Pow && s == 2.0f) {
-        for (int64_t i = 0; i < out.numel; ++i) out.data[i] = x[i] * x[i];
-      } else {
-        for (int64_t i = 0; i < out.numel; ++i) out.data[i] = binary(op, x[i], s);
-      }
+    case fb::NodeKind::ScalarBinary:
+      scalar_binary(n->binary(), slot(0)->data, n->scalar(), out.numel, out.data);
       return Error::Ok;
-    }
     case fb::NodeKind::Math: {
       const float* x = slot(0)->data;
       const fb::UnaryOp op = n->unary();

@@ -789,6 +789,41 @@ TEST_F(CpuBackendOps, SoftmaxOverEveryDim) {
   }
 }
 
+// Attention's scale before the softmax over the last dim (x * c, x / c with c > 0) is applied
+// by the softmax to its rows: no ScalarBinary node. Over another dim, with a negative factor or
+// with a second reader of the scaled scores it stays a node of its own.
+TEST_F(CpuBackendOps, SoftmaxAppliesTheScaleBeforeIt) {
+  struct Case {
+    const char* op;
+    double factor;
+    int64_t dim;
+    bool second_reader;
+    bool folded;
+  };
+  const Ints input = {2, 5, 9};
+  for (const Case& c : std::vector<Case>{{"aten::mul.Scalar", 0.25, -1, false, true},
+                                         {"aten::div.Scalar", 8.0, 2, false, true},
+                                         {"aten::mul.Scalar", -0.5, -1, false, false},
+                                         {"aten::mul.Scalar", 0.25, 1, false, false},
+                                         {"aten::div.Scalar", 4.0, -1, true, false}}) {
+    auto build = [&] {
+      builder::GraphBuilder b("scaled_softmax");
+      Value x = b.input("x", DType::Float, shape(input));
+      Value scores = b.call("aten::bmm", {x, b.call("aten::permute_copy", {x, Ints{0, 2, 1}})});
+      Value scaled = b.call(c.op, {scores, c.factor});
+      Value p = b.call("aten::_softmax", {scaled, c.dim, false});
+      b.output(c.second_reader ? std::vector<Value>{p, b.call("aten::relu", {scaled})}
+                               : std::vector<Value>{p});
+      return b.build();
+    };
+    const std::string trace =
+        std::string(c.op) + " " + std::to_string(c.factor) + " dim " + std::to_string(c.dim);
+    EXPECT_EQ(expect_same(build, {input}), 1u) << trace;
+    const std::vector<K> kinds = blob_kinds(build());
+    EXPECT_EQ(std::count(kinds.begin(), kinds.end(), K::ScalarBinary), c.folded ? 0 : 1) << trace;
+  }
+}
+
 TEST_F(CpuBackendOps, UnaryAndMathOps) {
   const Ints input = {3, 13};
   for (const std::string op :

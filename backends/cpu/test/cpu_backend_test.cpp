@@ -291,7 +291,7 @@ TEST_F(CpuBackend, TransformerEncoderLayerLowersToFusedNodes) {
   EXPECT_EQ(kinds[K::Softmax], 1);
   EXPECT_EQ(kinds[K::StridedCopy], 1);  // the context permute (Q, K, V are read in place)
   EXPECT_EQ(kinds[K::Linear], 4);
-  EXPECT_EQ(kinds[K::ScalarBinary], 1);  // the scores' scale
+  EXPECT_EQ(kinds[K::ScalarBinary], 0);  // the scores' scale: applied by the softmax
   EXPECT_EQ(kinds[K::MeanInner] + kinds[K::Math], 0);
 }
 
