@@ -2,6 +2,7 @@
 
 #include <charconv>
 #include <cstdio>
+#include <filesystem>
 #include <sstream>
 
 #include <fmt/format.h>
@@ -102,6 +103,21 @@ onnx_import::OnnxImportOptions import_options(const std::vector<std::string>& dy
   for (const std::string& d : dims) parse_dim_value(d, options);
   for (const std::string& s : input_shapes) parse_input_shape(s, options);
   return options;
+}
+
+ir::ExportedProgram import_method(const std::string& name, const std::string& path,
+                                  const std::vector<std::string>& dynamic,
+                                  const std::vector<std::string>& dims,
+                                  const std::vector<std::string>& input_shapes,
+                                  std::vector<DynamicDimRecord>& records) {
+  PTEC_ENFORCE(std::filesystem::exists(path), NotFound, "{}: no such file (method '{}')", path,
+               name);
+  ir::ExportedProgram program =
+      onnx_import::import_onnx(path, name == "forward" ? import_options(dynamic, dims, input_shapes)
+                                                       : onnx_import::OnnxImportOptions{});
+  report_import_dims(program);
+  for (const DynamicDimRecord& r : dynamic_dim_records(name, program)) records.push_back(r);
+  return program;
 }
 
 void report_import_dims(const ir::ExportedProgram& program) {

@@ -44,6 +44,15 @@ onnx_import::OnnxImportOptions import_options(const std::vector<std::string>& dy
                                               const std::vector<std::string>& dims,
                                               const std::vector<std::string>& input_shapes);
 
+/// Imports method `name` of a multi-method export from the ONNX model at `path` (NotFound when
+/// it does not exist): the command line's --dynamic, --dim and --input-shape apply to
+/// "forward". Reports its dims (report_import_dims) and appends its dynamic-dim records.
+ir::ExportedProgram import_method(const std::string& name, const std::string& path,
+                                  const std::vector<std::string>& dynamic,
+                                  const std::vector<std::string>& dims,
+                                  const std::vector<std::string>& input_shapes,
+                                  std::vector<DynamicDimRecord>& records);
+
 /// Prints the import's dynamic and specialized dims to stderr ("ptec: dynamic: ...", "ptec:
 /// specialized: ..."; stdout stays for the JSON summary), and where a symbolic dim took the
 /// default size 1, how to choose another.

@@ -130,13 +130,8 @@ int run_export_methods(const ExportArgs& args) {
   std::map<std::string, ir::ExportedProgram> programs;
   std::vector<DynamicDimRecord> records;
   for (const auto& [name, path] : sources) {
-    PTEC_ENFORCE(fs::exists(path), NotFound, "{}: no such file (method '{}')", path, name);
-    ir::ExportedProgram program = onnx_import::import_onnx(
-        path, name == "forward" ? import_options(args.dynamic, args.dims, args.input_shapes)
-                                : onnx_import::OnnxImportOptions{});
-    report_import_dims(program);
-    for (const DynamicDimRecord& r : dynamic_dim_records(name, program)) records.push_back(r);
-    programs.emplace(name, std::move(program));
+    programs.emplace(
+        name, import_method(name, path, args.dynamic, args.dims, args.input_shapes, records));
   }
   program::TransformAndLowerOptions options;
   options.partitioners = recipe_partitioners(args.recipe);

@@ -50,13 +50,8 @@ int run_export_session(const ExportArgs& args, const ExportRecipe& recipe) {
   std::map<std::string, MethodModel> methods;
   std::vector<DynamicDimRecord> records;
   for (const auto& [name, path] : files) {
-    PTEC_ENFORCE(fs::exists(path), NotFound, "{}: no such file (method '{}')", path, name);
-    ir::ExportedProgram program = onnx_import::import_onnx(
-        path, name == "forward" ? import_options(args.dynamic, args.dims, args.input_shapes)
-                                : onnx_import::OnnxImportOptions{});
-    report_import_dims(program);
-    for (const DynamicDimRecord& r : dynamic_dim_records(name, program)) records.push_back(r);
-    methods.emplace(name, std::move(program));
+    methods.emplace(name,
+                    import_method(name, path, args.dynamic, args.dims, args.input_shapes, records));
   }
   if (!records.empty()) {
     options.constant_methods.emplace(kDynamicDimsMethod, encode_dynamic_dims(records));
