@@ -110,6 +110,7 @@ refused=0
 for data_dir in "$model_dir/$name"/test_data_set_*; do
   if ! "$ptec" run "$tmp/default.pte" --inputs "$data_dir" >"$tmp/default.out" 2>&1; then
     grep -q "expects" "$tmp/default.out" || fail "the size error does not name the expected shape"
+    grep -q -- "--dim SYMBOL=VALUE" "$tmp/default.out" || fail "the size error does not say how to re-export"
     refused=1
   fi
 done

@@ -53,9 +53,14 @@ OwnedTensor make_input(const runtime::TensorInfo& info, const HostTensor& host, 
     const int64_t s = host.sizes[d];
     const bool fits = info.is_dynamic() ? s <= info.sizes()[d] : s == info.sizes()[d];
     PTEC_ENFORCE(fits, InvalidArgument,
-                 "{}: input {} has shape {} but the method expects {}{} (axis {} = {})", source,
+                 "{}: input {} has shape {} but the method expects {}{} (axis {} = {}){}", source,
                  index, host.shape_string(), info.is_dynamic() ? "at most " : "",
-                 dims_text(info.sizes()), d, s);
+                 dims_text(info.sizes()), d, s,
+                 info.is_dynamic()
+                     ? ""
+                     : "; shapes are fixed at export: export the model again with its symbolic "
+                       "dims given (ptec export --dim SYMBOL=VALUE or --input-shape) or kept "
+                       "dynamic (--dynamic INPUT:AXIS=MIN..MAX)");
     sizes.push_back(static_cast<int32_t>(s));
   }
   OwnedTensor t(host.dtype, sizes);
