@@ -790,6 +790,19 @@ class Lowering {
         add_node(fb::NodeKind::MeanInner, {tensor_of(node.arg("self").as_node())},
                  {tensor_of(&node)}, {}, node);
         return;
+      case CpuOpKind::Reduce: {
+        // MeanInner with [inner, sum]: the elements after the reduced dims, and sum or mean.
+        const ir::Node* x = node.arg("self").as_node();
+        const int64_t rank = static_cast<int64_t>(x->spec().rank());
+        int64_t last = 0;
+        for (int64_t d : node.arg("dim").to_int_vector())
+          last = std::max(last, d < 0 ? d + rank : d);
+        int64_t inner = 1;
+        for (int64_t d = last + 1; d < rank; ++d) inner *= x->spec().shape[d].value();
+        add_node(fb::NodeKind::MeanInner, {tensor_of(x)}, {tensor_of(&node)},
+                 {inner, node.is_op("aten::sum.dim_IntList") ? 1 : 0}, node);
+        return;
+      }
     }
   }
 

@@ -301,19 +301,28 @@ CpuOpKind classify(const ir::ExportedProgram& program, const ir::Node& node) {
       node.is_op("aten::abs") || node.is_op("aten::reciprocal")) {
     return CpuOpKind::Math;
   }
-  if (node.is_op("aten::mean.dim")) {
+  const bool mean = node.is_op("aten::mean.dim");
+  if (mean || node.is_op("aten::sum.dim_IntList")) {
     const ir::Argument dim = arg_or_default(node, "dim");
     const ir::Argument dtype = arg_or_default(node, "dtype");
     const int64_t rank = static_cast<int64_t>(node.arg("self").as_node()->spec().rank());
-    if (rank == 0 || !dim.is_list() ||
+    if (rank == 0 || !dim.is_list() || dim.as_list().empty() ||
         !(dtype.is_none() || (dtype.is_dtype() && dtype.as_dtype() == DType::Float))) {
       return CpuOpKind::Unsupported;
     }
     std::vector<int64_t> dims = dim.to_int_vector();
     for (int64_t& d : dims) d = d < 0 ? d + rank : d;
     std::sort(dims.begin(), dims.end());
-    if (rank == 4 && dims == std::vector<int64_t>{2, 3}) return CpuOpKind::GlobalAvgPool;
-    return dims == std::vector<int64_t>{rank - 1} ? CpuOpKind::MeanInner : CpuOpKind::Unsupported;
+    if (mean && rank == 4 && dims == std::vector<int64_t>{2, 3}) return CpuOpKind::GlobalAvgPool;
+    if (mean && dims == std::vector<int64_t>{rank - 1}) return CpuOpKind::MeanInner;
+    // Any other run of consecutive dims (a channels-last tensor's H and W, the channels of a
+    // channels-first layer norm): a reduction with the dims after it as its inner stride.
+    for (size_t i = 0; i < dims.size(); ++i) {
+      if (dims[i] < 0 || dims[i] >= rank || (i > 0 && dims[i] != dims[i - 1] + 1)) {
+        return CpuOpKind::Unsupported;
+      }
+    }
+    return CpuOpKind::Reduce;
   }
   if (node.is_op("aten::relu") || node.is_op("aten::sigmoid") || node.is_op("aten::tanh") ||
       node.is_op("aten::silu") || node.is_op("aten::hardswish")) {

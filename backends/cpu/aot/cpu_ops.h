@@ -43,6 +43,8 @@ enum class CpuOpKind {
   Split,            // aten::split_with_sizes_copy: each part its getitem's strided copy
   LayerNorm,        // aten::native_layer_norm over the last dim, constant weight and bias (each
                     // may be absent), whose statistics outputs are unused
+  Reduce,           // aten::sum.dim_IntList / aten::mean.dim over consecutive dims (other than
+                    // MeanInner's and GlobalAvgPool's)
 };
 
 /// The kind of `node` in `program` (an EDGE program), Unsupported when the backend cannot run it

@@ -39,7 +39,7 @@ using runtime::MemoryAllocator;
 
 constexpr uint32_t kAbsent = 0xFFFFFFFFu;
 constexpr uint32_t kMinBlobVersion = 1;
-constexpr uint32_t kBlobVersion = 9;  // kCpuBlobVersion of backends/cpu/aot
+constexpr uint32_t kBlobVersion = 10;  // kCpuBlobVersion of backends/cpu/aot
 constexpr int64_t kMaxRank = 8;
 constexpr size_t kAlign = 64;
 
@@ -798,8 +798,14 @@ Error prepare_node(Handle& h, NodeState& st, MemoryAllocator& alloc, size_t* scr
       return Error::Ok;
     }
     case fb::NodeKind::MeanInner: {
+      // ints (version 10): [inner, sum] — the reduced elements are `inner` apart, and summed
+      // instead of averaged; none: the last dim's mean.
       const TensorSlot* x = tensor(0);
-      CPU_CHECK(x != nullptr && (out.numel == 0 ? x->numel == 0 : x->numel % out.numel == 0),
+      const size_t num_ints = n->ints() != nullptr ? n->ints()->size() : 0;
+      CPU_CHECK(x != nullptr && (out.numel == 0 ? x->numel == 0 : x->numel % out.numel == 0) &&
+                    (num_ints == 0 || (num_ints == 2 && n->ints()->Get(0) >= 1 &&
+                                       out.numel % n->ints()->Get(0) == 0 &&
+                                       n->ints()->Get(1) >= 0 && n->ints()->Get(1) <= 1)),
                 Error::InvalidProgram, "PtecCpuBackend: malformed MeanInner node");
       return Error::Ok;
     }
@@ -1040,6 +1046,25 @@ void batch_norm(const TensorSlot& x, const TensorSlot* weight, const TensorSlot*
     }
     if (!clamp) opt::activate_in_place(o, inner, act, lo, hi);
   });
+}
+
+// out[o][i] = sum (or mean) over j < len of x[o][j][i], i < inner: each reduced row added into
+// the output row, which stays in cache.
+__attribute__((target_clones("avx512f", "avx2", "default"))) void reduce_strided(
+    const float* x, int64_t outer, int64_t len, int64_t inner, bool sum, float* out) {
+  for (int64_t o = 0; o < outer; ++o) {
+    float* y = out + o * inner;
+    std::fill(y, y + inner, 0.0f);
+    for (int64_t j = 0; j < len; ++j) {
+      const float* row = x + (o * len + j) * inner;
+      for (int64_t i = 0; i < inner; ++i) y[i] += row[i];
+    }
+    if (!sum) {
+      const float scale =
+          len > 0 ? 1.0f / static_cast<float>(len) : std::numeric_limits<float>::quiet_NaN();
+      for (int64_t i = 0; i < inner; ++i) y[i] *= scale;
+    }
+  }
 }
 
 // out[i] = x[i] op s, one loop per op so that each vectorizes (the attention's scale runs over
@@ -1513,10 +1538,18 @@ Error run_node(Handle& h, const NodeState& st, runtime::BackendExecutionContext&
     case fb::NodeKind::MeanInner: {
       const TensorSlot& x = *slot(0);
       const int64_t r = out.numel == 0 ? 0 : x.numel / out.numel;
-      for (int64_t p = 0; p < out.numel; ++p) {
-        out.data[p] = r > 0 ? opt::row_sum(x.data + p * r, r) / static_cast<float>(r)
-                            : std::numeric_limits<float>::quiet_NaN();
+      const bool strided = n->ints() != nullptr && n->ints()->size() == 2;
+      const int64_t inner = strided ? n->ints()->Get(0) : 1;
+      const bool sum = strided && n->ints()->Get(1) == 1;
+      if (inner == 1) {
+        for (int64_t p = 0; p < out.numel; ++p) {
+          out.data[p] = sum     ? opt::row_sum(x.data + p * r, r)
+                        : r > 0 ? opt::row_sum(x.data + p * r, r) / static_cast<float>(r)
+                                : std::numeric_limits<float>::quiet_NaN();
+        }
+        return Error::Ok;
       }
+      reduce_strided(x.data, out.numel / inner, r, inner, sum, out.data);
       return Error::Ok;
     }
     case fb::NodeKind::Quantize:
@@ -1559,6 +1592,13 @@ Result<runtime::DelegateHandle*> CpuBackendRuntime::init(
               "PtecCpuBackend: node kind %d needs blob version 7", static_cast<int>(n->kind()));
     CPU_CHECK(graph->version() >= 9 || n->kind() < fb::NodeKind::GroupNorm, Error::InvalidProgram,
               "PtecCpuBackend: node kind %d needs blob version 9", static_cast<int>(n->kind()));
+    // Version 10: a Softmax's scale (its scalar) and a MeanInner's [inner, sum].
+    CPU_CHECK(
+        graph->version() >= 10 || !((n->kind() == fb::NodeKind::Softmax && n->scalar() != 0.0f) ||
+                                    (n->kind() == fb::NodeKind::MeanInner && n->ints() != nullptr &&
+                                     n->ints()->size() != 0)),
+        Error::InvalidProgram,
+        "PtecCpuBackend: a scaled Softmax or a strided MeanInner needs blob version 10");
     CPU_CHECK(n->activation() <= fb::Activation::MAX &&
                   (graph->version() >= 8 || n->activation() != fb::Activation::LeakyRelu),
               Error::InvalidProgram, "PtecCpuBackend: unknown activation %d for blob version %u",

@@ -789,6 +789,40 @@ TEST_F(CpuBackendOps, SoftmaxOverEveryDim) {
   }
 }
 
+// sum / mean over consecutive dims other than the last one alone (ConvNeXt-V2's GRN sums a
+// channels-last tensor over H and W; a channels-first layer norm averages over dim 1): one
+// strided reduction, against the portable kernels.
+TEST_F(CpuBackendOps, ReductionsOverConsecutiveDims) {
+  struct Case {
+    const char* op;
+    Ints input, dims;
+    bool keepdim;
+  };
+  for (const Case& c : std::vector<Case>{{"aten::sum.dim_IntList", {2, 6, 5, 24}, {1, 2}, true},
+                                         {"aten::mean.dim", {2, 24, 7, 5}, {1}, true},
+                                         {"aten::sum.dim_IntList", {3, 17}, {-1}, false},
+                                         {"aten::mean.dim", {4, 3, 9}, {0, 1}, false},
+                                         {"aten::sum.dim_IntList", {2, 3, 4}, {0, 1, 2}, false}}) {
+    auto build = [&] {
+      builder::GraphBuilder b("reduce");
+      Value x = b.input("x", DType::Float, shape(c.input));
+      b.output({b.call("aten::relu", {b.call(c.op, {x, c.dims, c.keepdim, nullptr})})});
+      return b.build();
+    };
+    const std::string trace =
+        std::string(c.op) + ::testing::PrintToString(c.input) + ::testing::PrintToString(c.dims);
+    EXPECT_EQ(expect_same(build, {c.input}), 1u) << trace;
+  }
+  // Not consecutive: left to the kernels.
+  auto gap = [] {
+    builder::GraphBuilder b("reduce_gap");
+    Value x = b.input("x", DType::Float, {2, 3, 4});
+    b.output({b.call("aten::sum.dim_IntList", {x, Ints{0, 2}, false, nullptr})});
+    return b.build();
+  };
+  EXPECT_EQ(expect_same(gap, {{2, 3, 4}}), 0u);
+}
+
 // Attention's scale before the softmax over the last dim (x * c, x / c with c > 0) is applied
 // by the softmax to its rows: no ScalarBinary node. Over another dim, with a negative factor or
 // with a second reader of the scaled scores it stays a node of its own.
