@@ -17,16 +17,18 @@ ir::Argument replaced(const ir::Argument& arg, const ir::Node* from, ir::Node* t
   return ir::Argument(std::move(items));
 }
 
+// A constant placeholder (with its input spec) that several nodes read.
+bool shared_constant(const ir::ExportedProgram& program, const ir::Node& node) {
+  return node.users().size() >= 2 && program.constant_for_placeholder(node.name()) != nullptr &&
+         program.signature().find_input(node.name()) != nullptr;
+}
+
 }  // namespace
 
 bool DuplicateSharedConstants::applies(const ir::ExportedProgram& program) {
-  for (const ir::Node* node : program.graph().placeholders()) {
-    if (node->users().size() >= 2 && program.constant_for_placeholder(node->name()) != nullptr &&
-        program.signature().find_input(node->name()) != nullptr) {
-      return true;
-    }
-  }
-  return false;
+  const std::vector<ir::Node*> placeholders = program.graph().placeholders();
+  return std::any_of(placeholders.begin(), placeholders.end(),
+                     [&](const ir::Node* node) { return shared_constant(program, *node); });
 }
 
 PassResult DuplicateSharedConstants::run(ir::ExportedProgram& program) {
@@ -34,12 +36,10 @@ PassResult DuplicateSharedConstants::run(ir::ExportedProgram& program) {
   auto& inputs = program.signature().inputs;
   bool modified = false;
   for (ir::Node* node : graph.placeholders()) {
-    if (program.constant_for_placeholder(node->name()) == nullptr) continue;
+    if (!shared_constant(program, *node)) continue;
     const std::vector<ir::Node*> users(node->users().begin(), node->users().end());
-    if (users.size() < 2) continue;
     const auto spec = std::find_if(inputs.begin(), inputs.end(),
                                    [&](const ir::InputSpec& s) { return s.name == node->name(); });
-    if (spec == inputs.end()) continue;
     const ir::InputSpec original = *spec;
     size_t at = static_cast<size_t>(spec - inputs.begin());
     // The first user keeps the placeholder; each other one gets a copy placed after it.

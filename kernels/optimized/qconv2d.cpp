@@ -142,8 +142,10 @@ int64_t depthwise_workers(const Conv2dShape& s, int64_t workers) {
   return std::clamp<int64_t>(depthwise_items(s), 1, workers);
 }
 size_t depthwise_slot_bytes(const Conv2dShape& s) {
-  return depthwise_interleaved(s) ? detail::qdepthwise16_scratch_bytes(s)
-                                  : detail::QDepthwise(s).slot_bytes();
+#if defined(PTEC_GEMM_HAVE_AVX2)  // (qconv2d_depthwise_avx512.cpp is built on x86 only)
+  if (depthwise_interleaved(s)) return detail::qdepthwise16_scratch_bytes(s);
+#endif
+  return detail::QDepthwise(s).slot_bytes();
 }
 
 }  // namespace
@@ -195,6 +197,7 @@ bool qconv2d(const Conv2dShape& s, const void* input, bool x_signed, int32_t x_z
       }
     }
     const size_t slot = depthwise_slot_bytes(s);
+#if defined(PTEC_GEMM_HAVE_AVX2)
     if (depthwise_interleaved(s)) {
       const int64_t blocks = (s.oc + 15) / 16;
       parallel_for(used, [&](int64_t wk) {
@@ -207,6 +210,7 @@ bool qconv2d(const Conv2dShape& s, const void* input, bool x_signed, int32_t x_z
       });
       return true;
     }
+#endif
     const detail::QDepthwise depthwise(s);
     parallel_for(used, [&](int64_t wk) {
       auto* mine = static_cast<unsigned char*>(scratch) + static_cast<size_t>(wk) * slot;
