@@ -238,11 +238,155 @@ void import_slice_sym(ImportContext& ctx, const NodeView& node) {
   ctx.set_output(node, 0, x);
 }
 
+/// The range [lo, hi] an item can take: its value for an int, its symbol's range for a sym_size
+/// node; nullopt for a prim op's result (whose range the importer does not track).
+std::optional<std::pair<int64_t, int64_t>> item_range(const ir::Argument& a) {
+  if (a.is_int()) return std::pair{a.as_int(), a.as_int()};
+  if (!a.is_node() || !a.as_node()->is_op("aten::sym_size.int")) return std::nullopt;
+  const ir::Node* n = a.as_node();
+  const ir::TensorSpec& t = n->arg(0).as_node()->spec();
+  const int64_t rank = static_cast<int64_t>(t.rank());
+  int64_t d = n->arg(1).as_int();
+  if (d < 0) d += rank;
+  if (d < 0 || d >= rank) return std::nullopt;
+  const ir::SymInt& dim = t.shape[static_cast<size_t>(d)];
+  return std::pair{dim.lower_bound(), dim.upper_bound()};
+}
+
+/// Equal(a, b) of shape values, item by item, where the answer is known at import time: equal
+/// ints, the same sym_size node, or an int outside a dim's range (torch's Expand export compares
+/// the target shape with -1). The result is a bool constant.
+void import_equal_items(ImportContext& ctx, const NodeView& node) {
+  bool sa = false, sb = false;
+  const ir::ArgumentList a = require_items(ctx, node, 0, "A", &sa);
+  const ir::ArgumentList b = require_items(ctx, node, 1, "B", &sb);
+  if (a.size() != b.size() && a.size() != 1 && b.size() != 1) {
+    node.fail(Error::InvalidArgument, "shape values of {} and {} items do not broadcast", a.size(),
+              b.size());
+  }
+  const size_t n = std::max(a.size(), b.size());
+  std::vector<int64_t> out;
+  for (size_t i = 0; i < n; ++i) {
+    const ir::Argument& x = a[a.size() == 1 ? 0 : i];
+    const ir::Argument& y = b[b.size() == 1 ? 0 : i];
+    if (x.is_node() && y.is_node() && x.as_node() == y.as_node()) {
+      out.push_back(1);
+      continue;
+    }
+    const auto rx = item_range(x), ry = item_range(y);
+    if (rx && ry && rx->first == rx->second && ry->first == ry->second) {
+      out.push_back(rx->first == ry->first ? 1 : 0);
+    } else if (rx && ry && (rx->second < ry->first || ry->second < rx->first)) {
+      out.push_back(0);
+    } else {
+      node.fail(Error::NotSupported,
+                "item {} compares values computed from dynamic dims whose equality is not known "
+                "at import time",
+                i);
+    }
+  }
+  const std::vector<int64_t> sizes =
+      sa && sb ? std::vector<int64_t>{} : std::vector<int64_t>{static_cast<int64_t>(n)};
+  ctx.set_output(node, 0, ConstTensor::from_int64(DType::Bool, sizes, out));
+}
+
+/// Where(cond, x, y) with x or y a shape value and cond known at import time: items picked one
+/// by one.
+void import_where_items(ImportContext& ctx, const NodeView& node) {
+  const ConstTensor& cond = ctx.require_constant(node, 0, "condition");
+  if (cond.sizes.size() > 1) node.fail(Error::NotSupported, "condition of rank > 1");
+  bool sx = false, sy = false;
+  const ir::ArgumentList x = require_items(ctx, node, 1, "X", &sx);
+  const ir::ArgumentList y = require_items(ctx, node, 2, "Y", &sy);
+  const std::vector<int64_t> c = cond.to_int64();
+  const size_t n = std::max({c.size(), x.size(), y.size()});
+  for (size_t len : {c.size(), x.size(), y.size()}) {
+    if (len != n && len != 1) node.fail(Error::InvalidArgument, "inputs do not broadcast");
+  }
+  ir::ArgumentList out;
+  for (size_t i = 0; i < n; ++i) {
+    const bool pick_x = c[c.size() == 1 ? 0 : i] != 0;
+    out.push_back(pick_x ? x[x.size() == 1 ? 0 : i] : y[y.size() == 1 ? 0 : i]);
+  }
+  set_items(ctx, node, std::move(out), cond.sizes.empty() && sx && sy);
+}
+
+/// Reshape of a shape value to 1-D ([-1] or [n]) or to a scalar (a single item): the same items.
+void import_reshape_items(ImportContext& ctx, const NodeView& node) {
+  const ir::ArgumentList items = require_items(ctx, node, 0, "data");
+  const std::vector<int64_t> shape = ctx.require_constant(node, 1, "shape").to_int64();
+  const auto n = static_cast<int64_t>(items.size());
+  if (shape.empty() && n == 1) {
+    set_items(ctx, node, items, true);
+  } else if (shape.size() == 1 && (shape[0] == -1 || shape[0] == n)) {
+    set_items(ctx, node, items, false);
+  } else {
+    node.fail(Error::NotSupported, "Reshape of a shape value of {} items to {}", n,
+              sizes_to_string(shape));
+  }
+}
+
+/// ConstantOfShape(shape) with a shape computed from dynamic dims (a causal mask's [seq, seq]):
+/// aten::full with sym_size items.
+void import_constant_of_shape_sym(ImportContext& ctx, const NodeView& node) {
+  const ir::ArgumentList shape = require_items(ctx, node, 0, "input");
+  for (const ir::Argument& item : shape) {
+    if (!is_plain_item(item)) {
+      node.fail(Error::NotSupported,
+                "a dim of the shape is computed from dynamic dims by arithmetic; only dims taken "
+                "as they are (Shape, Gather, Concat) are supported");
+    }
+  }
+  ConstTensor value = ConstTensor::from_double(DType::Float, {1}, {0.0});
+  if (onnx::TensorProto* t = node.attr_tensor("value")) value = ctx.tensor_from_proto(*t, "value");
+  if (value.numel() != 1) node.fail(Error::InvalidArgument, "value must hold one element");
+  const ir::Argument fill = value.dtype == DType::Long
+                                ? ir::Argument(value.to_int64()[0])
+                                : scalar_arg(value.double_at(0), value.dtype);
+  ctx.set_output(node, 0, ctx.call("aten::full", {shape, fill, value.dtype}));
+}
+
+/// Range(start, limit, delta) whose limit is a dynamic dim (position ids: Range(0, seq, 1)):
+/// aten::arange.start_step with a constant start 0 and delta 1, so that its length is the dim.
+void import_range_sym(ImportContext& ctx, const NodeView& node) {
+  bool scalar = false;
+  const ir::ArgumentList limit = require_items(ctx, node, 1, "limit", &scalar);
+  if (limit.size() != 1) node.fail(Error::InvalidArgument, "limit must be a scalar");
+  const ConstTensor* start = ctx.constant(node, 0);
+  const ConstTensor* delta = ctx.constant(node, 2);
+  if (start == nullptr || delta == nullptr || start->numel() != 1 || delta->numel() != 1 ||
+      start->double_at(0) != 0.0 || delta->double_at(0) != 1.0) {
+    node.fail(Error::NotSupported,
+              "with a limit computed from dynamic dims, start must be 0 and delta 1 (known at "
+              "import time)");
+  }
+  if (!is_plain_item(limit[0])) {
+    node.fail(Error::NotSupported,
+              "the limit is computed from dynamic dims by arithmetic; only a dim taken as it is "
+              "(Shape, Gather) is supported");
+  }
+  const DType dtype = start->dtype;
+  if (dtype != DType::Long && dtype != DType::Int) {
+    node.fail(Error::NotSupported, "a dynamic limit with {} start; int32 and int64 are supported",
+              to_string(dtype));
+  }
+  ctx.set_output(node, 0,
+                 ctx.call("aten::arange.start_step", {int64_t{0}, limit[0], int64_t{1}, dtype}));
+}
+
 }  // namespace
 
 bool import_symbolic(ImportContext& ctx, const NodeView& node) {
   const std::string& op = node.op_type();
   if (op == "Shape") {
+    if (const SymValue* sym = ctx.sym_value(node.input(0))) {  // the shape of a shape value
+      ctx.set_output(
+          node, 0,
+          ConstTensor::int64_vector(
+              sym->scalar ? std::vector<int64_t>{}
+                          : std::vector<int64_t>{static_cast<int64_t>(sym->items.size())}));
+      return true;
+    }
     if (ctx.input_spec(node, 0).is_static()) return false;
     import_shape_of(ctx, node);
     return true;
@@ -276,17 +420,29 @@ bool import_symbolic(ImportContext& ctx, const NodeView& node) {
     import_arith_items(ctx, node);
   } else if (op == "Slice" && is_sym(ctx, node, 0)) {
     import_slice_items(ctx, node);
+  } else if (op == "Equal") {
+    import_equal_items(ctx, node);
+  } else if (op == "Where" && !is_sym(ctx, node, 0)) {
+    import_where_items(ctx, node);
+  } else if (op == "Reshape" && is_sym(ctx, node, 0) && !is_sym(ctx, node, 1)) {
+    import_reshape_items(ctx, node);
   } else if (op == "Reshape" && !is_sym(ctx, node, 0)) {
     import_reshape_sym(ctx, node);
   } else if (op == "Expand" && !is_sym(ctx, node, 0)) {
     import_expand_sym(ctx, node);
   } else if (op == "Slice") {
     import_slice_sym(ctx, node);
+  } else if (op == "ConstantOfShape") {
+    import_constant_of_shape_sym(ctx, node);
+  } else if (op == "Range" && is_sym(ctx, node, 1) && !is_sym(ctx, node, 0) &&
+             !is_sym(ctx, node, 2)) {
+    import_range_sym(ctx, node);
   } else {
-    node.fail(Error::NotSupported,
-              "computes on dynamic dims (an input comes from Shape of a dynamic tensor); ptec "
-              "supports Shape/Gather/Slice/Concat/Unsqueeze/Squeeze/Cast chains feeding "
-              "Reshape/Expand/Slice");
+    node.fail(
+        Error::NotSupported,
+        "computes on dynamic dims (an input comes from Shape of a dynamic tensor); ptec "
+        "supports Shape/Gather/Slice/Concat/Unsqueeze/Squeeze/Cast/Equal/Where chains feeding "
+        "Reshape/Expand/Slice/ConstantOfShape/Range");
   }
   return true;
 }

@@ -69,6 +69,14 @@ std::vector<TensorSpec> arange(const OpSchema& op, const ArgumentList& args) {
   const Argument& start = has_start ? arg(op, args, "start") : zero;
   const Argument& end = arg(op, args, "end");
   const Argument& step = op.arg_index("step") >= 0 ? arg(op, args, "step") : one;
+  // A symbolic end (a sym_size.int node) from 0 in steps of 1: the length is that dim.
+  if (end.is_node()) {
+    if (!start.is_int() || start.as_int() != 0 || !step.is_int() || step.as_int() != 1) {
+      fail(op, "end", "is symbolic; then start must be 0 and step 1");
+    }
+    const SymInt n = sym_int(op, args, "end");
+    return {make_spec(optional_dtype(op, args, "dtype").value_or(DType::Long), Shape{n})};
+  }
   require_number(op, "start", start);
   require_number(op, "end", end);
   require_number(op, "step", step);

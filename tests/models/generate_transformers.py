@@ -22,6 +22,8 @@ Models (seeded random weights, small so that the suite stays fast):
   gpt_prefill       GPT-style decoder prefill: ids[1, 8] -> logits + KV caches [2, 1, 2, 8, 16]
   gpt_decode        the same weights, one token + the caches -> logits + caches of 9 positions
                     (two ONNX files, each its own static .pte; test_data_set_0 only)
+  llama_dyn         LLaMA-style decoder (RMSNorm, rotary, GQA, SwiGLU) on ids[1, seq], seq in
+                    [1, 48]: position ids from arange(seq), causal mask from full((seq, seq))
   bert_like         int64 token ids (Gather embeddings) + position table, a [1, seq] 0/1 attention
                     mask input sharing the seq symbol, 2 encoder layers, GELU, classifier on token 0
 Needs Debian's /usr/bin/python3 (torch 1.13, torchvision, onnx, numpy); no network.
@@ -273,6 +275,70 @@ def build_gpt_decode(gen):
             [(nxt, k, v)], [], [], 17, ["logits", "k_cache_out", "v_cache_out"])
 
 
+class TinyLlama(nn.Module):
+    """A LLaMA-style decoder over ids[1, seq]: RMSNorm, rotary embeddings indexed by
+    torch.arange(seq) (Range on the seq symbol), a causal mask from torch.full((seq, seq)).triu
+    (ConstantOfShape of [seq, seq]), grouped-query attention whose K/V heads are repeated with
+    expand + reshape (torch's Expand export: Equal / Where on the target shape), SwiGLU MLP."""
+
+    def __init__(self, vocab=64, d=32, heads=4, kv_heads=2, layers=2, max_len=64):
+        super().__init__()
+        self.heads, self.kv_heads, self.hd = heads, kv_heads, d // heads
+        self.tok = nn.Embedding(vocab, d)
+        inv = 1.0 / (10000 ** (torch.arange(0, self.hd, 2).float() / self.hd))
+        ang = torch.outer(torch.arange(max_len).float(), inv)
+        self.register_buffer("cos", torch.cat([ang.cos(), ang.cos()], dim=-1))
+        self.register_buffer("sin", torch.cat([ang.sin(), ang.sin()], dim=-1))
+        self.blocks = nn.ModuleList()
+        for _ in range(layers):
+            self.blocks.append(nn.ModuleDict({
+                "q": nn.Linear(d, d, bias=False), "k": nn.Linear(d, kv_heads * self.hd, bias=False),
+                "v": nn.Linear(d, kv_heads * self.hd, bias=False),
+                "o": nn.Linear(d, d, bias=False), "gate": nn.Linear(d, 2 * d, bias=False),
+                "up": nn.Linear(d, 2 * d, bias=False), "down": nn.Linear(2 * d, d, bias=False)}))
+        self.norm_w = nn.Parameter(torch.rand(2 * layers + 1, d) * 0.5 + 0.75)
+        self.head = nn.Linear(d, vocab, bias=False)
+
+    def rms(self, x, i):
+        return x * torch.rsqrt(x.pow(2).mean(-1, keepdim=True) + 1e-6) * self.norm_w[i]
+
+    @staticmethod
+    def rotate(x):
+        h = x.shape[-1] // 2
+        return torch.cat((-x[..., h:], x[..., :h]), dim=-1)
+
+    def forward(self, ids):
+        s = ids.shape[1]
+        pos = torch.arange(s)
+        cos, sin = self.cos[pos], self.sin[pos]
+        mask = torch.full((s, s), float("-inf")).triu(1)
+        h = self.tok(ids)
+        rep = self.heads // self.kv_heads
+        for i, b in enumerate(self.blocks):
+            x = self.rms(h, 2 * i)
+            q = b["q"](x).view(1, s, self.heads, self.hd).transpose(1, 2)
+            k = b["k"](x).view(1, s, self.kv_heads, self.hd).transpose(1, 2)
+            v = b["v"](x).view(1, s, self.kv_heads, self.hd).transpose(1, 2)
+            q = q * cos + self.rotate(q) * sin
+            k = k * cos + self.rotate(k) * sin
+            k = k[:, :, None].expand(1, self.kv_heads, rep, s, self.hd).reshape(1, -1, s, self.hd)
+            v = v[:, :, None].expand(1, self.kv_heads, rep, s, self.hd).reshape(1, -1, s, self.hd)
+            att = torch.softmax(q @ k.transpose(2, 3) / (self.hd ** 0.5) + mask, dim=-1)
+            h = h + b["o"]((att @ v).transpose(1, 2).reshape(1, s, -1))
+            x = self.rms(h, 2 * i + 1)
+            h = h + b["down"](torch.nn.functional.silu(b["gate"](x)) * b["up"](x))
+        return self.head(self.rms(h, -1))
+
+
+def build_llama_dyn(gen):
+    torch.manual_seed(SEED)
+    model = TinyLlama().eval()
+    good = [torch.randint(0, 64, (1, n), generator=gen) for n in (1, 7, 48)]
+    bad = [torch.randint(0, 64, (1, 60), generator=gen)]
+    return (model, good[1], ["ids"], {"ids": {1: "seq"}}, good, bad, ["ids:1=seq:1..48"], 17,
+            ["logits"])
+
+
 MODELS = {
     "dyn_seq_attn": build_dyn_seq_attn,
     "resnet18_dynbatch": build_resnet18_dynbatch,
@@ -281,6 +347,7 @@ MODELS = {
     "vit": build_vit,
     "gpt_prefill": build_gpt_prefill,
     "gpt_decode": build_gpt_decode,
+    "llama_dyn": build_llama_dyn,
 }
 
 

@@ -1,0 +1,199 @@
+// Shape values computed from dynamic dims (frontends/onnx/sym_shape.cpp) beyond Reshape: the
+// ConstantOfShape, Range and Expand patterns of decoder exports. Each graph is imported with a
+// dynamic dim, lowered, emitted once and run with the portable kernels at several sizes.
+
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+#include "emit/export_pte.h"
+#include "frontends/onnx/test/test_util.h"
+#include "kernels/portable/register.h"
+#include "kernels/prim_ops/prim_ops.h"
+#include "program/to_edge.h"
+#include "runtime/extension/module.h"
+#include "runtime/extension/owned_tensor.h"
+
+namespace ptec::onnx_import::testing {
+namespace {
+
+/// One program for `b` with x's axis 1 dynamic in [1, 8].
+class SymbolicProgram {
+ public:
+  explicit SymbolicProgram(ModelBuilder& b) {
+    OnnxImportOptions options;
+    options.dynamic_dims.push_back(DynamicDim{"x", 1, "seq", 1, 8});
+    const ir::ExportedProgram edge = program::to_edge(import(b, options));
+    path_ =
+        (std::filesystem::path(::testing::TempDir()) /
+         (std::string(::testing::UnitTest::GetInstance()->current_test_info()->name()) + ".pte"))
+            .string();
+    emit::export_pte({{"forward", edge}}, emit::EmitConfig{}, path_);
+    EXPECT_EQ(kernels::register_portable_kernels(), Error::Ok);
+    EXPECT_EQ(kernels::register_prim_ops(), Error::Ok);
+    module_ = std::make_unique<runtime::Module>(path_);
+  }
+  ~SymbolicProgram() { std::filesystem::remove(path_); }
+
+  /// Output 0 for x = [1, seq] holding 0, 1, 2, ...: its sizes and its values as floats.
+  std::pair<std::vector<int32_t>, std::vector<float>> run(int32_t seq) {
+    std::vector<float> x(static_cast<size_t>(seq));
+    for (size_t i = 0; i < x.size(); ++i) x[i] = static_cast<float>(i);
+    runtime::OwnedTensor in = runtime::OwnedTensor::from<float>(DType::Float, {1, seq}, x);
+    Result<std::vector<runtime::EValue>> out = module_->forward({in.evalue()});
+    EXPECT_TRUE(out.ok());
+    if (!out.ok()) return {};
+    const runtime::Tensor& t = (*out)[0].to_tensor();
+    std::vector<int32_t> sizes(t.sizes().begin(), t.sizes().end());
+    std::vector<float> values;
+    for (size_t i = 0; i < t.numel(); ++i) {
+      switch (t.scalar_type()) {
+        case DType::Float: values.push_back(t.const_data_ptr<float>()[i]); break;
+        case DType::Long:
+          values.push_back(static_cast<float>(t.const_data_ptr<int64_t>()[i]));
+          break;
+        default: ADD_FAILURE() << "unexpected output dtype";
+      }
+    }
+    return {sizes, values};
+  }
+
+ private:
+  std::string path_;
+  std::unique_ptr<runtime::Module> module_;
+};
+
+/// ConstantOfShape's `value` attribute: a one-element tensor.
+void set_value(onnx::NodeProto& n, int32_t type, double v) {
+  auto* a = n.add_attribute();
+  a->set_name("value");
+  a->set_type(onnx::AttributeProto::TENSOR);
+  onnx::TensorProto* t = a->mutable_t();
+  t->set_data_type(type);
+  t->add_dims(1);
+  if (type == onnx::TensorProto::FLOAT) {
+    t->add_float_data(static_cast<float>(v));
+  } else {
+    t->add_int64_data(static_cast<int64_t>(v));
+  }
+}
+
+/// s = Shape(x)[1] as a scalar ("s") and as a 1-D value ("s1").
+void seq_of_x(ModelBuilder& b) {
+  b.input("x", {1, std::string("seq")});
+  b.node("Shape", {"x"}, {"x_shape"});
+  b.init_int64("one", {}, {1});
+  b.node("Gather", {"x_shape", "one"}, {"s"});
+  b.init_int64("axes0", {1}, {0});
+  b.node("Unsqueeze", {"s", "axes0"}, {"s1"});
+}
+
+// A causal mask: ConstantOfShape([seq, seq]) then Trilu, as torch.full((s, s), v).triu(1)
+// exports.
+TEST(SymbolicShape, ConstantOfShapeTakesTheDynamicDims) {
+  ModelBuilder b(14);
+  seq_of_x(b);
+  set_attr(b.node("Concat", {"s1", "s1"}, {"ss"}), "axis", int64_t{0});
+  set_value(b.node("ConstantOfShape", {"ss"}, {"full"}), onnx::TensorProto::FLOAT, 2.5);
+  set_attr(b.node("Trilu", {"full", "one"}, {"y"}), "upper", int64_t{1});
+  b.output("y", onnx::TensorProto::FLOAT, {std::string("seq"), std::string("seq")});
+  SymbolicProgram p(b);
+  for (int32_t n : {1, 3, 8}) {
+    const auto [sizes, values] = p.run(n);
+    ASSERT_EQ(sizes, (std::vector<int32_t>{static_cast<int32_t>(n), static_cast<int32_t>(n)}));
+    for (int64_t i = 0; i < n; ++i) {
+      for (int64_t j = 0; j < n; ++j) {
+        EXPECT_EQ(values[static_cast<size_t>(i * n + j)], j > i ? 2.5f : 0.0f) << i << "," << j;
+      }
+    }
+  }
+}
+
+// Position ids: Range(0, seq, 1), added to x.
+TEST(SymbolicShape, RangeUpToADynamicDim) {
+  ModelBuilder b(14);
+  seq_of_x(b);
+  b.init_int64("zero", {}, {0});
+  b.node("Range", {"zero", "s", "one"}, {"pos"});
+  set_attr(b.node("Cast", {"pos"}, {"posf"}), "to", int64_t{onnx::TensorProto::FLOAT});
+  b.node("Add", {"x", "posf"}, {"y"});
+  b.output("y", onnx::TensorProto::FLOAT, {1, std::string("seq")});
+  SymbolicProgram p(b);
+  for (int32_t n : {1, 5, 8}) {
+    const auto [sizes, values] = p.run(n);
+    ASSERT_EQ(sizes, (std::vector<int32_t>{1, static_cast<int32_t>(n)}));
+    for (int64_t i = 0; i < n; ++i) EXPECT_EQ(values[static_cast<size_t>(i)], 2.0f * i);
+  }
+}
+
+// torch's export of x.expand(2, 1, seq): the target shape goes through Reshape([-1]), Shape,
+// ConstantOfShape, Mul(-1), Equal and Where before Expand.
+TEST(SymbolicShape, ExpandThroughEqualAndWhere) {
+  ModelBuilder b(14);
+  seq_of_x(b);
+  b.init_int64("two", {1}, {2});
+  b.init_int64("one1", {1}, {1});
+  onnx::NodeProto& cat = b.node("Concat", {"two", "one1", "s1"}, {"target"});
+  set_attr(cat, "axis", int64_t{0});
+  b.init_int64("minus1", {1}, {-1});
+  b.node("Reshape", {"target", "minus1"}, {"flat"});
+  b.node("Shape", {"flat"}, {"flat_shape"});
+  set_value(b.node("ConstantOfShape", {"flat_shape"}, {"ones"}), onnx::TensorProto::INT64, 1);
+  b.init_int64("m1", {}, {-1});
+  b.node("Mul", {"ones", "m1"}, {"neg"});
+  b.node("Equal", {"flat", "neg"}, {"is_neg"});
+  b.node("Where", {"is_neg", "ones", "flat"}, {"shape"});
+  b.init_int64("axes01", {1}, {0});
+  b.node("Unsqueeze", {"x", "axes01"}, {"x3"});
+  b.node("Expand", {"x3", "shape"}, {"y"});
+  b.output("y", onnx::TensorProto::FLOAT, {2, 1, std::string("seq")});
+  SymbolicProgram p(b);
+  for (int32_t n : {2, 6}) {
+    const auto [sizes, values] = p.run(n);
+    ASSERT_EQ(sizes, (std::vector<int32_t>{2, 1, static_cast<int32_t>(n)}));
+    for (int64_t r = 0; r < 2; ++r) {
+      for (int64_t i = 0; i < n; ++i) EXPECT_EQ(values[static_cast<size_t>(r * n + i)], i);
+    }
+  }
+}
+
+std::string import_error(ModelBuilder& b) {
+  OnnxImportOptions options;
+  options.dynamic_dims.push_back(DynamicDim{"x", 1, "seq", 1, 8});
+  try {
+    import(b, options);
+  } catch (const Exception& e) {
+    return e.what();
+  }
+  return "no error";
+}
+
+TEST(SymbolicShape, RangeFromANonZeroStartFails) {
+  ModelBuilder b(14);
+  seq_of_x(b);
+  b.node("Range", {"one", "s", "one"}, {"pos"}, "range_from_1");
+  set_attr(b.node("Cast", {"pos"}, {"y"}), "to", int64_t{onnx::TensorProto::FLOAT});
+  b.output("y");
+  const std::string what = import_error(b);
+  EXPECT_NE(what.find("range_from_1"), std::string::npos) << what;
+  EXPECT_NE(what.find("start must be 0 and delta 1"), std::string::npos) << what;
+}
+
+// seq == 3 is true for one size in [1, 8] and false for the others: not known at import.
+TEST(SymbolicShape, EqualWithAnUnknownAnswerFails) {
+  ModelBuilder b(14);
+  seq_of_x(b);
+  b.init_int64("three", {1}, {3});
+  b.node("Equal", {"s1", "three"}, {"eq"}, "seq_is_3");
+  b.node("Where", {"eq", "three", "s1"}, {"w"});
+  b.node("Reshape", {"x", "w"}, {"y"});
+  b.output("y", onnx::TensorProto::FLOAT, {1, std::string("seq")});
+  const std::string what = import_error(b);
+  EXPECT_NE(what.find("seq_is_3"), std::string::npos) << what;
+  EXPECT_NE(what.find("not known at import time"), std::string::npos) << what;
+}
+
+}  // namespace
+}  // namespace ptec::onnx_import::testing
