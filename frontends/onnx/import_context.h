@@ -118,6 +118,12 @@ class ImportContext {
   /// Defines ONNX value `name` (fails when it is already defined: ONNX values are SSA).
   void define(const std::string& name, Value value);
   bool is_defined(const std::string& name) const { return values_.count(name) != 0; }
+  /// Forgets `name` (and its shape value), so that it can be defined again: a Loop body's names
+  /// between two unrolled iterations.
+  void undefine(const std::string& name) {
+    values_.erase(name);
+    sym_values_.erase(name);
+  }
   /// The value named `name`; nullptr when undefined.
   Value* find(const std::string& name);
   /// Defines ONNX value `name` as a shape value computed from dynamic dims.

@@ -17,6 +17,7 @@
 #include <onnx/shape_inference/implementation.h>
 
 #include "frontends/onnx/import_context.h"
+#include "frontends/onnx/loop_unroll.h"
 #include "frontends/onnx/model_import.h"
 #include "frontends/onnx/newer_opsets.h"
 #include "frontends/onnx/op_registry.h"
@@ -170,7 +171,8 @@ void check_supported(const onnx::ModelProto& model, const std::string& file) {
   };
   std::vector<Unsupported> found;
   const int64_t opset = default_opset(model);
-  // The nodes of the graph and, for If (imported as its taken branch), of its branches.
+  // The nodes of the graph and, for If (imported as its taken branch) and Loop (unrolled), of
+  // their subgraphs.
   std::vector<std::pair<const onnx::NodeProto*, std::string>> nodes;
   std::function<void(const onnx::GraphProto&, const std::string&)> collect =
       [&](const onnx::GraphProto& graph, const std::string& prefix) {
@@ -179,7 +181,7 @@ void check_supported(const onnx::ModelProto& model, const std::string& file) {
           const std::string source =
               prefix + (n.name().empty() ? fmt::format("{}_{}", n.op_type(), index) : n.name());
           ++index;
-          if (is_default_domain(n.domain()) && n.op_type() == "If") {
+          if (is_default_domain(n.domain()) && (n.op_type() == "If" || n.op_type() == "Loop")) {
             for (const auto& a : n.attribute()) {
               if (a.has_g()) collect(a.g(), source + "/");
             }
@@ -657,6 +659,9 @@ ir::ExportedProgram import_graph(onnx::ModelProto& model, const std::string& fil
           }
           if (node.has_output(i)) ctx.define(node.output(i), *v);
         }
+      } else if (is_default_domain(proto.domain()) && proto.op_type() == "Loop") {
+        import_loop(ctx, node, proto, import_node);
+        ctx.set_current(&node);
       } else if (!import_symbolic(ctx, node) &&
                  (entry->fold == nullptr || !entry->fold(ctx, node))) {
         entry->import(ctx, node);
