@@ -188,6 +188,17 @@ void ImportContext::define_sym(const std::string& name, SymValue value, std::str
   sym_values_.emplace(name, std::move(value));
 }
 
+void ImportContext::define_seq(const std::string& name, std::vector<Value> items,
+                               std::string source) {
+  define(name, Value{nullptr, std::nullopt, false, std::move(source)});
+  seq_values_.emplace(name, std::move(items));
+}
+
+const std::vector<Value>* ImportContext::seq_value(const std::string& name) const {
+  auto it = seq_values_.find(name);
+  return it == seq_values_.end() ? nullptr : &it->second;
+}
+
 const SymValue* ImportContext::sym_value(const std::string& name) const {
   auto it = sym_values_.find(name);
   return it == sym_values_.end() ? nullptr : &it->second;
@@ -368,8 +379,14 @@ ir::Node* ImportContext::materialize(const std::string& name, Value& value) {
   if (sym_value(name) != nullptr) {
     fail(Error::NotSupported,
          fmt::format("value '{}' is computed from dynamic dims and used as a tensor; only "
-                     "Shape/Gather/Slice/Concat/Unsqueeze/Squeeze/Cast chains feeding "
-                     "Reshape/Expand/Slice arguments are supported",
+                     "Shape/Gather/Slice/Concat/Unsqueeze/Squeeze/Cast/Equal/Where chains "
+                     "feeding Reshape/Expand/Slice/ConstantOfShape/Range are supported",
+                     name));
+  }
+  if (seq_value(name) != nullptr) {
+    fail(Error::NotSupported,
+         fmt::format("value '{}' is a sequence, used as a tensor; sequences are supported as "
+                     "inputs of the Sequence ops, SplitToSequence and ConcatFromSequence",
                      name));
   }
   if (!value.constant) fail(Error::Internal, fmt::format("value '{}' has no producer", name));

@@ -123,6 +123,7 @@ class ImportContext {
   void undefine(const std::string& name) {
     values_.erase(name);
     sym_values_.erase(name);
+    seq_values_.erase(name);
   }
   /// The value named `name`; nullptr when undefined.
   Value* find(const std::string& name);
@@ -130,6 +131,11 @@ class ImportContext {
   void define_sym(const std::string& name, SymValue value, std::string source);
   /// The shape value named `name`; nullptr when `name` is not one.
   const SymValue* sym_value(const std::string& name) const;
+  /// Defines ONNX value `name` as a sequence whose length is known at import time (its items
+  /// are tensor values); see ops/sequence.cpp.
+  void define_seq(const std::string& name, std::vector<Value> items, std::string source);
+  /// The sequence named `name`; nullptr when `name` is not one.
+  const std::vector<Value>* seq_value(const std::string& name) const;
 
   // --- inputs of the current node ---------------------------------------------------------------
   /// Input `i` as a graph tensor (a constant gets a placeholder on first use). Fails when the
@@ -202,6 +208,7 @@ class ImportContext {
   std::vector<std::pair<ir::Node*, ir::InputSpec>> placeholders_;
   std::map<std::string, ir::Node*> sym_sizes_;
   std::unordered_map<std::string, SymValue> sym_values_;
+  std::unordered_map<std::string, std::vector<Value>> seq_values_;
   const NodeView* current_ = nullptr;
 };
 

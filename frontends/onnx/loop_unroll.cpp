@@ -105,15 +105,31 @@ void import_loop(ImportContext& ctx, const NodeView& node, onnx::NodeProto& prot
   }
   bool cond = !node.has_input(1) || known_condition(node, ctx.find(node.input(1)), node.input(1));
 
-  std::vector<Value> carried;
-  for (size_t i = 0; i < carried_count; ++i) {
-    const Value* v = ctx.find(node.input(2 + i));
-    if (v == nullptr || ctx.sym_value(node.input(2 + i)) != nullptr) {
-      node.fail(Error::NotSupported, "loop-carried input '{}' is {}", node.input(2 + i),
-                v == nullptr ? "not defined" : "a shape value of dynamic dims");
+  // A loop-carried value: a tensor, or a sequence (a list of tensor values).
+  struct Carried {
+    Value value;
+    std::optional<std::vector<Value>> seq;
+  };
+  auto carried_value = [&](const std::string& name) {
+    const Value* v = ctx.find(name);
+    if (v == nullptr) node.fail(Error::InvalidArgument, "'{}' is not defined", name);
+    if (ctx.sym_value(name) != nullptr) {
+      node.fail(Error::NotSupported, "loop-carried value '{}' is a shape value of dynamic dims",
+                name);
     }
-    carried.push_back(*v);
-  }
+    Carried c{*v, std::nullopt};
+    if (const std::vector<Value>* seq = ctx.seq_value(name)) c.seq = *seq;
+    return c;
+  };
+  std::vector<Carried> carried;
+  for (size_t i = 0; i < carried_count; ++i) carried.push_back(carried_value(node.input(2 + i)));
+  auto define_carried = [&](const std::string& name, const Carried& c) {
+    if (c.seq) {
+      ctx.define_seq(name, *c.seq, node.source());
+    } else {
+      ctx.define(name, c.value);
+    }
+  };
   std::vector<std::vector<Value>> scans(scan_count);
 
   std::unordered_set<std::string> defined;
@@ -135,7 +151,7 @@ void import_loop(ImportContext& ctx, const NodeView& node, onnx::NodeProto& prot
     ctx.define(copy.input(1).name(),
                Value{nullptr, ConstTensor::from_int64(DType::Bool, {}, {1}), false, node.source()});
     for (size_t i = 0; i < carried_count; ++i) {
-      ctx.define(copy.input(static_cast<int>(2 + i)).name(), carried[i]);
+      define_carried(copy.input(static_cast<int>(2 + i)).name(), carried[i]);
     }
     for (onnx::TensorProto& init : *copy.mutable_initializer()) {
       ctx.define(init.name(),
@@ -150,23 +166,22 @@ void import_loop(ImportContext& ctx, const NodeView& node, onnx::NodeProto& prot
       ++child;
     }
     ctx.set_current(&node);
-    auto output = [&](size_t i) {
-      const std::string& name = copy.output(static_cast<int>(i)).name();
-      const Value* v = ctx.find(name);
-      if (v == nullptr) node.fail(Error::InvalidArgument, "body output '{}' is not produced", name);
-      if (ctx.sym_value(name) != nullptr) {
-        node.fail(Error::NotSupported, "body output '{}' is a shape value of dynamic dims", name);
-      }
-      return *v;
-    };
+    auto output = [&](size_t i) { return carried_value(copy.output(static_cast<int>(i)).name()); };
     cond = known_condition(node, ctx.find(copy.output(0).name()), copy.output(0).name());
     for (size_t i = 0; i < carried_count; ++i) carried[i] = output(1 + i);
-    for (size_t k = 0; k < scan_count; ++k) scans[k].push_back(output(1 + carried_count + k));
+    for (size_t k = 0; k < scan_count; ++k) {
+      Carried c = output(1 + carried_count + k);
+      if (c.seq) {
+        node.fail(Error::NotSupported, "scan output '{}' is a sequence",
+                  copy.output(static_cast<int>(1 + carried_count + k)).name());
+      }
+      scans[k].push_back(std::move(c.value));
+    }
     for (const std::string& name : defined) ctx.undefine(name);
   }
 
   for (size_t i = 0; i < carried_count; ++i) {
-    if (node.has_output(i)) ctx.define(node.output(i), carried[i]);
+    if (node.has_output(i)) define_carried(node.output(i), carried[i]);
   }
   for (size_t k = 0; k < scan_count; ++k) {
     if (!node.has_output(carried_count + k)) continue;

@@ -532,9 +532,9 @@ onnx::GraphProto& taken_branch(ImportContext& ctx, const NodeView& node, onnx::N
   const ConstTensor* cond = ctx.constant(node, 0);
   if (cond == nullptr) {
     node.fail(Error::NotSupported,
-              "the condition '{}' is computed at run time; ptec's programs have no control "
-              "flow: only an If whose condition is known at export (a constant, or computed from "
-              "static shapes) is imported, as its taken branch",
+              "the condition ('{}') is computed at run time; it must be known at import time: "
+              "ptec's programs have no control flow, so an If whose condition is known at export "
+              "(a constant, or computed from static shapes) is imported as its taken branch",
               node.input(0));
   }
   if (cond->numel() != 1) {
@@ -676,7 +676,8 @@ ir::ExportedProgram import_graph(onnx::ModelProto& model, const std::string& fil
                     "produce it",
                     i, node.output(i));
         }
-        if (options.check_inferred_shapes && ctx.sym_value(node.output(i)) == nullptr) {
+        if (options.check_inferred_shapes && ctx.sym_value(node.output(i)) == nullptr &&
+            ctx.seq_value(node.output(i)) == nullptr) {
           auto it = inferred.find(node.output(i));
           const ir::TensorSpec spec = v->node != nullptr ? v->node->spec() : v->constant->spec();
           check_against_inference(node, i, spec, it == inferred.end() ? nullptr : it->second);

@@ -8,9 +8,10 @@ const std::vector<OpEntry>& op_entries() {
   static const std::vector<OpEntry> table = [] {
     std::vector<OpEntry> all;
     for (auto family :
-         {activation_ops, conv_ops, einsum_ops, elementwise_ops, grid_sample_ops, local_norm_ops,
-          loss_ops, matmul_ops, norm_ops, pool_ops, quantize_ops, recurrent_ops, reduce_ops,
-          resize_ops, scatter_gather_ops, shape_ops, shrink_ops, tensor_ops, window_ops}) {
+         {activation_ops, conv_ops,      einsum_ops, elementwise_ops, grid_sample_ops,
+          local_norm_ops, loss_ops,      matmul_ops, norm_ops,        pool_ops,
+          quantize_ops,   recurrent_ops, reduce_ops, resize_ops,      scatter_gather_ops,
+          sequence_ops,   shape_ops,     shrink_ops, tensor_ops,      window_ops}) {
       std::vector<OpEntry> rows = family();
       all.insert(all.end(), rows.begin(), rows.end());
     }

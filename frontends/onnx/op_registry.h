@@ -47,6 +47,7 @@ std::vector<OpEntry> recurrent_ops();
 std::vector<OpEntry> reduce_ops();
 std::vector<OpEntry> resize_ops();
 std::vector<OpEntry> scatter_gather_ops();
+std::vector<OpEntry> sequence_ops();
 std::vector<OpEntry> shape_ops();
 std::vector<OpEntry> shrink_ops();
 std::vector<OpEntry> tensor_ops();

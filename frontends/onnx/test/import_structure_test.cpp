@@ -127,8 +127,8 @@ TEST(OnnxImportStructure, IfWithAConditionKnownAtExportIsItsTakenBranch) {
   } catch (const Exception& e) {
     EXPECT_EQ(e.code(), Error::NotSupported);
     EXPECT_THAT(std::string(e.what()),
-                ::testing::HasSubstr("node 'if' (If, opset 13): the condition 'c' is computed at "
-                                     "run time"));
+                ::testing::HasSubstr("node 'if' (If, opset 13): the condition ('c') is computed "
+                                     "at run time"));
   }
 }
 

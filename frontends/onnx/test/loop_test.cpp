@@ -2,43 +2,24 @@
 // are unrolled. Small graphs built here are imported, lowered, emitted and run with the portable
 // kernels; the refusals name the value that would have to be known.
 
-#include <filesystem>
 #include <string>
 #include <vector>
 
 #include <gtest/gtest.h>
 
-#include "emit/export_pte.h"
 #include "frontends/onnx/loop_unroll.h"
-#include "frontends/onnx/test/test_util.h"
-#include "kernels/portable/register.h"
-#include "program/to_edge.h"
-#include "runtime/extension/module.h"
-#include "runtime/extension/owned_tensor.h"
+#include "frontends/onnx/test/run_util.h"
 
 namespace ptec::onnx_import::testing {
 namespace {
 
 /// Outputs of `b` run on x = {1, 2, 3} (f32[3]), as float vectors.
 std::vector<std::vector<float>> run(ModelBuilder& b) {
-  const ir::ExportedProgram edge = program::to_edge(import(b));
-  const std::string path =
-      (std::filesystem::path(::testing::TempDir()) /
-       (std::string(::testing::UnitTest::GetInstance()->current_test_info()->name()) + ".pte"))
-          .string();
-  emit::export_pte({{"forward", edge}}, emit::EmitConfig{}, path);
-  EXPECT_EQ(kernels::register_portable_kernels(), Error::Ok);
-  runtime::Module module(path);
-  runtime::OwnedTensor x = runtime::OwnedTensor::from<float>(DType::Float, {3}, {1, 2, 3});
-  Result<std::vector<runtime::EValue>> out = module.forward({x.evalue()});
+  PortableProgram program(b);
+  std::vector<runtime::OwnedTensor> inputs;
+  inputs.push_back(runtime::OwnedTensor::from<float>(DType::Float, {3}, {1, 2, 3}));
   std::vector<std::vector<float>> result;
-  EXPECT_TRUE(out.ok());
-  if (!out.ok()) return result;
-  for (const runtime::EValue& v : *out) {
-    const runtime::Tensor& t = v.to_tensor();
-    result.emplace_back(t.const_data_ptr<float>(), t.const_data_ptr<float>() + t.numel());
-  }
-  std::filesystem::remove(path);
+  for (PortableProgram::Output& o : program.run(inputs)) result.push_back(std::move(o.values));
   return result;
 }
 
@@ -130,15 +111,6 @@ TEST(Loop, ZeroIterationsKeepTheInitialValues) {
   const auto out = run(b);
   ASSERT_EQ(out.size(), 1u);
   EXPECT_EQ(out[0], (std::vector<float>{6, 8, 10}));
-}
-
-std::string import_error(ModelBuilder& b) {
-  try {
-    import(b);
-  } catch (const Exception& e) {
-    return e.what();
-  }
-  return "no error";
 }
 
 TEST(Loop, RunTimeTripCountFails) {

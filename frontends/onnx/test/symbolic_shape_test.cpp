@@ -2,67 +2,39 @@
 // ConstantOfShape, Range and Expand patterns of decoder exports. Each graph is imported with a
 // dynamic dim, lowered, emitted once and run with the portable kernels at several sizes.
 
-#include <filesystem>
 #include <string>
 #include <vector>
 
 #include <gtest/gtest.h>
 
-#include "emit/export_pte.h"
-#include "frontends/onnx/test/test_util.h"
-#include "kernels/portable/register.h"
-#include "kernels/prim_ops/prim_ops.h"
-#include "program/to_edge.h"
-#include "runtime/extension/module.h"
-#include "runtime/extension/owned_tensor.h"
+#include "frontends/onnx/test/run_util.h"
 
 namespace ptec::onnx_import::testing {
 namespace {
 
-/// One program for `b` with x's axis 1 dynamic in [1, 8].
+OnnxImportOptions seq_dynamic() {
+  OnnxImportOptions options;
+  options.dynamic_dims.push_back(DynamicDim{"x", 1, "seq", 1, 8});
+  return options;
+}
+
+/// One program for `b` with x's axis 1 dynamic in [1, 8]; run(seq) feeds x = [1, seq] holding
+/// 0, 1, 2, ... and returns output 0.
 class SymbolicProgram {
  public:
-  explicit SymbolicProgram(ModelBuilder& b) {
-    OnnxImportOptions options;
-    options.dynamic_dims.push_back(DynamicDim{"x", 1, "seq", 1, 8});
-    const ir::ExportedProgram edge = program::to_edge(import(b, options));
-    path_ =
-        (std::filesystem::path(::testing::TempDir()) /
-         (std::string(::testing::UnitTest::GetInstance()->current_test_info()->name()) + ".pte"))
-            .string();
-    emit::export_pte({{"forward", edge}}, emit::EmitConfig{}, path_);
-    EXPECT_EQ(kernels::register_portable_kernels(), Error::Ok);
-    EXPECT_EQ(kernels::register_prim_ops(), Error::Ok);
-    module_ = std::make_unique<runtime::Module>(path_);
-  }
-  ~SymbolicProgram() { std::filesystem::remove(path_); }
-
-  /// Output 0 for x = [1, seq] holding 0, 1, 2, ...: its sizes and its values as floats.
+  explicit SymbolicProgram(ModelBuilder& b) : program_(b, seq_dynamic()) {}
   std::pair<std::vector<int32_t>, std::vector<float>> run(int32_t seq) {
     std::vector<float> x(static_cast<size_t>(seq));
     for (size_t i = 0; i < x.size(); ++i) x[i] = static_cast<float>(i);
-    runtime::OwnedTensor in = runtime::OwnedTensor::from<float>(DType::Float, {1, seq}, x);
-    Result<std::vector<runtime::EValue>> out = module_->forward({in.evalue()});
-    EXPECT_TRUE(out.ok());
-    if (!out.ok()) return {};
-    const runtime::Tensor& t = (*out)[0].to_tensor();
-    std::vector<int32_t> sizes(t.sizes().begin(), t.sizes().end());
-    std::vector<float> values;
-    for (size_t i = 0; i < t.numel(); ++i) {
-      switch (t.scalar_type()) {
-        case DType::Float: values.push_back(t.const_data_ptr<float>()[i]); break;
-        case DType::Long:
-          values.push_back(static_cast<float>(t.const_data_ptr<int64_t>()[i]));
-          break;
-        default: ADD_FAILURE() << "unexpected output dtype";
-      }
-    }
-    return {sizes, values};
+    std::vector<runtime::OwnedTensor> inputs;
+    inputs.push_back(runtime::OwnedTensor::from<float>(DType::Float, {1, seq}, x));
+    std::vector<PortableProgram::Output> out = program_.run(inputs);
+    if (out.empty()) return {};
+    return {out[0].sizes, out[0].values};
   }
 
  private:
-  std::string path_;
-  std::unique_ptr<runtime::Module> module_;
+  PortableProgram program_;
 };
 
 /// ConstantOfShape's `value` attribute: a one-element tensor.
@@ -159,24 +131,13 @@ TEST(SymbolicShape, ExpandThroughEqualAndWhere) {
   }
 }
 
-std::string import_error(ModelBuilder& b) {
-  OnnxImportOptions options;
-  options.dynamic_dims.push_back(DynamicDim{"x", 1, "seq", 1, 8});
-  try {
-    import(b, options);
-  } catch (const Exception& e) {
-    return e.what();
-  }
-  return "no error";
-}
-
 TEST(SymbolicShape, RangeFromANonZeroStartFails) {
   ModelBuilder b(14);
   seq_of_x(b);
   b.node("Range", {"one", "s", "one"}, {"pos"}, "range_from_1");
   set_attr(b.node("Cast", {"pos"}, {"y"}), "to", int64_t{onnx::TensorProto::FLOAT});
   b.output("y");
-  const std::string what = import_error(b);
+  const std::string what = import_error(b, seq_dynamic());
   EXPECT_NE(what.find("range_from_1"), std::string::npos) << what;
   EXPECT_NE(what.find("start must be 0 and delta 1"), std::string::npos) << what;
 }
@@ -190,7 +151,7 @@ TEST(SymbolicShape, EqualWithAnUnknownAnswerFails) {
   b.node("Where", {"eq", "three", "s1"}, {"w"});
   b.node("Reshape", {"x", "w"}, {"y"});
   b.output("y", onnx::TensorProto::FLOAT, {1, std::string("seq")});
-  const std::string what = import_error(b);
+  const std::string what = import_error(b, seq_dynamic());
   EXPECT_NE(what.find("seq_is_3"), std::string::npos) << what;
   EXPECT_NE(what.find("not known at import time"), std::string::npos) << what;
 }
