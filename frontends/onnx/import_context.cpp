@@ -264,6 +264,11 @@ ir::Argument ImportContext::sym_size(const ir::SymInt& dim) {
   if (dim.is_static()) return ir::Argument(dim.value());
   auto it = sym_sizes_.find(dim.symbol()->name);
   if (it != sym_sizes_.end()) return ir::Argument(it->second);
+  if (auto data = data_dims_.find(dim.symbol()->name); data != data_dims_.end()) {
+    ir::Node* n = call("aten::sym_size.int", {data->second.first, data->second.second});
+    sym_sizes_.emplace(dim.symbol()->name, n);
+    return ir::Argument(n);
+  }
   for (const auto& [p, spec] : placeholders_) {
     if (spec.kind != ir::InputKind::UserInput) continue;
     const ir::Shape& shape = p->spec().shape;
@@ -276,6 +281,10 @@ ir::Argument ImportContext::sym_size(const ir::SymInt& dim) {
   }
   fail(Error::Internal,
        fmt::format("symbol '{}' is not a dimension of any input", dim.symbol()->name));
+}
+
+void ImportContext::define_data_dim(const ir::SymInt& dim, ir::Node* producer, int64_t d) {
+  if (dim.is_symbolic()) data_dims_.emplace(dim.symbol()->name, std::pair{producer, d});
 }
 
 ir::ArgumentList ImportContext::size_args(const ir::Shape& shape) {

@@ -175,6 +175,9 @@ class ImportContext {
   /// An int argument for dimension `dim`: the int for a static dim, else an aten::sym_size.int
   /// node reading a user input's dim that carries the symbol (one node per symbol).
   ir::Argument sym_size(const ir::SymInt& dim);
+  /// Records that dim `d` of `producer`'s output is the data-dependent symbol of `dim` (NonZero's
+  /// count), so that sym_size() can read it there.
+  void define_data_dim(const ir::SymInt& dim, ir::Node* producer, int64_t d);
   /// A size list for `shape` (ints and sym_size nodes).
   ir::ArgumentList size_args(const ir::Shape& shape);
   /// A CONSTANT_TENSOR placeholder holding `value` (constants entry named after `hint`).
@@ -207,6 +210,7 @@ class ImportContext {
   std::map<std::string, ir::BufferPtr> external_files_;
   std::vector<std::pair<ir::Node*, ir::InputSpec>> placeholders_;
   std::map<std::string, ir::Node*> sym_sizes_;
+  std::map<std::string, std::pair<ir::Node*, int64_t>> data_dims_;
   std::unordered_map<std::string, SymValue> sym_values_;
   std::unordered_map<std::string, std::vector<Value>> seq_values_;
   const NodeView* current_ = nullptr;

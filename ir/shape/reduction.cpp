@@ -78,6 +78,16 @@ std::vector<TensorSpec> max_min_dim(const OpSchema& op, const ArgumentList& args
   return {make_spec(self.dtype, shape), make_spec(DType::Long, shape)};
 }
 
+std::vector<TensorSpec> nonzero(const OpSchema& op, const ArgumentList& args) {
+  const TensorSpec& self = tensor(op, args, "self");
+  const Node* input = arg(op, args, "self").as_node();
+  int64_t upper = 1;
+  for (const SymInt& d : self.shape) upper *= d.upper_bound();
+  auto count = std::make_shared<Symbol>(Symbol{"nonzero_" + input->name(), 0, upper});
+  return {make_spec(DType::Long,
+                    Shape{SymInt(std::move(count)), SymInt(static_cast<int64_t>(self.rank()))})};
+}
+
 std::vector<TensorSpec> argmax_argmin(const OpSchema& op, const ArgumentList& args) {
   const TensorSpec& self = tensor(op, args, "self");
   const std::optional<int64_t> dim = optional_int(op, args, "dim");

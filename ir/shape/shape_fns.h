@@ -16,6 +16,9 @@ std::vector<TensorSpec> amax_amin(const OpSchema& op, const ArgumentList& args);
 std::vector<TensorSpec> any_dims(const OpSchema& op, const ArgumentList& args);
 std::vector<TensorSpec> arange(const OpSchema& op, const ArgumentList& args);
 std::vector<TensorSpec> argmax_argmin(const OpSchema& op, const ArgumentList& args);
+/// nonzero: [n, rank] int64 where n depends on the data: a symbol named after the input node
+/// ("nonzero_<name>"), in [0, numel] (its upper bound).
+std::vector<TensorSpec> nonzero(const OpSchema& op, const ArgumentList& args);
 std::vector<TensorSpec> avg_pool2d(const OpSchema& op, const ArgumentList& args);
 std::vector<TensorSpec> avg_pool3d(const OpSchema& op, const ArgumentList& args);
 std::vector<TensorSpec> batch_norm_no_training(const OpSchema& op, const ArgumentList& args);

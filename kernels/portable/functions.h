@@ -355,6 +355,8 @@ Tensor& fmod_scalar_out(KernelRuntimeContext& ctx, const Tensor& self, const Sca
                         Tensor& out);
 
 // ---- Reductions and scans (conformance coverage) ----
+/// nonzero.out(Tensor self, *, Tensor(a!) out): out resized to [count, self.dim()].
+Tensor& nonzero_out(KernelRuntimeContext& ctx, const Tensor& self, Tensor& out);
 /// argmax.out / argmin.out (Tensor self, int? dim=None, bool keepdim=False, *, Tensor(a!) out)
 Tensor& argmax_out(KernelRuntimeContext& ctx, const Tensor& self, const std::optional<int64_t>& dim,
                    bool keepdim, Tensor& out);

@@ -144,6 +144,7 @@ const runtime::Kernel kPortableKernels[] = {
     PTEC_KERNEL("aten::bitwise_right_shift.Tensor_Scalar_out", bitwise_right_shift_scalar_out),
     // Conformance coverage: reductions, scans, shape ops.
     PTEC_KERNEL("aten::argmax.out", argmax_out),
+    PTEC_KERNEL("aten::nonzero.out", nonzero_out),
     PTEC_KERNEL("aten::argmin.out", argmin_out),
     PTEC_KERNEL("aten::amin.out", amin_out),
     PTEC_KERNEL("aten::prod.int_out", prod_int_out),

@@ -1,5 +1,7 @@
-// Scatter, advanced indexing (index.Tensor, index_put), topk and the inverse hyperbolic
-// functions: reference cases plus error paths.
+// Scatter, advanced indexing (index.Tensor, index_put), topk, nonzero and the inverse
+// hyperbolic functions: reference cases plus error paths.
+
+#include <limits>
 
 #include <gtest/gtest.h>
 
@@ -170,6 +172,57 @@ TEST(TopkErrors, KOutOfRangeAndIndicesDtype) {
   LogCapture log;
   EXPECT_EQ(idx.call("aten::topk.values", -1, {5, 6}), Error::InvalidArgument);
   EXPECT_NE(log.text().find("indices"), std::string::npos) << log.text();
+}
+
+// nonzero.out: row-major coordinates of the nonzero elements; NaN and -0.0 follow x != 0 (NaN
+// counts, -0.0 does not); out is resized to [count, rank].
+TEST(Nonzero, CoordinatesInRowMajorOrder) {
+  ensure_kernels_registered();
+  std::deque<OwnedTensor> pool;
+  const float nan = std::numeric_limits<float>::quiet_NaN();
+  Tensor& x =
+      make_tensor(pool, f32, {2, 1, 3}, std::vector<float>{0, 1.5f, -0.0f, nan, 0, -2})->tensor();
+  Tensor& out = dyn(pool, i64, {6, 3});
+  ArgStack s;
+  s.t(x).t(out);
+  ASSERT_EQ(s.call_out("aten::nonzero.out"), Error::Ok);
+  ASSERT_EQ(out.dim(), 2u);
+  EXPECT_EQ(out.size(0), 3);
+  EXPECT_EQ(out.size(1), 3);
+  EXPECT_EQ(std::vector<int64_t>(out.const_data_ptr<int64_t>(), out.const_data_ptr<int64_t>() + 9),
+            (std::vector<int64_t>{0, 0, 1, 1, 0, 0, 1, 0, 2}));
+}
+
+TEST(Nonzero, BoolAndEmptyResults) {
+  ensure_kernels_registered();
+  std::deque<OwnedTensor> pool;
+  Tensor& b = make_tensor(pool, DType::Bool, {4}, std::vector<uint8_t>{1, 0, 0, 1})->tensor();
+  Tensor& out = dyn(pool, i64, {4, 1});
+  ArgStack s;
+  s.t(b).t(out);
+  ASSERT_EQ(s.call_out("aten::nonzero.out"), Error::Ok);
+  EXPECT_EQ(out.size(0), 2);
+  EXPECT_EQ(out.const_data_ptr<int64_t>()[1], 3);
+  Tensor& zeros = make_zeros(pool, DType::Int, {2, 2});
+  Tensor& none = dyn(pool, i64, {4, 2});
+  ArgStack z;
+  z.t(zeros).t(none);
+  ASSERT_EQ(z.call_out("aten::nonzero.out"), Error::Ok);
+  EXPECT_EQ(none.size(0), 0);
+  EXPECT_EQ(none.size(1), 2);
+}
+
+TEST(Nonzero, OutMustBeInt64AndLargeEnough) {
+  ensure_kernels_registered();
+  std::deque<OwnedTensor> pool;
+  Tensor& x = make_tensor(pool, f32, {3}, std::vector<float>{1, 2, 3})->tensor();
+  ArgStack dtype;
+  dtype.t(x).t(dyn(pool, DType::Int, {3, 1}));
+  EXPECT_TRUE(fails_with(dtype, "aten::nonzero.out", Error::InvalidArgument, "out must be int64"));
+  // A static out of 2 rows cannot take 3.
+  ArgStack small;
+  small.t(x).t(make_zeros(pool, i64, {2, 1}));
+  EXPECT_EQ(small.call_out("aten::nonzero.out"), Error::InvalidArgument);
 }
 
 }  // namespace

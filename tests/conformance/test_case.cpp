@@ -24,6 +24,7 @@
 #include "ir/buffer.h"
 #include "ir/exception.h"
 #include "kernels/portable/register.h"
+#include "kernels/prim_ops/prim_ops.h"
 #include "kernels/quantized/register.h"
 #include "program/to_edge.h"
 #include "runtime/core/bfloat16.h"
@@ -449,6 +450,7 @@ Outcome run_test_dir(const std::string& dir) {
     if (!rule.empty()) return {Status::Skip, rule};
     errors.check(kernels::register_portable_kernels(), "registering the portable kernels");
     errors.check(kernels::register_quantized_kernels(), "registering the quantized kernels");
+    errors.check(kernels::register_prim_ops(), "registering the prim ops");
     const onnx::ModelProto model = read_model(dir);
     const std::vector<std::string> names = user_input_names(model.graph());
     const std::vector<fs::path> sets = data_set_dirs(dir);

@@ -9,6 +9,8 @@
 
 #include <algorithm>
 
+#include <cmath>
+
 #include "frontends/onnx/ops/op_util.h"
 
 namespace ptec::onnx_import {
@@ -79,18 +81,22 @@ void import_scatter_elements(ImportContext& ctx, const NodeView& node) {
 std::vector<ir::Node*> nd_index_components(ImportContext& ctx, const NodeView& node,
                                            const std::vector<int64_t>& data, size_t first,
                                            bool wrap) {
-  const std::vector<int64_t> isz = ctx.input_sizes(node, 1);
-  if (isz.empty()) node.fail(Error::InvalidArgument, "indices must have rank >= 1");
-  const int64_t k = isz.back();
+  // The index tuples' own dims may be symbolic (NonZero's count); their length k is static.
+  const ir::Shape ishape = ctx.input_shape(node, 1);
+  if (ishape.empty()) node.fail(Error::InvalidArgument, "indices must have rank >= 1");
+  if (ishape.back().is_symbolic()) {
+    node.fail(Error::NotSupported, "the index tuples' length (the last dim of indices) is dynamic");
+  }
+  const int64_t k = ishape.back().value();
   if (k < 1 || first + static_cast<size_t>(k) > data.size()) {
     node.fail(Error::NotSupported,
               "indices address {} dims after {} batch dims of data of rank {} (1 to {} are "
               "supported)",
               k, first, data.size(), data.size() - first);
   }
-  const std::vector<int64_t> tuple_shape(isz.begin(), isz.end() - 1);
   std::vector<ir::Node*> parts;
   if (const ConstTensor* c = ctx.constant(node, 1)) {
+    const std::vector<int64_t> tuple_shape(c->sizes.begin(), c->sizes.end() - 1);
     const std::vector<int64_t> idx = c->to_int64();
     const int64_t n = element_count(tuple_shape);
     for (int64_t j = 0; j < k; ++j) {
@@ -114,7 +120,7 @@ std::vector<ir::Node*> nd_index_components(ImportContext& ctx, const NodeView& n
     node.fail(Error::InvalidArgument, "indices must be int64, got {}",
               to_string(indices->spec().dtype));
   }
-  const int64_t last = static_cast<int64_t>(isz.size()) - 1;
+  const int64_t last = static_cast<int64_t>(ishape.size()) - 1;
   for (int64_t j = 0; j < k; ++j) {
     ir::Node* comp = ctx.call("aten::select_copy.int", {indices, last, j});
     if (wrap) comp = wrap_negative_indices(ctx, comp, data[first + static_cast<size_t>(j)]);
@@ -188,14 +194,16 @@ void import_scatter_nd(ImportContext& ctx, const NodeView& node) {
 /// index.Tensor with an arange index per batch dim and one index per tuple component.
 void import_gather_nd(ImportContext& ctx, const NodeView& node) {
   const std::vector<int64_t> data = ctx.input_sizes(node, 0);
-  const std::vector<int64_t> isz = ctx.input_sizes(node, 1);
   const int64_t b = node.attr_int("batch_dims", 0);
-  if (b < 0 || static_cast<size_t>(b) >= isz.size() || static_cast<size_t>(b) >= data.size()) {
+  const auto index_rank = static_cast<size_t>(ctx.input_rank(node, 1));
+  if (b < 0 || static_cast<size_t>(b) >= index_rank || static_cast<size_t>(b) >= data.size()) {
     node.fail(Error::InvalidArgument,
               "batch_dims {} must be less than the ranks of data ({}) "
               "and indices ({})",
-              b, data.size(), isz.size());
+              b, data.size(), index_rank);
   }
+  // Batch dims must be static; with none, indices may have symbolic dims (NonZero's count).
+  const std::vector<int64_t> isz = b > 0 ? ctx.input_sizes(node, 1) : std::vector<int64_t>{};
   for (size_t i = 0; i < static_cast<size_t>(b); ++i) {
     if (data[i] != isz[i]) {
       node.fail(Error::InvalidArgument, "batch dim {} differs: data {} vs indices {}", i,
@@ -203,7 +211,7 @@ void import_gather_nd(ImportContext& ctx, const NodeView& node) {
     }
   }
   ir::ArgumentList indices;
-  const size_t tuple_rank = isz.size() - 1;
+  const size_t tuple_rank = index_rank - 1;
   for (size_t i = 0; i < static_cast<size_t>(b); ++i) {
     // arange(data[i]) shaped [1, .., data[i], .., 1] over the tuple dims: broadcasts to them.
     std::vector<int64_t> shape(tuple_rank, 1);
@@ -276,18 +284,41 @@ void import_one_hot(ImportContext& ctx, const NodeView& node) {
   ctx.set_output(node, 0, ctx.call("aten::where.self", {hot, on, off}));
 }
 
-/// Compress: the slices along `axis` (of the flattened input without one) where the condition
-/// is true. The condition must be known at import time (the output's size depends on it).
-void import_compress(ImportContext& ctx, const NodeView& node) {
-  if (node.has_input(1) && ctx.constant(node, 1) == nullptr) {
-    node.fail(Error::NotSupported,
-              "input 'condition' ('{}') is computed at run time; it must be known at import time "
-              "(the output's size depends on its values)",
-              node.input(1));
+/// NonZero: the coordinates of the nonzero elements, [rank, count]. A constant input is
+/// evaluated at import; otherwise aten::nonzero ([count, rank], count a data-dependent symbol
+/// planned at its upper bound, numel) transposed.
+void import_nonzero(ImportContext& ctx, const NodeView& node) {
+  if (const ConstTensor* c = ctx.constant(node, 0)) {
+    const int64_t rank = static_cast<int64_t>(c->sizes.size());
+    std::vector<int64_t> coords;  // [count, rank], then transposed
+    std::vector<int64_t> at(static_cast<size_t>(rank), 0);
+    for (int64_t i = 0; i < c->numel(); ++i) {
+      if (c->double_at(i) != 0.0 || std::isnan(c->double_at(i))) {
+        coords.insert(coords.end(), at.begin(), at.end());
+      }
+      for (int64_t d = rank - 1; d >= 0; --d) {
+        if (++at[static_cast<size_t>(d)] < c->sizes[static_cast<size_t>(d)]) break;
+        at[static_cast<size_t>(d)] = 0;
+      }
+    }
+    const int64_t count = rank == 0 ? 0 : static_cast<int64_t>(coords.size()) / rank;
+    const ConstTensor rows = ConstTensor::from_int64(DType::Long, {count, rank}, coords);
+    ctx.set_output(node, 0, eval::transpose(rows, {1, 0}));
+    return;
   }
-  const ConstTensor& cond = ctx.require_constant(node, 1, "condition");
-  if (cond.sizes.size() != 1) {
-    node.fail(Error::InvalidArgument, "condition must be 1-D, got {}", sizes_to_string(cond.sizes));
+  if (ctx.input_rank(node, 0) == 0) node.fail(Error::NotSupported, "NonZero of a scalar");
+  ir::Node* rows = ctx.call("aten::nonzero", {ctx.input(node, 0)});
+  ctx.define_data_dim(rows->spec().shape[0], rows, 0);
+  ctx.set_output(node, 0, ctx.call("aten::permute_copy", {rows, std::vector<int64_t>{1, 0}}));
+}
+
+/// Compress: the slices along `axis` (of the flattened input without one) where the condition
+/// is true: index_select with the condition's true positions, computed at import for a known
+/// condition, else by aten::nonzero (the output's size then depends on the data).
+void import_compress(ImportContext& ctx, const NodeView& node) {
+  if (ctx.input_rank(node, 1) != 1) {
+    node.fail(Error::InvalidArgument, "condition must be 1-D, got {}",
+              ctx.input_spec(node, 1).to_string());
   }
   ir::Node* x = ctx.input(node, 0);
   const std::vector<int64_t> in = ctx.input_sizes(node, 0);
@@ -300,6 +331,22 @@ void import_compress(ImportContext& ctx, const NodeView& node) {
     dim = element_count(in);
     x = view(ctx, x, {dim});
   }
+  const ConstTensor* known = ctx.constant(node, 1);
+  if (known == nullptr) {
+    // A run-time condition: its nonzero positions (a data-dependent count) index the axis. A
+    // condition longer than the axis would select past it.
+    const ir::SymInt length = ctx.input_shape(node, 1)[0];
+    if (length.upper_bound() > dim) {
+      node.fail(Error::InvalidArgument, "condition of {} values for an axis of size {}",
+                length.to_string(), dim);
+    }
+    ir::Node* rows = ctx.call("aten::nonzero", {ctx.input(node, 1)});
+    ctx.define_data_dim(rows->spec().shape[0], rows, 0);
+    ir::Node* index = ctx.call("aten::select_copy.int", {rows, int64_t{1}, int64_t{0}});
+    ctx.set_output(node, 0, ctx.call("aten::index_select", {x, axis, index}));
+    return;
+  }
+  const ConstTensor& cond = *known;
   std::vector<int64_t> selected;
   for (int64_t i = 0; i < cond.numel(); ++i) {
     if (cond.double_at(i) == 0.0) continue;
@@ -325,6 +372,7 @@ std::vector<OpEntry> scatter_gather_ops() {
       {"TopK", 1, 24, import_topk},
       {"OneHot", 9, 18, import_one_hot},
       {"Compress", 9, 18, import_compress},
+      {"NonZero", 9, 25, import_nonzero},
   };
 }
 

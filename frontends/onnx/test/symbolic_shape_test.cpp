@@ -1,6 +1,7 @@
 // Shape values computed from dynamic dims (frontends/onnx/sym_shape.cpp) beyond Reshape: the
-// ConstantOfShape, Range and Expand patterns of decoder exports. Each graph is imported with a
-// dynamic dim, lowered, emitted once and run with the portable kernels at several sizes.
+// ConstantOfShape, Range and Expand patterns of decoder exports; and dims that depend on the
+// data (NonZero, Compress with a run-time condition). Each graph is imported, lowered, emitted
+// once and run with the portable kernels at several sizes.
 
 #include <string>
 #include <vector>
@@ -129,6 +130,53 @@ TEST(SymbolicShape, ExpandThroughEqualAndWhere) {
       for (int64_t i = 0; i < n; ++i) EXPECT_EQ(values[static_cast<size_t>(r * n + i)], i);
     }
   }
+}
+
+/// Output 0 of `program` run on x = f32[2, 3] holding `values`.
+PortableProgram::Output run_2x3(PortableProgram& program, const std::vector<float>& values) {
+  std::vector<runtime::OwnedTensor> inputs;
+  inputs.push_back(runtime::OwnedTensor::from<float>(DType::Float, {2, 3}, values));
+  std::vector<PortableProgram::Output> out = program.run(inputs);
+  return out.empty() ? PortableProgram::Output{} : out[0];
+}
+
+// x[x > 0] as torch exports it: NonZero -> Transpose -> GatherND. The count is known only at
+// run time (planned at its upper bound, 6); one program serves inputs with 0 to 6 positives.
+TEST(SymbolicShape, NonZeroCountIsDataDependent) {
+  ModelBuilder b(13);
+  b.input("x", {2, 3});
+  b.init_float("zero", {}, {0.0f});
+  b.node("Greater", {"x", "zero"}, {"mask"});
+  b.node("NonZero", {"mask"}, {"nz"});
+  set_attr(b.node("Transpose", {"nz"}, {"coords"}), "perm", std::vector<int64_t>{1, 0});
+  b.node("GatherND", {"x", "coords"}, {"y"});
+  b.output("y", onnx::TensorProto::FLOAT, {std::string("n")});
+  PortableProgram p(b);
+  const PortableProgram::Output some = run_2x3(p, {1, -2, 3, -4, 0, 6});
+  EXPECT_EQ(some.sizes, (std::vector<int32_t>{3}));
+  EXPECT_EQ(some.values, (std::vector<float>{1, 3, 6}));
+  const PortableProgram::Output all = run_2x3(p, {1, 2, 3, 4, 5, 6});
+  EXPECT_EQ(all.sizes, (std::vector<int32_t>{6}));
+  const PortableProgram::Output none = run_2x3(p, {0, -1, 0, -1, 0, -1});
+  EXPECT_EQ(none.sizes, (std::vector<int32_t>{0}));
+}
+
+// Compress with a condition computed at run time: the rows of x whose sum is positive.
+TEST(SymbolicShape, CompressWithARunTimeCondition) {
+  ModelBuilder b(13);
+  b.input("x", {2, 3});
+  b.init_int64("axes", {1}, {1});
+  set_attr(b.node("ReduceSum", {"x", "axes"}, {"sums"}), "keepdims", int64_t{0});
+  b.init_float("zero", {}, {0.0f});
+  b.node("Greater", {"sums", "zero"}, {"keep"});
+  set_attr(b.node("Compress", {"x", "keep"}, {"y"}), "axis", int64_t{0});
+  b.output("y", onnx::TensorProto::FLOAT, {std::string("n"), 3});
+  PortableProgram p(b);
+  const PortableProgram::Output second = run_2x3(p, {1, -2, 0, 4, 5, 6});
+  EXPECT_EQ(second.sizes, (std::vector<int32_t>{1, 3}));
+  EXPECT_EQ(second.values, (std::vector<float>{4, 5, 6}));
+  const PortableProgram::Output both = run_2x3(p, {1, 2, 3, 4, 5, 6});
+  EXPECT_EQ(both.sizes, (std::vector<int32_t>{2, 3}));
 }
 
 TEST(SymbolicShape, RangeFromANonZeroStartFails) {
