@@ -12,6 +12,10 @@ struct Symbol {
   std::string name;
   int64_t min = 0;
   int64_t max = INT64_MAX;
+  /// A count only the data decides (nonzero's rows): no input carries it. Its shape function
+  /// names it after the node's input, which passes may replace; the verifier then accepts
+  /// another data-dependent symbol of the same range in its place.
+  bool data_dependent = false;
 };
 using SymbolPtr = std::shared_ptr<const Symbol>;
 

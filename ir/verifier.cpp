@@ -34,7 +34,18 @@ std::string spec_string(const std::vector<TensorSpec>& specs) {
 }
 
 bool same_type(const TensorSpec& a, const TensorSpec& b) {
-  return a.dtype == b.dtype && a.shape == b.shape;
+  if (a.dtype != b.dtype || a.shape.size() != b.shape.size()) return false;
+  for (size_t i = 0; i < a.shape.size(); ++i) {
+    const SymInt& x = a.shape[i];
+    const SymInt& y = b.shape[i];
+    if (x == y) continue;
+    // Data-dependent counts named after a since-replaced input (Symbol::data_dependent).
+    const bool renamed = x.is_symbolic() && y.is_symbolic() && x.symbol()->data_dependent &&
+                         y.symbol()->data_dependent && x.lower_bound() == y.lower_bound() &&
+                         x.upper_bound() == y.upper_bound();
+    if (!renamed) return false;
+  }
+  return true;
 }
 
 std::optional<std::string> check_item(BaseType base, bool element_optional, const Argument& v) {

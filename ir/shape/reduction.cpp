@@ -83,9 +83,34 @@ std::vector<TensorSpec> nonzero(const OpSchema& op, const ArgumentList& args) {
   const Node* input = arg(op, args, "self").as_node();
   int64_t upper = 1;
   for (const SymInt& d : self.shape) upper *= d.upper_bound();
-  auto count = std::make_shared<Symbol>(Symbol{"nonzero_" + input->name(), 0, upper});
+  auto count = std::make_shared<Symbol>(Symbol{"nonzero_" + input->name(), 0, upper, true});
   return {make_spec(DType::Long,
                     Shape{SymInt(std::move(count)), SymInt(static_cast<int64_t>(self.rank()))})};
+}
+
+std::vector<TensorSpec> non_max_suppression(const OpSchema& op, const ArgumentList& args) {
+  const TensorSpec& boxes = tensor(op, args, "boxes");
+  const TensorSpec& scores = tensor(op, args, "scores");
+  if (boxes.rank() != 3 || scores.rank() != 3) {
+    fail(op, "boxes",
+         "expected boxes [batch, boxes, 4] and scores [batch, classes, boxes], got "
+         "{} and {}",
+         boxes.to_string(), scores.to_string());
+  }
+  // The box count may be symbolic (boxes selected by a mask before): its upper bound sizes the
+  // output's.
+  const int64_t batches = static_dim(op, "boxes", boxes, 0);
+  const int64_t n = boxes.shape[1].upper_bound();
+  const int64_t classes = static_dim(op, "scores", scores, 1);
+  if (static_dim(op, "boxes", boxes, 2) != 4 || static_dim(op, "scores", scores, 0) != batches ||
+      scores.shape[2] != boxes.shape[1]) {
+    fail(op, "scores", "{} does not match boxes {}", scores.to_string(), boxes.to_string());
+  }
+  const int64_t keep = std::clamp<int64_t>(int_value(op, args, "max_output_boxes_per_class"), 0, n);
+  const Node* input = arg(op, args, "boxes").as_node();
+  auto count =
+      std::make_shared<Symbol>(Symbol{"nms_" + input->name(), 0, batches * classes * keep, true});
+  return {make_spec(DType::Long, Shape{SymInt(std::move(count)), SymInt(int64_t{3})})};
 }
 
 std::vector<TensorSpec> argmax_argmin(const OpSchema& op, const ArgumentList& args) {

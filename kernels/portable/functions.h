@@ -355,6 +355,11 @@ Tensor& fmod_scalar_out(KernelRuntimeContext& ctx, const Tensor& self, const Sca
                         Tensor& out);
 
 // ---- Reductions and scans (conformance coverage) ----
+/// ptec::non_max_suppression.out: ONNX NonMaxSuppression, out resized to [selected, 3].
+Tensor& non_max_suppression_out(KernelRuntimeContext& ctx, const Tensor& boxes,
+                                const Tensor& scores, int64_t max_output_boxes_per_class,
+                                double iou_threshold, double score_threshold,
+                                int64_t center_point_box, Tensor& out);
 /// nonzero.out(Tensor self, *, Tensor(a!) out): out resized to [count, self.dim()].
 Tensor& nonzero_out(KernelRuntimeContext& ctx, const Tensor& self, Tensor& out);
 /// argmax.out / argmin.out (Tensor self, int? dim=None, bool keepdim=False, *, Tensor(a!) out)

@@ -225,5 +225,62 @@ TEST(Nonzero, OutMustBeInt64AndLargeEnough) {
   EXPECT_EQ(small.call_out("aten::nonzero.out"), Error::InvalidArgument);
 }
 
+// ptec::non_max_suppression.out (ONNX NonMaxSuppression): per batch and class, boxes by
+// descending score, ties by lower index, a box dropped when its IoU with a kept one is above the
+// threshold; rows [batch, class, box].
+std::vector<int64_t> nms(std::deque<OwnedTensor>& pool, Tensor& boxes, Tensor& scores,
+                         int64_t max_boxes, double iou, double score, int64_t center) {
+  Tensor& out = dyn(pool, i64, {static_cast<SizesType>(scores.numel()), 3});
+  ArgStack s;
+  s.t(boxes).t(scores).i(max_boxes).d(iou).d(score).i(center).t(out);
+  EXPECT_EQ(s.call_out("ptec::non_max_suppression.out"), Error::Ok);
+  EXPECT_EQ(out.size(1), 3);
+  return {out.const_data_ptr<int64_t>(), out.const_data_ptr<int64_t>() + out.numel()};
+}
+
+TEST(NonMaxSuppression, GreedyByScoreWithTiesByIndex) {
+  ensure_kernels_registered();
+  std::deque<OwnedTensor> pool;
+  // Box 1 is box 0 with its corners swapped (IoU 1); box 2 overlaps box 0 by IoU 1/3 (one unit
+  // of a 2 x 1 box against another shifted by 1: 1 / (2 + 2 - 1)); box 3 is far away.
+  Tensor& boxes = make_tensor(pool, f32, {1, 4, 4},
+                              std::vector<float>{0, 0, 1, 2, 1, 2, 0, 0, 0, 1, 1, 3, 5, 5, 6, 6})
+                      ->tensor();
+  Tensor& scores =
+      make_tensor(pool, f32, {1, 1, 4}, std::vector<float>{0.9f, 0.9f, 0.8f, 0.1f})->tensor();
+  // Box 0 wins the tie with box 1, which it suppresses; 1/3 is not above 0.5, so box 2 stays.
+  EXPECT_EQ(nms(pool, boxes, scores, 10, 0.5, 0.0, 0),
+            (std::vector<int64_t>{0, 0, 0, 0, 0, 2, 0, 0, 3}));
+  // An IoU threshold of 0.3 also drops box 2; a score threshold of 0.1 drops box 3 (strictly
+  // above, compared as the float32 it is in the model); at most two boxes per class.
+  EXPECT_EQ(nms(pool, boxes, scores, 10, 0.3, 0.1f, 0), (std::vector<int64_t>{0, 0, 0}));
+  EXPECT_EQ(nms(pool, boxes, scores, 2, 0.5, 0.0, 0), (std::vector<int64_t>{0, 0, 0, 0, 0, 2}));
+  EXPECT_TRUE(nms(pool, boxes, scores, 0, 0.5, 0.0, 0).empty());
+}
+
+TEST(NonMaxSuppression, CenterBoxesAndClasses) {
+  ensure_kernels_registered();
+  std::deque<OwnedTensor> pool;
+  // [x_center, y_center, w, h]: boxes 0 and 1 coincide, box 2 is apart.
+  Tensor& boxes = make_tensor(pool, f32, {1, 3, 4},
+                              std::vector<float>{0.5f, 0.5f, 1, 1, 0.5f, 0.5f, 1, 1, 3, 3, 1, 1})
+                      ->tensor();
+  Tensor& scores =
+      make_tensor(pool, f32, {1, 2, 3}, std::vector<float>{0.2f, 0.7f, 0.5f, 0.6f, 0.1f, 0.3f})
+          ->tensor();
+  EXPECT_EQ(nms(pool, boxes, scores, 3, 0.5, 0.0, 1),
+            (std::vector<int64_t>{0, 0, 1, 0, 0, 2, 0, 1, 0, 0, 1, 2}));
+}
+
+TEST(NonMaxSuppression, MismatchedShapesFail) {
+  ensure_kernels_registered();
+  std::deque<OwnedTensor> pool;
+  ArgStack s;
+  s.t(make_zeros(pool, f32, {1, 3, 4})).t(make_zeros(pool, f32, {1, 2, 4}));
+  s.i(3).d(0.5).d(0.0).i(0).t(dyn(pool, i64, {6, 3}));
+  EXPECT_TRUE(
+      fails_with(s, "ptec::non_max_suppression.out", Error::InvalidArgument, "do not match boxes"));
+}
+
 }  // namespace
 }  // namespace ptec::kernels::test

@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
-# End-to-end check of one generated model: export with ptec, run on the reference input, compare.
+# End-to-end check of one generated model: export with ptec, run on each reference input, compare.
 # Usage: tests/e2e/run_model.sh PTEC MODEL_DIR NAME [TOL]
 #   PTEC       path to the ptec binary
-#   MODEL_DIR  output of tests/models/generate.py (holds NAME.onnx and NAME/test_data_set_0/)
+#   MODEL_DIR  output of tests/models/generate.py (holds NAME.onnx and NAME/test_data_set_K/)
 #   NAME       model name, e.g. tiny_cnn
 #   TOL        relative tolerance for compare.py (default 1e-3)
 # Work files go to $PTEC_E2E_TMP/NAME (default MODEL_DIR/tmp/NAME), cleared first.
@@ -47,6 +47,13 @@ step() {  # step LABEL CMD...: runs CMD, shows its output, names the failing ste
 
 step export "$ptec" export "$onnx_file" -o "$pte"
 [[ -s "$pte" ]] || { echo "run_model: $name: export exited 0 but wrote no $pte" >&2; exit 1; }
-step run "$ptec" run "$pte" --inputs "$data_dir" --outputs-dir "$tmp/out"
-step compare "$python" "$here/compare.py" "$data_dir" "$tmp/out" --tol "$tol"
-echo "run_model: $name: PASS ($(stat -c %s "$pte") bytes .pte)"
+# Every reference set (models whose output sizes depend on the data have several).
+sets=0
+for set_dir in "$model_dir/$name"/test_data_set_*; do
+  rm -rf "$tmp/out"
+  mkdir -p "$tmp/out"
+  step run "$ptec" run "$pte" --inputs "$set_dir" --outputs-dir "$tmp/out"
+  step compare "$python" "$here/compare.py" "$set_dir" "$tmp/out" --tol "$tol"
+  sets=$((sets + 1))
+done
+echo "run_model: $name: PASS ($(stat -c %s "$pte") bytes .pte, $sets reference set(s))"

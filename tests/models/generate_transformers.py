@@ -24,6 +24,8 @@ Models (seeded random weights, small so that the suite stays fast):
                     (two ONNX files, each its own static .pte; test_data_set_0 only)
   llama_dyn         LLaMA-style decoder (RMSNorm, rotary, GQA, SwiGLU) on ids[1, seq], seq in
                     [1, 48]: position ids from arange(seq), causal mask from full((seq, seq))
+  detect_post       detection post-processing: score mask (NonZero), NMS, kept boxes; static
+                    input, data-dependent output sizes (two reference sets)
   bert_like         int64 token ids (Gather embeddings) + position table, a [1, seq] 0/1 attention
                     mask input sharing the seq symbol, 2 encoder layers, GELU, classifier on token 0
 Needs Debian's /usr/bin/python3 (torch 1.13, torchvision, onnx, numpy); no network.
@@ -40,6 +42,7 @@ import onnx
 from onnx import numpy_helper
 import torch
 import torch.nn as nn
+import torchvision
 
 SEED = 20240607
 
@@ -339,6 +342,36 @@ def build_llama_dyn(gen):
             ["logits"])
 
 
+class DetectPost(nn.Module):
+    """Detection post-processing on a tiny conv head: 64 anchors on an 8x8 grid get boxes (anchor
+    + predicted offsets) and sigmoid scores; boxes[scores > 0.3] (NonZero + GatherND), then
+    torchvision.ops.nms at IoU 0.5 (NonMaxSuppression) and the kept boxes and scores. Every count
+    after the mask depends on the data."""
+
+    def __init__(self):
+        super().__init__()
+        self.head = nn.Conv2d(3, 5, 3, stride=2, padding=1)
+        ys, xs = torch.meshgrid(torch.arange(8.0), torch.arange(8.0), indexing="ij")
+        centers = torch.stack([xs.flatten(), ys.flatten()], 1) * 2 + 1
+        self.register_buffer("anchors", torch.cat([centers - 2, centers + 2], 1))
+
+    def forward(self, img):
+        out = self.head(img).flatten(2)[0].t()  # [64, 5]
+        boxes = self.anchors + out[:, :4]
+        scores = torch.sigmoid(out[:, 4])
+        keep = scores > 0.3
+        boxes, scores = boxes[keep], scores[keep]
+        kept = torchvision.ops.nms(boxes, scores, 0.5)
+        return boxes[kept], scores[kept]
+
+
+def build_detect_post(gen):
+    torch.manual_seed(SEED)
+    model = DetectPost().eval()
+    good = [torch.randn(1, 3, 16, 16, generator=gen) * s for s in (1.0, 3.0)]
+    return model, good[0], ["img"], {}, good, [], [], 13, ["boxes", "scores"]
+
+
 MODELS = {
     "dyn_seq_attn": build_dyn_seq_attn,
     "resnet18_dynbatch": build_resnet18_dynbatch,
@@ -348,6 +381,7 @@ MODELS = {
     "gpt_prefill": build_gpt_prefill,
     "gpt_decode": build_gpt_decode,
     "llama_dyn": build_llama_dyn,
+    "detect_post": build_detect_post,
 }
 
 

@@ -128,9 +128,9 @@ inline std::vector<int64_t> aten_pad_list(const std::vector<int64_t>& begin,
 
 /// Index tensor `index` with negative entries wrapped by `size` (ONNX allows [-size, size)):
 /// where(index < 0, index + size, index). Out-of-range indices are left to the kernel.
-inline ir::Node* wrap_negative_indices(ImportContext& ctx, ir::Node* index, int64_t size) {
+inline ir::Node* wrap_negative_indices(ImportContext& ctx, ir::Node* index, ir::Argument size) {
   ir::Node* negative = ctx.call("aten::lt.Scalar", {index, int64_t{0}});
-  ir::Node* shifted = ctx.call("aten::add.Scalar", {index, size, 1});
+  ir::Node* shifted = ctx.call("aten::add.Scalar", {index, std::move(size), 1});
   return ctx.call("aten::where.self", {negative, shifted, index});
 }
 

@@ -312,6 +312,45 @@ void import_nonzero(ImportContext& ctx, const NodeView& node) {
   ctx.set_output(node, 0, ctx.call("aten::permute_copy", {rows, std::vector<int64_t>{1, 0}}));
 }
 
+/// NonMaxSuppression -> ptec::non_max_suppression ([selected, 3], a data-dependent count). The
+/// optional max_output_boxes_per_class (default 0: no box), iou_threshold (default 0) and
+/// score_threshold (default: none) must be known at import time.
+void import_non_max_suppression(ImportContext& ctx, const NodeView& node) {
+  auto scalar = [&](size_t i, const char* what) -> std::optional<double> {
+    if (!node.has_input(i)) return std::nullopt;
+    const ConstTensor& c = ctx.require_constant(node, i, what);
+    if (c.numel() != 1) node.fail(Error::InvalidArgument, "{} must hold one value", what);
+    return c.double_at(0);
+  };
+  // An int64 (exporters write INT64_MAX for "no limit"): read as one, not through a double.
+  int64_t max_boxes = 0;
+  if (node.has_input(2)) {
+    const ConstTensor& m = ctx.require_constant(node, 2, "max_output_boxes_per_class");
+    if (m.numel() != 1) {
+      node.fail(Error::InvalidArgument, "max_output_boxes_per_class must hold one value");
+    }
+    max_boxes = m.to_int64()[0];
+  }
+  const double iou = scalar(3, "iou_threshold").value_or(0.0);
+  // No score threshold keeps every box, -inf included.
+  const double score = scalar(4, "score_threshold").value_or(-HUGE_VAL);
+  const int64_t center = node.attr_int("center_point_box", 0);
+  if (center != 0 && center != 1) {
+    node.fail(Error::InvalidArgument, "center_point_box must be 0 or 1, got {}", center);
+  }
+  for (size_t i = 0; i < 2; ++i) {
+    if (ctx.input_dtype(node, i) != DType::Float) {
+      node.fail(Error::NotSupported, "input {} is {}; float32 boxes and scores are supported", i,
+                to_string(ctx.input_dtype(node, i)));
+    }
+  }
+  ir::Node* selected =
+      ctx.call("ptec::non_max_suppression",
+               {ctx.input(node, 0), ctx.input(node, 1), max_boxes, iou, score, center});
+  ctx.define_data_dim(selected->spec().shape[0], selected, 0);
+  ctx.set_output(node, 0, selected);
+}
+
 /// Compress: the slices along `axis` (of the flattened input without one) where the condition
 /// is true: index_select with the condition's true positions, computed at import for a known
 /// condition, else by aten::nonzero (the output's size then depends on the data).
@@ -373,6 +412,7 @@ std::vector<OpEntry> scatter_gather_ops() {
       {"OneHot", 9, 18, import_one_hot},
       {"Compress", 9, 18, import_compress},
       {"NonZero", 9, 25, import_nonzero},
+      {"NonMaxSuppression", 10, 25, import_non_max_suppression},
   };
 }
 

@@ -275,17 +275,30 @@ bool fold_gather(ImportContext& ctx, const NodeView& node) {
   return true;
 }
 
-/// Gather from a tensor with dynamic dims by indices known at import time (x[:, 0] of a
-/// [batch, seq, d] tensor): an index into a dynamic axis must be below the axis' lower bound.
+/// Gather from a tensor with dynamic dims (x[:, 0] of a [batch, seq, d] tensor, or the boxes an
+/// NMS kept of those a mask selected). Indices known at import time into a dynamic axis must be
+/// below the axis' lower bound; run-time ones are wrapped by the axis' size at run time.
 void import_gather_dynamic_data(ImportContext& ctx, const NodeView& node) {
-  const ConstTensor* c = ctx.constant(node, 1);
-  if (c == nullptr) {
-    node.fail(Error::NotSupported, "indices computed at run time into a tensor with dynamic dims");
-  }
   const ir::Shape shape = ctx.input_shape(node, 0);
   const int64_t axis =
       node.normalize_axis(node.attr_int("axis", 0), static_cast<int64_t>(shape.size()));
   const ir::SymInt& d = shape[static_cast<size_t>(axis)];
+  const ConstTensor* c = ctx.constant(node, 1);
+  if (c == nullptr) {
+    const ir::Shape idx = ctx.input_shape(node, 1);
+    ir::Shape out(shape.begin(), shape.begin() + axis);
+    out.insert(out.end(), idx.begin(), idx.end());
+    out.insert(out.end(), shape.begin() + axis + 1, shape.end());
+    const std::optional<ir::SymInt> n = sym_product(idx, 0, idx.size());
+    ir::Node* flat = ctx.call(
+        "aten::view_copy",
+        {ctx.input(node, 1), ir::ArgumentList{n ? ctx.sym_size(*n) : ir::Argument(int64_t{-1})}});
+    ir::Node* y =
+        ctx.call("aten::index_select",
+                 {ctx.input(node, 0), axis, wrap_negative_indices(ctx, flat, ctx.sym_size(d))});
+    ctx.set_output(node, 0, sym_view(ctx, y, out));
+    return;
+  }
   std::vector<int64_t> idx = c->to_int64();
   for (int64_t& i : idx) {
     if (d.is_static() && i < 0 && i >= -d.value()) i += d.value();
