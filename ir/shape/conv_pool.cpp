@@ -332,4 +332,21 @@ std::vector<TensorSpec> grid_sampler_2d(const OpSchema& op, const ArgumentList& 
   return {make_spec(input.dtype, {input.shape[0], input.shape[1], grid.shape[1], grid.shape[2]})};
 }
 
+std::vector<TensorSpec> roi_align(const OpSchema& op, const ArgumentList& args) {
+  const TensorSpec& x = tensor(op, args, "x");
+  const TensorSpec& rois = tensor(op, args, "rois");
+  const TensorSpec& indices = tensor(op, args, "batch_indices");
+  if (x.rank() != 4 || rois.rank() != 2 || indices.rank() != 1) {
+    fail(op, "x", "expected x [N, C, H, W], rois [R, 4] and batch_indices [R], got {}, {} and {}",
+         x.to_string(), rois.to_string(), indices.to_string());
+  }
+  if (static_dim(op, "rois", rois, 1) != 4 || indices.shape[0] != rois.shape[0]) {
+    fail(op, "rois", "{} and batch_indices {} do not match", rois.to_string(), indices.to_string());
+  }
+  const int64_t oh = int_value(op, args, "output_height");
+  const int64_t ow = int_value(op, args, "output_width");
+  if (oh <= 0 || ow <= 0) fail(op, "output_height", "output size {}x{}", oh, ow);
+  return {make_spec(x.dtype, Shape{rois.shape[0], x.shape[1], SymInt(oh), SymInt(ow)})};
+}
+
 }  // namespace ptec::ir::shape

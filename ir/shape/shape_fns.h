@@ -22,6 +22,8 @@ std::vector<TensorSpec> nonzero(const OpSchema& op, const ArgumentList& args);
 /// ptec::non_max_suppression: [n, 3] int64 (batch, class, box), n a symbol named after the
 /// boxes node ("nms_<name>") in [0, batches * classes * min(boxes, max_output_boxes_per_class)].
 std::vector<TensorSpec> non_max_suppression(const OpSchema& op, const ArgumentList& args);
+/// ptec::roi_align: [rois, C, output_height, output_width] (the roi count may be symbolic).
+std::vector<TensorSpec> roi_align(const OpSchema& op, const ArgumentList& args);
 std::vector<TensorSpec> avg_pool2d(const OpSchema& op, const ArgumentList& args);
 std::vector<TensorSpec> avg_pool3d(const OpSchema& op, const ArgumentList& args);
 std::vector<TensorSpec> batch_norm_no_training(const OpSchema& op, const ArgumentList& args);

@@ -360,6 +360,11 @@ Tensor& non_max_suppression_out(KernelRuntimeContext& ctx, const Tensor& boxes,
                                 const Tensor& scores, int64_t max_output_boxes_per_class,
                                 double iou_threshold, double score_threshold,
                                 int64_t center_point_box, Tensor& out);
+/// ptec::roi_align.out: ONNX RoiAlign, out resized to [rois, C, output_height, output_width].
+Tensor& roi_align_out(KernelRuntimeContext& ctx, const Tensor& x, const Tensor& rois,
+                      const Tensor& batch_indices, int64_t output_height, int64_t output_width,
+                      int64_t sampling_ratio, double spatial_scale, bool aligned, bool max_mode,
+                      Tensor& out);
 /// nonzero.out(Tensor self, *, Tensor(a!) out): out resized to [count, self.dim()].
 Tensor& nonzero_out(KernelRuntimeContext& ctx, const Tensor& self, Tensor& out);
 /// argmax.out / argmin.out (Tensor self, int? dim=None, bool keepdim=False, *, Tensor(a!) out)

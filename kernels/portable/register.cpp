@@ -146,6 +146,7 @@ const runtime::Kernel kPortableKernels[] = {
     PTEC_KERNEL("aten::argmax.out", argmax_out),
     PTEC_KERNEL("aten::nonzero.out", nonzero_out),
     PTEC_KERNEL("ptec::non_max_suppression.out", non_max_suppression_out),
+    PTEC_KERNEL("ptec::roi_align.out", roi_align_out),
     PTEC_KERNEL("aten::argmin.out", argmin_out),
     PTEC_KERNEL("aten::amin.out", amin_out),
     PTEC_KERNEL("aten::prod.int_out", prod_int_out),

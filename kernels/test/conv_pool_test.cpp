@@ -174,5 +174,48 @@ TEST(NormErrors, UpsampleNeedsExactlyOneSizeSpec) {
       fails_with(s, "aten::upsample_nearest2d.vec_out", Error::InvalidArgument, "exactly one"));
 }
 
+// ptec::roi_align.out (ONNX RoiAlign) on an image whose value is its x coordinate, where a
+// bilinear sample is exact: a bin's average is the mean of its samples' x (clamped to the last
+// column past it).
+std::vector<float> roi_align(std::deque<OwnedTensor>& pool, const std::vector<float>& roi,
+                             int64_t out_h, int64_t out_w, bool aligned, bool max_mode) {
+  std::vector<float> ramp(16);
+  for (size_t i = 0; i < ramp.size(); ++i) ramp[i] = static_cast<float>(i % 4);
+  Tensor& x = make_tensor(pool, f32, {1, 1, 4, 4}, ramp)->tensor();
+  Tensor& rois = make_tensor(pool, f32, {1, 4}, roi)->tensor();
+  Tensor& idx = make_tensor(pool, DType::Long, {1}, std::vector<int64_t>{0})->tensor();
+  Tensor& out =
+      make_zeros(pool, f32, {1, 1, static_cast<SizesType>(out_h), static_cast<SizesType>(out_w)});
+  ArgStack s;
+  s.t(x).t(rois).t(idx).i(out_h).i(out_w).i(2).d(1.0).b(aligned).b(max_mode).t(out);
+  EXPECT_EQ(s.call_out("ptec::roi_align.out"), Error::Ok);
+  return {out.const_data_ptr<float>(), out.const_data_ptr<float>() + out.numel()};
+}
+
+TEST(RoiAlign, AverageAndMaxOfBilinearSamples) {
+  ensure_kernels_registered();
+  std::deque<OwnedTensor> pool;
+  // Bins 2 wide: samples at x 0.5, 1.5 (mean 1) and 2.5, 3.5 -> 3 (mean 2.75).
+  EXPECT_EQ(roi_align(pool, {0, 0, 4, 4}, 2, 2, false, false),
+            (std::vector<float>{1, 2.75f, 1, 2.75f}));
+  // Half-pixel: the roi shifts by -0.5, samples at x 0, 1 and 2, 3.
+  EXPECT_EQ(roi_align(pool, {0, 0, 4, 4}, 2, 2, true, false),
+            (std::vector<float>{0.5f, 2.5f, 0.5f, 2.5f}));
+  // One bin, samples at x 1 and 3: max mode keeps the larger weighted corner.
+  EXPECT_EQ(roi_align(pool, {0, 0, 4, 4}, 1, 1, false, true), (std::vector<float>{3}));
+  EXPECT_EQ(roi_align(pool, {0, 0, 4, 4}, 1, 1, false, false), (std::vector<float>{2}));
+}
+
+TEST(RoiAlign, BatchIndexOutOfRangeFails) {
+  ensure_kernels_registered();
+  std::deque<OwnedTensor> pool;
+  ArgStack s;
+  s.t(make_zeros(pool, f32, {1, 1, 4, 4})).t(make_zeros(pool, f32, {1, 4}));
+  s.t(make_tensor(pool, DType::Long, {1}, std::vector<int64_t>{3})->tensor());
+  s.i(1).i(1).i(0).d(1.0).b(true).b(false).t(make_zeros(pool, f32, {1, 1, 1, 1}));
+  EXPECT_TRUE(fails_with(s, "ptec::roi_align.out", Error::InvalidArgument,
+                         "batch index 3 of roi 0 is out of range for 1 images"));
+}
+
 }  // namespace
 }  // namespace ptec::kernels::test

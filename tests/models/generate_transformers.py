@@ -24,7 +24,7 @@ Models (seeded random weights, small so that the suite stays fast):
                     (two ONNX files, each its own static .pte; test_data_set_0 only)
   llama_dyn         LLaMA-style decoder (RMSNorm, rotary, GQA, SwiGLU) on ids[1, seq], seq in
                     [1, 48]: position ids from arange(seq), causal mask from full((seq, seq))
-  detect_post       detection post-processing: score mask (NonZero), NMS, kept boxes; static
+  detect_post       detection post-processing: score mask (NonZero), NMS, kept boxes, RoiAlign; static
                     input, data-dependent output sizes (two reference sets)
   bert_like         int64 token ids (Gather embeddings) + position table, a [1, seq] 0/1 attention
                     mask input sharing the seq symbol, 2 encoder layers, GELU, classifier on token 0
@@ -345,8 +345,9 @@ def build_llama_dyn(gen):
 class DetectPost(nn.Module):
     """Detection post-processing on a tiny conv head: 64 anchors on an 8x8 grid get boxes (anchor
     + predicted offsets) and sigmoid scores; boxes[scores > 0.3] (NonZero + GatherND), then
-    torchvision.ops.nms at IoU 0.5 (NonMaxSuppression) and the kept boxes and scores. Every count
-    after the mask depends on the data."""
+    torchvision.ops.nms at IoU 0.5 (NonMaxSuppression), the kept boxes and scores, and
+    torchvision.ops.roi_align of the input under them (RoiAlign). Every count after the mask
+    depends on the data."""
 
     def __init__(self):
         super().__init__()
@@ -362,14 +363,17 @@ class DetectPost(nn.Module):
         keep = scores > 0.3
         boxes, scores = boxes[keep], scores[keep]
         kept = torchvision.ops.nms(boxes, scores, 0.5)
-        return boxes[kept], scores[kept]
+        boxes, scores = boxes[kept], scores[kept]
+        # Second stage: each kept box's features, 2x2 bins of the 16x16 input at half scale.
+        pooled = torchvision.ops.roi_align(img, [boxes], 2, spatial_scale=0.5, sampling_ratio=2)
+        return boxes, scores, pooled
 
 
 def build_detect_post(gen):
     torch.manual_seed(SEED)
     model = DetectPost().eval()
     good = [torch.randn(1, 3, 16, 16, generator=gen) * s for s in (1.0, 3.0)]
-    return model, good[0], ["img"], {}, good, [], [], 13, ["boxes", "scores"]
+    return model, good[0], ["img"], {}, good, [], [], 13, ["boxes", "scores", "pooled"]
 
 
 MODELS = {

@@ -328,6 +328,38 @@ void import_max_unpool(ImportContext& ctx, const NodeView& node) {
 
 }  // namespace
 
+/// RoiAlign -> ptec::roi_align. Version 10's only coordinate mode is 16's "output_half_pixel"
+/// (no half-pixel shift, rois of at least one pixel); 16 defaults to "half_pixel". The roi
+/// count may be data-dependent (the boxes an NMS kept).
+void import_roi_align(ImportContext& ctx, const NodeView& node) {
+  const std::string mode = node.attr_string("mode", "avg");
+  if (mode != "avg" && mode != "max") {
+    node.fail(Error::InvalidArgument, "mode '{}' (expected avg or max)", mode);
+  }
+  const std::string transform = node.attr_string(
+      "coordinate_transformation_mode", node.opset() >= 16 ? "half_pixel" : "output_half_pixel");
+  if (transform != "half_pixel" && transform != "output_half_pixel") {
+    node.fail(Error::InvalidArgument,
+              "coordinate_transformation_mode '{}' (expected half_pixel or output_half_pixel)",
+              transform);
+  }
+  if (ctx.input_dtype(node, 0) != DType::Float || ctx.input_dtype(node, 1) != DType::Float) {
+    node.fail(Error::NotSupported, "X and rois must be float32 (got {} and {})",
+              to_string(ctx.input_dtype(node, 0)), to_string(ctx.input_dtype(node, 1)));
+  }
+  ir::Node* indices = ctx.input(node, 2);
+  if (indices->spec().dtype != DType::Long) {
+    indices = ctx.call("aten::_to_copy", {indices, DType::Long});
+  }
+  ctx.set_output(
+      node, 0,
+      ctx.call("ptec::roi_align",
+               {ctx.input(node, 0), ctx.input(node, 1), indices, node.attr_int("output_height", 1),
+                node.attr_int("output_width", 1), node.attr_int("sampling_ratio", 0),
+                static_cast<double>(node.attr_float("spatial_scale", 1.0f)),
+                transform == "half_pixel", mode == "max"}));
+}
+
 std::vector<OpEntry> pool_ops() {
   return {
       {"MaxPool", 1, 22, import_max_pool},
@@ -335,6 +367,7 @@ std::vector<OpEntry> pool_ops() {
       {"GlobalAveragePool", 1, 22, import_global_pool},
       {"GlobalMaxPool", 1, 22, import_global_pool},
       {"MaxUnpool", 9, 22, import_max_unpool},
+      {"RoiAlign", 10, 22, import_roi_align},
   };
 }
 
