@@ -578,7 +578,12 @@ ir::ExportedProgram import_graph(onnx::ModelProto& model, const std::string& fil
       onnx::shape_inference::InferShapes(model, onnx::OpSchemaRegistry::Instance(),
                                          onnx::ShapeInferenceOptions(false, 0, false));
     } catch (const std::exception& e) {
-      invalid(file, "shape inference: " + one_line(e.what()));
+      // libonnx 1.12 infers a one-sided STFT's bins as the frame length (fixed in later ONNX
+      // releases); a model that declares the right shape is then imported without its cross-check.
+      const std::string what = e.what();
+      if (what.find("(op_type:STFT") == std::string::npos) {
+        invalid(file, "shape inference: " + one_line(what));
+      }
     }
   }
   check_supported(model, file);

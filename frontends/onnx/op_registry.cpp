@@ -11,7 +11,8 @@ const std::vector<OpEntry>& op_entries() {
          {activation_ops, conv_ops,      einsum_ops, elementwise_ops, grid_sample_ops,
           local_norm_ops, loss_ops,      matmul_ops, norm_ops,        pool_ops,
           quantize_ops,   recurrent_ops, reduce_ops, resize_ops,      scatter_gather_ops,
-          sequence_ops,   shape_ops,     shrink_ops, tensor_ops,      window_ops}) {
+          sequence_ops,   shape_ops,     shrink_ops, spectral_ops,    tensor_ops,
+          window_ops}) {
       std::vector<OpEntry> rows = family();
       all.insert(all.end(), rows.begin(), rows.end());
     }

@@ -49,6 +49,7 @@ std::vector<OpEntry> resize_ops();
 std::vector<OpEntry> scatter_gather_ops();
 std::vector<OpEntry> sequence_ops();
 std::vector<OpEntry> shape_ops();
+std::vector<OpEntry> spectral_ops();
 std::vector<OpEntry> shrink_ops();
 std::vector<OpEntry> tensor_ops();
 std::vector<OpEntry> window_ops();
