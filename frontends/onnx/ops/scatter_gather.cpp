@@ -284,6 +284,69 @@ void import_one_hot(ImportContext& ctx, const NodeView& node) {
   ctx.set_output(node, 0, ctx.call("aten::where.self", {hot, on, off}));
 }
 
+/// ReverseSequence: along time_axis, the first seq_lens[b] steps of batch entry b reversed and
+/// the rest kept: gather with index[b, t] = t < len ? len - 1 - t : t, computed at import for
+/// known lengths, else in the graph.
+void import_reverse_sequence(ImportContext& ctx, const NodeView& node) {
+  const std::vector<int64_t> in = ctx.input_sizes(node, 0);
+  const int64_t batch_axis = node.attr_int("batch_axis", 1);
+  const int64_t time_axis = node.attr_int("time_axis", 0);
+  if (in.size() < 2 ||
+      !((batch_axis == 0 && time_axis == 1) || (batch_axis == 1 && time_axis == 0))) {
+    node.fail(Error::InvalidArgument,
+              "batch_axis {} and time_axis {} must be 0 and 1 (in either order) of a tensor of "
+              "rank >= 2, got rank {}",
+              batch_axis, time_axis, in.size());
+  }
+  const int64_t batch = in[static_cast<size_t>(batch_axis)];
+  const int64_t steps = in[static_cast<size_t>(time_axis)];
+  if (ctx.input_rank(node, 1) != 1 || ctx.input_sizes(node, 1)[0] != batch) {
+    node.fail(Error::InvalidArgument, "sequence_lens must be [{}], got {}", batch,
+              ctx.input_spec(node, 1).to_string());
+  }
+  // The index over the first two dims, in the input's order of batch and time.
+  const std::vector<int64_t> plane =
+      time_axis == 0 ? std::vector<int64_t>{steps, batch} : std::vector<int64_t>{batch, steps};
+  ir::Node* index = nullptr;
+  if (const ConstTensor* lens = ctx.constant(node, 1)) {
+    const std::vector<int64_t> len = lens->to_int64();
+    std::vector<int64_t> idx(static_cast<size_t>(steps * batch));
+    for (int64_t b = 0; b < batch; ++b) {
+      const int64_t l = len[static_cast<size_t>(b)];
+      if (l < 0 || l > steps) {
+        node.fail(Error::InvalidArgument, "sequence length {} of entry {} is outside [0, {}]", l, b,
+                  steps);
+      }
+      for (int64_t t = 0; t < steps; ++t) {
+        const size_t at = static_cast<size_t>(time_axis == 0 ? t * batch + b : b * steps + t);
+        idx[at] = t < l ? l - 1 - t : t;
+      }
+    }
+    index = ctx.constant_tensor(node.source() + "_index",
+                                ConstTensor::from_int64(DType::Long, plane, idx));
+  } else {
+    std::vector<int64_t> t_values(static_cast<size_t>(steps));
+    for (int64_t t = 0; t < steps; ++t) t_values[static_cast<size_t>(t)] = t;
+    const std::vector<int64_t> t_shape =
+        time_axis == 0 ? std::vector<int64_t>{steps, 1} : std::vector<int64_t>{1, steps};
+    const std::vector<int64_t> len_shape =
+        time_axis == 0 ? std::vector<int64_t>{1, batch} : std::vector<int64_t>{batch, 1};
+    ir::Node* t = ctx.constant_tensor(node.source() + "_steps",
+                                      ConstTensor::from_int64(DType::Long, t_shape, t_values));
+    ir::Node* len = ctx.input(node, 1);
+    if (len->spec().dtype != DType::Long) len = ctx.call("aten::_to_copy", {len, DType::Long});
+    len = view(ctx, len, len_shape);
+    ir::Node* reversed =
+        ctx.call("aten::sub.Tensor", {ctx.call("aten::sub.Scalar", {len, int64_t{1}}), t});
+    index = ctx.call("aten::where.self", {ctx.call("aten::lt.Tensor", {t, len}), reversed, t});
+  }
+  // Broadcast over the remaining dims, then gather along time.
+  std::vector<int64_t> with_ones = plane;
+  with_ones.resize(in.size(), 1);
+  index = ctx.call("aten::expand_copy", {view(ctx, index, with_ones), in});
+  ctx.set_output(node, 0, ctx.call("aten::gather", {ctx.input(node, 0), time_axis, index}));
+}
+
 /// NonZero: the coordinates of the nonzero elements, [rank, count]. A constant input is
 /// evaluated at import; otherwise aten::nonzero ([count, rank], count a data-dependent symbol
 /// planned at its upper bound, numel) transposed.
@@ -412,6 +475,7 @@ std::vector<OpEntry> scatter_gather_ops() {
       {"OneHot", 9, 18, import_one_hot},
       {"Compress", 9, 18, import_compress},
       {"NonZero", 9, 25, import_nonzero},
+      {"ReverseSequence", 10, 25, import_reverse_sequence},
       {"NonMaxSuppression", 10, 25, import_non_max_suppression},
   };
 }

@@ -1,7 +1,8 @@
 // Shape values computed from dynamic dims (frontends/onnx/sym_shape.cpp) beyond Reshape: the
 // ConstantOfShape, Range and Expand patterns of decoder exports; and dims that depend on the
-// data (NonZero, Compress with a run-time condition). Each graph is imported, lowered, emitted
-// once and run with the portable kernels at several sizes.
+// data (NonZero, Compress with a run-time condition), and ReverseSequence with run-time lengths.
+// Each graph is imported, lowered, emitted once and run with the portable kernels at several
+// sizes or inputs.
 
 #include <string>
 #include <vector>
@@ -177,6 +178,27 @@ TEST(SymbolicShape, CompressWithARunTimeCondition) {
   EXPECT_EQ(second.values, (std::vector<float>{4, 5, 6}));
   const PortableProgram::Output both = run_2x3(p, {1, 2, 3, 4, 5, 6});
   EXPECT_EQ(both.sizes, (std::vector<int32_t>{2, 3}));
+}
+
+// ReverseSequence with lengths known only at run time: x is [time 3, batch 2], the graph input
+// lens reverses the first lens[b] steps of column b.
+TEST(SymbolicShape, ReverseSequenceWithRunTimeLengths) {
+  ModelBuilder b(13);
+  b.input("x", {3, 2});
+  b.input("lens", {2}, onnx::TensorProto::INT64);
+  b.node("ReverseSequence", {"x", "lens"}, {"y"});
+  b.output("y", onnx::TensorProto::FLOAT, {3, 2});
+  PortableProgram p(b);
+  auto run = [&](std::vector<int64_t> lens) {
+    std::vector<runtime::OwnedTensor> inputs;
+    inputs.push_back(
+        runtime::OwnedTensor::from<float>(DType::Float, {3, 2}, {0, 10, 1, 11, 2, 12}));
+    inputs.push_back(runtime::OwnedTensor::from<int64_t>(DType::Long, {2}, lens));
+    std::vector<PortableProgram::Output> out = p.run(inputs);
+    return out.empty() ? std::vector<float>{} : out[0].values;
+  };
+  EXPECT_EQ(run({3, 2}), (std::vector<float>{2, 11, 1, 10, 0, 12}));
+  EXPECT_EQ(run({1, 0}), (std::vector<float>{0, 10, 1, 11, 2, 12}));
 }
 
 TEST(SymbolicShape, RangeFromANonZeroStartFails) {
