@@ -20,6 +20,12 @@ using ImportNodeFn = std::function<void(onnx::NodeProto&, std::string)>;
 void import_loop(ImportContext& ctx, const NodeView& node, onnx::NodeProto& proto,
                  const ImportNodeFn& import_node);
 
+/// Imports a Scan (opset 9+) as its body repeated once per step of the scan inputs' axis (static):
+/// state values flow from one copy to the next, each copy reads a slice of every scan input (in
+/// its direction) and the per-step scan outputs are stacked along their axis.
+void import_scan(ImportContext& ctx, const NodeView& node, onnx::NodeProto& proto,
+                 const ImportNodeFn& import_node);
+
 inline constexpr int64_t kMaxLoopIterations = 1024;
 
 }  // namespace ptec::onnx_import

@@ -181,7 +181,8 @@ void check_supported(const onnx::ModelProto& model, const std::string& file) {
           const std::string source =
               prefix + (n.name().empty() ? fmt::format("{}_{}", n.op_type(), index) : n.name());
           ++index;
-          if (is_default_domain(n.domain()) && (n.op_type() == "If" || n.op_type() == "Loop")) {
+          if (is_default_domain(n.domain()) &&
+              (n.op_type() == "If" || n.op_type() == "Loop" || n.op_type() == "Scan")) {
             for (const auto& a : n.attribute()) {
               if (a.has_g()) collect(a.g(), source + "/");
             }
@@ -666,6 +667,9 @@ ir::ExportedProgram import_graph(onnx::ModelProto& model, const std::string& fil
         }
       } else if (is_default_domain(proto.domain()) && proto.op_type() == "Loop") {
         import_loop(ctx, node, proto, import_node);
+        ctx.set_current(&node);
+      } else if (is_default_domain(proto.domain()) && proto.op_type() == "Scan") {
+        import_scan(ctx, node, proto, import_node);
         ctx.set_current(&node);
       } else if (!import_symbolic(ctx, node) &&
                  (entry->fold == nullptr || !entry->fold(ctx, node))) {

@@ -1,6 +1,7 @@
-// Loop import (frontends/onnx/loop_unroll.cpp): loops whose iteration count is known at export
-// are unrolled. Small graphs built here are imported, lowered, emitted and run with the portable
-// kernels; the refusals name the value that would have to be known.
+// Loop and Scan import (frontends/onnx/loop_unroll.cpp): loops whose iteration count is known at
+// export, and scans over static axes, are unrolled. Small graphs built here are imported, lowered,
+// emitted and run with the portable kernels; the refusals name the value that would have to be
+// known.
 
 #include <string>
 #include <vector>
@@ -155,6 +156,36 @@ TEST(Loop, TooManyIterationsFail) {
   EXPECT_NE(what.find("long"), std::string::npos) << what;
   EXPECT_NE(what.find("the trip count 1025 is more than 1024 iterations"), std::string::npos)
       << what;
+}
+
+// Scan-9+: a running sum over the rows of x read in reverse, its per-step values stacked along
+// axis 1.
+TEST(Scan, StepsOverAnAxisInItsDirection) {
+  ModelBuilder body;
+  body.input("sum_in", {2});
+  body.input("row", {2});
+  body.node("Add", {"sum_in", "row"}, {"sum_out"});
+  body.node("Identity", {"sum_out"}, {"step"});
+  body.output("sum_out", onnx::TensorProto::FLOAT, {2});
+  body.output("step", onnx::TensorProto::FLOAT, {2});
+  ModelBuilder b(11);
+  b.input("x", {3, 2});
+  b.init_float("zero", {2}, {0, 0});
+  onnx::NodeProto& scan = b.node("Scan", {"zero", "x"}, {"total", "steps"});
+  set_body(scan, body.graph());
+  set_attr(scan, "num_scan_inputs", int64_t{1});
+  set_attr(scan, "scan_input_directions", std::vector<int64_t>{1});
+  set_attr(scan, "scan_output_axes", std::vector<int64_t>{1});
+  b.output("total", onnx::TensorProto::FLOAT, {2});
+  b.output("steps", onnx::TensorProto::FLOAT, {2, 3});
+  PortableProgram program(b);
+  std::vector<runtime::OwnedTensor> inputs;
+  inputs.push_back(runtime::OwnedTensor::from<float>(DType::Float, {3, 2}, {1, 2, 3, 4, 5, 6}));
+  const std::vector<PortableProgram::Output> out = program.run(inputs);
+  ASSERT_EQ(out.size(), 2u);
+  EXPECT_EQ(out[0].values, (std::vector<float>{9, 12}));
+  EXPECT_EQ(out[1].sizes, (std::vector<int32_t>{2, 3}));
+  EXPECT_EQ(out[1].values, (std::vector<float>{5, 8, 9, 6, 10, 12}));
 }
 
 }  // namespace
