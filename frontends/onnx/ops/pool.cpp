@@ -296,17 +296,17 @@ void import_max_unpool(ImportContext& ctx, const NodeView& node) {
   if (kernel.size() != n || strides.size() != n || pads.size() != 2 * n) {
     node.fail(Error::InvalidArgument, "kernel_shape/strides need {} values and pads {}", n, 2 * n);
   }
-  std::vector<int64_t> out;
+  // The pooling's input shape, which MaxPool's indices address.
+  std::vector<int64_t> unpooled = {x[0], x[1]};
+  for (size_t i = 0; i < n; ++i) {
+    unpooled.push_back((x[i + 2] - 1) * strides[i] + kernel[i] - pads[i] - pads[i + n]);
+  }
+  std::vector<int64_t> out = unpooled;
   if (node.has_input(2)) {
     out = ctx.require_constant(node, 2, "output_shape").to_int64();
     if (out.size() != x.size()) {
       node.fail(Error::InvalidArgument, "output_shape has {} values for an input of rank {}",
                 out.size(), x.size());
-    }
-  } else {
-    out = {x[0], x[1]};
-    for (size_t i = 0; i < n; ++i) {
-      out.push_back((x[i + 2] - 1) * strides[i] + kernel[i] - pads[i] - pads[i + n]);
     }
   }
   if (out[0] != x[0] || out[1] != x[1]) {
@@ -319,6 +319,35 @@ void import_max_unpool(ImportContext& ctx, const NodeView& node) {
   const DType dtype = ctx.input_dtype(node, 0);
   ir::Node* index = view(ctx, ctx.input(node, 1), {element_count(x)});
   if (index->spec().dtype != DType::Long) index = ctx.call("aten::_to_copy", {index, DType::Long});
+  if (out != unpooled) {
+    // An output_shape other than the pooling input's: each index keeps its coordinates (the
+    // output is that shape padded at the end of each spatial dim), so it is recomputed from
+    // them for the output's strides.
+    for (size_t i = 2; i < out.size(); ++i) {
+      if (out[i] < unpooled[i]) {
+        node.fail(Error::InvalidArgument, "output_shape {} is smaller than the unpooled shape {}",
+                  sizes_to_string(out), sizes_to_string(unpooled));
+      }
+    }
+    const int64_t plane_in = product(unpooled, 2, unpooled.size());
+    const int64_t plane_out = product(out, 2, out.size());
+    auto floor_div = [&](ir::Node* v, int64_t d) {
+      ir::Node* divisor = ctx.constant_tensor(node.source() + "_divisor",
+                                              ConstTensor::from_int64(DType::Long, {}, {d}));
+      return ctx.call("aten::div.Tensor_mode", {v, divisor, std::string("floor")});
+    };
+    ir::Node* rest = ctx.call("aten::remainder.Scalar", {index, plane_in});
+    ir::Node* remapped = ctx.call("aten::mul.Scalar", {floor_div(index, plane_in), plane_out});
+    int64_t stride = 1;
+    for (size_t i = out.size(); i-- > 2;) {
+      ir::Node* coord = ctx.call("aten::remainder.Scalar", {rest, unpooled[i]});
+      remapped =
+          ctx.call("aten::add.Tensor", {remapped, ctx.call("aten::mul.Scalar", {coord, stride})});
+      rest = floor_div(rest, unpooled[i]);
+      stride *= out[i];
+    }
+    index = remapped;
+  }
   ir::Node* zeros = ctx.call(
       "aten::full", {std::vector<int64_t>{element_count(out)}, scalar_arg(0, dtype), dtype});
   ir::Node* y = ctx.call("aten::scatter.src", {zeros, int64_t{0}, index,
