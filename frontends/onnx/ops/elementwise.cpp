@@ -4,6 +4,8 @@
 #include <limits>
 #include <string_view>
 
+#include <cmath>
+
 #include "frontends/onnx/ops/op_util.h"
 
 namespace ptec::onnx_import {
@@ -119,14 +121,38 @@ bool fold_binary(ImportContext& ctx, const NodeView& node) {
   return true;
 }
 
+/// Floor / Ceil / Round / Reciprocal / Sqrt / Neg / Abs / Sign of a float32 or float64
+/// constant: exactly rounded operations, so computing them in double and rounding once gives the
+/// kernels' result. Shape arithmetic on floats (torchvision's resize scale: Reciprocal, Min,
+/// Floor of image sizes) then stays known at import. Other unary ops are left to the kernels.
+bool fold_float_unary(ImportContext& ctx, const NodeView& node) {
+  const ConstTensor* a = ctx.constant(node, 0);
+  if (a == nullptr || (a->dtype != DType::Float && a->dtype != DType::Double)) return false;
+  const std::string& op = node.op_type();
+  std::vector<double> out(static_cast<size_t>(a->numel()));
+  for (size_t k = 0; k < out.size(); ++k) {
+    const double x = a->double_at(static_cast<int64_t>(k));
+    out[k] = op == "Floor"        ? std::floor(x)
+             : op == "Ceil"       ? std::ceil(x)
+             : op == "Round"      ? std::nearbyint(x)  // half to even (the default mode)
+             : op == "Reciprocal" ? 1.0 / x
+             : op == "Sqrt"       ? std::sqrt(x)
+             : op == "Neg"        ? -x
+             : op == "Abs"        ? std::fabs(x)
+                                  : (x > 0   ? 1.0
+                                     : x < 0 ? -1.0
+                                             : x);  // Sign (NaN stays NaN)
+  }
+  ctx.set_output(node, 0, ConstTensor::from_double(a->dtype, a->sizes, out));
+  return true;
+}
+
 /// Neg / Abs of an integral constant (shape arithmetic such as `Neg(axis)` in expanded
-/// functions), wrapping as the int kernels do. Floating constants are left to the kernels.
+/// functions), wrapping as the int kernels do; float constants as fold_float_unary does.
 bool fold_int_unary(ImportContext& ctx, const NodeView& node) {
   const ConstTensor* a = ctx.constant(node, 0);
-  if (a == nullptr || !is_numeric(a->dtype) || is_floating_point(a->dtype) ||
-      a->dtype == DType::Bool) {
-    return false;
-  }
+  if (a != nullptr && is_floating_point(a->dtype)) return fold_float_unary(ctx, node);
+  if (a == nullptr || !is_numeric(a->dtype) || a->dtype == DType::Bool) return false;
   const bool neg = node.op_type() == "Neg";
   std::vector<int64_t> out(static_cast<size_t>(a->numel()));
   for (size_t k = 0; k < out.size(); ++k) {
@@ -310,8 +336,13 @@ std::vector<OpEntry> elementwise_ops() {
     const bool opset9 = u.onnx == "Erf" || u.onnx == "Sign" || u.onnx == "IsNaN" ||
                         u.onnx == "Asinh" || u.onnx == "Acosh" || u.onnx == "Atanh";
     const int min = opset9 ? 9 : u.onnx == "Round" ? 11 : u.onnx == "Not" ? 1 : 6;
-    const bool foldable = u.onnx == "Neg" || u.onnx == "Abs";
-    rows.push_back({u.onnx, min, 22, import_unary, foldable ? fold_int_unary : nullptr});
+    const bool int_foldable = u.onnx == "Neg" || u.onnx == "Abs";
+    const bool float_foldable = u.onnx == "Floor" || u.onnx == "Ceil" || u.onnx == "Round" ||
+                                u.onnx == "Reciprocal" || u.onnx == "Sqrt" || u.onnx == "Sign";
+    rows.push_back({u.onnx, min, 22, import_unary,
+                    int_foldable     ? fold_int_unary
+                    : float_foldable ? fold_float_unary
+                                     : nullptr});
   }
   return rows;
 }

@@ -8,6 +8,7 @@
 // (ONNX), not ATen's int64.
 
 #include <algorithm>
+#include <cmath>
 
 #include "frontends/onnx/ops/op_util.h"
 
@@ -112,16 +113,88 @@ void import_cumsum(ImportContext& ctx, const NodeView& node) {
   ctx.set_output(node, 0, y);
 }
 
+/// ReduceMin / ReduceMax of a constant (exact in any dtype), and ReduceSum / ReduceProd of an
+/// integral one (shape arithmetic); float sums are left to the kernels, whose summation order
+/// decides the last bit.
+bool fold_reduce(ImportContext& ctx, const NodeView& node) {
+  const ConstTensor* a = ctx.constant(node, 0);
+  const std::string& op = node.op_type();
+  if (a == nullptr || !is_numeric(a->dtype) || a->dtype == DType::Bool) return false;
+  const bool extreme = op == "ReduceMin" || op == "ReduceMax";
+  if (!extreme && (is_floating_point(a->dtype) || (op != "ReduceSum" && op != "ReduceProd"))) {
+    return false;
+  }
+  if (node.has_input(1) && ctx.constant(node, 1) == nullptr) return false;
+  const auto rank = static_cast<int64_t>(a->sizes.size());
+  std::vector<int64_t> axes = reduce_axes(ctx, node, rank);
+  const bool axes_given = !(node.has_input(1) ? ctx.constant(node, 1)->to_int64().empty()
+                                              : node.attr_ints("axes", {}).empty());
+  if (!axes_given && node.attr_int("noop_with_empty_axes", 0) != 0) {
+    ctx.set_output(node, 0, *a);
+    return true;
+  }
+  if (a->numel() == 0) return false;  // an empty min / max is an error for the kernels to report
+  const bool keepdims = node.attr_int("keepdims", 1) != 0;
+  std::vector<bool> reduced(static_cast<size_t>(rank), false);
+  for (int64_t d : axes) reduced[static_cast<size_t>(d)] = true;
+  std::vector<int64_t> out_sizes, kept_sizes;
+  for (int64_t d = 0; d < rank; ++d) {
+    const int64_t size = a->sizes[static_cast<size_t>(d)];
+    kept_sizes.push_back(reduced[static_cast<size_t>(d)] ? 1 : size);
+    if (!reduced[static_cast<size_t>(d)])
+      out_sizes.push_back(size);
+    else if (keepdims)
+      out_sizes.push_back(1);
+  }
+  const int64_t out_count = product(kept_sizes, 0, kept_sizes.size());
+  std::vector<double> acc(static_cast<size_t>(out_count));
+  std::vector<int64_t> iacc(static_cast<size_t>(out_count));
+  std::vector<bool> seen(static_cast<size_t>(out_count), false);
+  std::vector<int64_t> at(static_cast<size_t>(rank), 0);
+  for (int64_t i = 0; i < a->numel(); ++i) {
+    int64_t o = 0;
+    for (int64_t d = 0; d < rank; ++d) {
+      o = o * kept_sizes[static_cast<size_t>(d)] +
+          (reduced[static_cast<size_t>(d)] ? 0 : at[static_cast<size_t>(d)]);
+    }
+    const auto k = static_cast<size_t>(o);
+    if (extreme) {
+      const double x = a->double_at(i);
+      const bool better = op == "ReduceMin" ? x < acc[k] : x > acc[k];
+      // NaN propagates, as in the kernels.
+      if (!seen[k] || std::isnan(x) || (better && !std::isnan(acc[k]))) acc[k] = x;
+    } else {
+      const int64_t x = a->int_at(i);
+      iacc[k] = !seen[k] ? x : op == "ReduceSum" ? iacc[k] + x : iacc[k] * x;
+    }
+    seen[k] = true;
+    for (int64_t d = rank - 1; d >= 0; --d) {
+      if (++at[static_cast<size_t>(d)] < a->sizes[static_cast<size_t>(d)]) break;
+      at[static_cast<size_t>(d)] = 0;
+    }
+  }
+  ctx.set_output(node, 0,
+                 extreme ? ConstTensor::from_double(a->dtype, out_sizes, acc)
+                         : ConstTensor::from_int64(a->dtype, out_sizes, iacc));
+  return true;
+}
+
 }  // namespace
 
 std::vector<OpEntry> reduce_ops() {
   return {
-      {"ReduceMean", 1, 18, import_reduce},   {"ReduceSum", 1, 17, import_reduce},
-      {"ReduceMax", 1, 20, import_reduce},    {"ReduceMin", 1, 20, import_reduce},
-      {"ReduceProd", 1, 18, import_reduce},   {"ReduceSumSquare", 1, 18, import_reduce},
-      {"ReduceL1", 1, 18, import_reduce},     {"ReduceL2", 1, 18, import_reduce},
-      {"ReduceLogSum", 1, 18, import_reduce}, {"ReduceLogSumExp", 1, 18, import_reduce},
-      {"CumSum", 11, 17, import_cumsum},      {"ArgMax", 1, 17, import_arg_reduce},
+      {"ReduceMean", 1, 18, import_reduce},
+      {"ReduceSum", 1, 17, import_reduce, fold_reduce},
+      {"ReduceMax", 1, 20, import_reduce, fold_reduce},
+      {"ReduceMin", 1, 20, import_reduce, fold_reduce},
+      {"ReduceProd", 1, 18, import_reduce, fold_reduce},
+      {"ReduceSumSquare", 1, 18, import_reduce},
+      {"ReduceL1", 1, 18, import_reduce},
+      {"ReduceL2", 1, 18, import_reduce},
+      {"ReduceLogSum", 1, 18, import_reduce},
+      {"ReduceLogSumExp", 1, 18, import_reduce},
+      {"CumSum", 11, 17, import_cumsum},
+      {"ArgMax", 1, 17, import_arg_reduce},
       {"ArgMin", 1, 17, import_arg_reduce},
   };
 }

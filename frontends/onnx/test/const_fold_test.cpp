@@ -1,6 +1,8 @@
 // Import-time evaluation: Shape/Gather/Unsqueeze/Concat chains fold away, Constant values become
 // CONSTANT_TENSORs only when an op needs them as tensors, and the evaluator's semantics.
 
+#include <cmath>
+
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
@@ -193,6 +195,86 @@ TEST(OnnxConstFold, ReshapeOfAnInitializerSharesItsBuffer) {
   ASSERT_EQ(p.constants().size(), 1u);
   EXPECT_EQ(p.constants().begin()->second.spec.to_string(), "f32[2, 3]");
   EXPECT_EQ(static_cast<const void*>(p.constants().begin()->second.data->data()), bytes);
+}
+
+// torchvision's detection transform computes its resize from the image size in float:
+// floor(size * min(a / min(size), b / max(size))). With a static image every step is exact
+// arithmetic on constants (Reciprocal, Min, ReduceMin/Max, Floor, Cast) and folds, so that
+// Resize gets constant sizes.
+TEST(OnnxConstFold, FloatShapeArithmeticFolds) {
+  ModelBuilder b(13);
+  b.input("x", {1, 1, 6, 8}).output("y", onnx::TensorProto::FLOAT, {1, 1, 3, 4});
+  b.node("Shape", {"x"}, {"shape"});
+  b.init_int64("starts", {1}, {2});
+  b.init_int64("ends", {1}, {4});
+  b.node("Slice", {"shape", "starts", "ends"}, {"hw"});
+  set_attr(b.node("Cast", {"hw"}, {"hwf"}), "to", int64_t{onnx::TensorProto::FLOAT});
+  set_attr(b.node("ReduceMin", {"hwf"}, {"lo"}), "keepdims", int64_t{0});
+  set_attr(b.node("ReduceMax", {"hwf"}, {"hi"}), "keepdims", int64_t{0});
+  b.node("Reciprocal", {"lo"}, {"inv_lo"});
+  b.node("Reciprocal", {"hi"}, {"inv_hi"});
+  b.init_float("three", {}, {3.0f});
+  b.init_float("four", {}, {4.0f});
+  b.node("Mul", {"inv_lo", "three"}, {"s1"});
+  b.node("Mul", {"inv_hi", "four"}, {"s2"});
+  b.node("Min", {"s1", "s2"}, {"scale"});
+  b.node("Mul", {"hwf", "scale"}, {"scaled"});
+  b.node("Floor", {"scaled"}, {"floored"});
+  set_attr(b.node("Cast", {"floored"}, {"out_hw"}), "to", int64_t{onnx::TensorProto::INT64});
+  b.init_int64("nc", {2}, {1, 1});
+  set_attr(b.node("Concat", {"nc", "out_hw"}, {"sizes"}), "axis", int64_t{0});
+  b.node("Resize", {"x", "", "", "sizes"}, {"y"});
+  const ir::ExportedProgram p = import(b);
+  EXPECT_THAT(calls(p), ElementsAre("aten::upsample_nearest2d.vec"));  // sizes [3, 4]
+}
+
+// Each op on a constant folds (the program keeps only the Add, whose other operand is the
+// folded value, cast to float: a constant tensor, or inline for a scalar).
+TEST(OnnxConstFold, ExactUnaryAndReductionFoldsFollowTheKernels) {
+  const auto fold = [](const std::string& op, int32_t type, const std::vector<double>& in) {
+    ModelBuilder b(13);
+    b.input("x", {1}).output("y");
+    onnx::TensorProto& c = *b.graph().add_initializer();
+    c.set_name("c");
+    c.set_data_type(type);
+    c.add_dims(static_cast<int64_t>(in.size()));
+    for (double v : in) {
+      if (type == onnx::TensorProto::FLOAT) {
+        c.add_float_data(static_cast<float>(v));
+      } else {
+        c.add_int64_data(static_cast<int64_t>(v));
+      }
+    }
+    auto& n = b.node(op, {"c"}, {"r"});
+    if (op.rfind("Reduce", 0) == 0) set_attr(n, "keepdims", int64_t{0});
+    set_attr(b.node("Cast", {"r"}, {"rf"}), "to", int64_t{onnx::TensorProto::FLOAT});
+    b.node("Add", {"x", "rf"}, {"y"});
+    const ir::ExportedProgram p = import(b);
+    std::vector<float> out;
+    if (calls(p) == std::vector<std::string>{"aten::add.Scalar"}) {  // a scalar result, inlined
+      out.push_back(
+          static_cast<float>(first_call(p, "aten::add.Scalar")->arg("other").to_double()));
+      return out;
+    }
+    EXPECT_THAT(calls(p), ElementsAre("aten::add.Tensor")) << op;
+    if (p.constants().size() != 1) return out;
+    const ir::TensorData& t = p.constants().begin()->second;
+    const auto* f = reinterpret_cast<const float*>(t.data->data());
+    out.assign(f, f + t.data->size() / sizeof(float));
+    return out;
+  };
+  using F = std::vector<float>;
+  constexpr int32_t kF32 = onnx::TensorProto::FLOAT, kI64 = onnx::TensorProto::INT64;
+  EXPECT_EQ(fold("Floor", kF32, {2.5, -2.5}), (F{2, -3}));
+  EXPECT_EQ(fold("Ceil", kF32, {2.5, -2.5}), (F{3, -2}));
+  EXPECT_EQ(fold("Round", kF32, {2.5, 3.5}), (F{2, 4}));  // half to even
+  EXPECT_EQ(fold("Reciprocal", kF32, {4, 0.5}), (F{0.25f, 2}));
+  EXPECT_EQ(fold("Sqrt", kF32, {2}), (F{std::sqrt(2.0f)}));
+  EXPECT_EQ(fold("Sign", kF32, {-3, 0, 2}), (F{-1, 0, 1}));
+  EXPECT_EQ(fold("ReduceMin", kF32, {2, -1, 5}), (F{-1}));
+  EXPECT_EQ(fold("ReduceMax", kF32, {2, -1, 5}), (F{5}));
+  EXPECT_EQ(fold("ReduceSum", kI64, {2, 3, 4}), (F{9}));
+  EXPECT_EQ(fold("ReduceProd", kI64, {2, 3, 4}), (F{24}));
 }
 
 }  // namespace
