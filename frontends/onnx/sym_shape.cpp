@@ -121,22 +121,36 @@ void import_slice_items(ImportContext& ctx, const NodeView& node) {
   set_items(ctx, node, std::move(out), false);
 }
 
+/// The two operands of an element-wise op on shape values, checked to broadcast.
+struct ItemOperands {
+  ir::ArgumentList a, b;
+  bool a_scalar = false, b_scalar = false;
+  size_t size() const { return std::max(a.size(), b.size()); }
+  const ir::Argument& x(size_t i) const { return a[a.size() == 1 ? 0 : i]; }
+  const ir::Argument& y(size_t i) const { return b[b.size() == 1 ? 0 : i]; }
+};
+
+ItemOperands item_operands(ImportContext& ctx, const NodeView& node) {
+  ItemOperands o;
+  o.a = require_items(ctx, node, 0, "A", &o.a_scalar);
+  o.b = require_items(ctx, node, 1, "B", &o.b_scalar);
+  if (o.a.size() != o.b.size() && o.a.size() != 1 && o.b.size() != 1) {
+    node.fail(Error::InvalidArgument, "shape values of {} and {} items do not broadcast",
+              o.a.size(), o.b.size());
+  }
+  return o;
+}
+
 /// Add/Sub/Mul/Div of shape values (ONNX int64 arithmetic on dims): ints fold, x*1, x+0, x-0
 /// and x/1 keep x, the rest become executorch_prim::{add,sub,mul,floordiv}.Scalar nodes.
 void import_arith_items(ImportContext& ctx, const NodeView& node) {
-  bool sa = false, sb = false;
-  const ir::ArgumentList a = require_items(ctx, node, 0, "A", &sa);
-  const ir::ArgumentList b = require_items(ctx, node, 1, "B", &sb);
-  if (a.size() != b.size() && a.size() != 1 && b.size() != 1) {
-    node.fail(Error::InvalidArgument, "shape values of {} and {} items do not broadcast", a.size(),
-              b.size());
-  }
+  const ItemOperands ops = item_operands(ctx, node);
   const std::string& op = node.op_type();
-  const size_t n = std::max(a.size(), b.size());
+  const size_t n = ops.size();
   ir::ArgumentList out;
   for (size_t i = 0; i < n; ++i) {
-    const ir::Argument& x = a[a.size() == 1 ? 0 : i];
-    const ir::Argument& y = b[b.size() == 1 ? 0 : i];
+    const ir::Argument& x = ops.x(i);
+    const ir::Argument& y = ops.y(i);
     if (x.is_int() && y.is_int()) {
       const int64_t p = x.as_int(), q = y.as_int();
       if (op == "Div" && q == 0) node.fail(Error::InvalidArgument, "division by zero");
@@ -160,7 +174,7 @@ void import_arith_items(ImportContext& ctx, const NodeView& node) {
                                      : "executorch_prim::floordiv.Scalar";
     out.emplace_back(ctx.call(prim, {x, y}));
   }
-  set_items(ctx, node, std::move(out), sa && sb);
+  set_items(ctx, node, std::move(out), ops.a_scalar && ops.b_scalar);
 }
 
 /// True for an item view_copy's shape function can read: an int or an aten::sym_size.int node.
@@ -257,18 +271,12 @@ std::optional<std::pair<int64_t, int64_t>> item_range(const ir::Argument& a) {
 /// ints, the same sym_size node, or an int outside a dim's range (torch's Expand export compares
 /// the target shape with -1). The result is a bool constant.
 void import_equal_items(ImportContext& ctx, const NodeView& node) {
-  bool sa = false, sb = false;
-  const ir::ArgumentList a = require_items(ctx, node, 0, "A", &sa);
-  const ir::ArgumentList b = require_items(ctx, node, 1, "B", &sb);
-  if (a.size() != b.size() && a.size() != 1 && b.size() != 1) {
-    node.fail(Error::InvalidArgument, "shape values of {} and {} items do not broadcast", a.size(),
-              b.size());
-  }
-  const size_t n = std::max(a.size(), b.size());
+  const ItemOperands ops = item_operands(ctx, node);
+  const size_t n = ops.size();
   std::vector<int64_t> out;
   for (size_t i = 0; i < n; ++i) {
-    const ir::Argument& x = a[a.size() == 1 ? 0 : i];
-    const ir::Argument& y = b[b.size() == 1 ? 0 : i];
+    const ir::Argument& x = ops.x(i);
+    const ir::Argument& y = ops.y(i);
     if (x.is_node() && y.is_node() && x.as_node() == y.as_node()) {
       out.push_back(1);
       continue;
@@ -285,8 +293,9 @@ void import_equal_items(ImportContext& ctx, const NodeView& node) {
                 i);
     }
   }
-  const std::vector<int64_t> sizes =
-      sa && sb ? std::vector<int64_t>{} : std::vector<int64_t>{static_cast<int64_t>(n)};
+  const std::vector<int64_t> sizes = ops.a_scalar && ops.b_scalar
+                                         ? std::vector<int64_t>{}
+                                         : std::vector<int64_t>{static_cast<int64_t>(n)};
   ctx.set_output(node, 0, ConstTensor::from_int64(DType::Bool, sizes, out));
 }
 
