@@ -83,8 +83,9 @@ Tensor& non_max_suppression_out(KernelRuntimeContext& ctx, const Tensor& boxes,
       for (int64_t i = 0; i < n; ++i) {
         if (static_cast<double>(s[i]) > score_threshold) order[candidates++] = i;
       }
-      std::stable_sort(order, order + candidates,
-                       [&](int64_t l, int64_t r) { return s[l] > s[r]; });
+      std::sort(order, order + candidates, [&](int64_t l, int64_t r) {
+        return s[l] > s[r] || (s[l] == s[r] && l < r);  // ties: the lower index first
+      });
       int64_t kept_count = 0;
       for (int64_t k = 0; k < candidates && kept_count < keep_max; ++k) {
         const Box box = load_box(box_data + (b * n + order[k]) * 4, center_point_box == 1);
