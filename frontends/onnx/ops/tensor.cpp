@@ -337,9 +337,16 @@ void import_gather(ImportContext& ctx, const NodeView& node) {
     out.insert(out.end(), idx.begin(), idx.end());
     out.insert(out.end(), in.begin() + axis + 1, in.end());
     const std::optional<ir::SymInt> n = sym_product(idx, 0, idx.size());
-    ir::Node* flat = ctx.call(
-        "aten::view_copy",
-        {ctx.input(node, 1), ir::ArgumentList{n ? ctx.sym_size(*n) : ir::Argument(int64_t{-1})}});
+    if (!n) {
+      // Several symbolic index dims (T5's [seq, seq] relative positions): their product is no
+      // SymInt, so index with the index tensor's own shape (index.Tensor, None before `axis`).
+      ir::ArgumentList indices(static_cast<size_t>(axis), ir::Argument());
+      indices.emplace_back(wrap_negative_indices(ctx, ctx.input(node, 1), dim));
+      ctx.set_output(node, 0, ctx.call("aten::index.Tensor", {ctx.input(node, 0), indices}));
+      return;
+    }
+    ir::Node* flat =
+        ctx.call("aten::view_copy", {ctx.input(node, 1), ir::ArgumentList{ctx.sym_size(*n)}});
     ir::Node* y = ctx.call("aten::index_select",
                            {ctx.input(node, 0), axis, wrap_negative_indices(ctx, flat, dim)});
     ctx.set_output(node, 0, sym_view(ctx, y, out));

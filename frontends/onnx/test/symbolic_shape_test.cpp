@@ -201,6 +201,26 @@ TEST(SymbolicShape, ReverseSequenceWithRunTimeLengths) {
   EXPECT_EQ(run({1, 0}), (std::vector<float>{0, 10, 1, 11, 2, 12}));
 }
 
+// Gather with run-time indices of two dynamic dims ([seq, seq], T5's relative positions): the
+// flattened count seq * seq is no symbol, so the indices keep their shape (index.Tensor).
+TEST(SymbolicShape, GatherWithTwoDynamicIndexDims) {
+  ModelBuilder b(13);
+  b.input("ids", {std::string("seq"), std::string("seq")}, onnx::TensorProto::INT64);
+  b.init_float("table", {5, 2}, {0, 1, 10, 11, 20, 21, 30, 31, 40, 41});
+  b.node("Gather", {"table", "ids"}, {"y"});
+  b.output("y", onnx::TensorProto::FLOAT, {std::string("seq"), std::string("seq"), 2});
+  OnnxImportOptions options;
+  options.dynamic_dims.push_back(DynamicDim{"ids", 0, "seq", 1, 8});
+  options.dynamic_dims.push_back(DynamicDim{"ids", 1, "seq", 1, 8});
+  PortableProgram p(b, options);
+  std::vector<runtime::OwnedTensor> inputs;
+  inputs.push_back(runtime::OwnedTensor::from<int64_t>(DType::Long, {2, 2}, {0, 4, -1, 2}));
+  const std::vector<PortableProgram::Output> out = p.run(inputs);
+  ASSERT_EQ(out.size(), 1u);
+  EXPECT_EQ(out[0].sizes, (std::vector<int32_t>{2, 2, 2}));
+  EXPECT_EQ(out[0].values, (std::vector<float>{0, 1, 40, 41, 40, 41, 20, 21}));  // -1 wraps to 4
+}
+
 TEST(SymbolicShape, RangeFromANonZeroStartFails) {
   ModelBuilder b(14);
   seq_of_x(b);
