@@ -283,10 +283,6 @@ ir::Argument ImportContext::sym_size(const ir::SymInt& dim) {
        fmt::format("symbol '{}' is not a dimension of any input", dim.symbol()->name));
 }
 
-void ImportContext::define_data_dim(const ir::SymInt& dim, ir::Node* producer, int64_t d) {
-  if (dim.is_symbolic()) data_dims_.emplace(dim.symbol()->name, std::pair{producer, d});
-}
-
 ir::ArgumentList ImportContext::size_args(const ir::Shape& shape) {
   ir::ArgumentList out;
   for (const ir::SymInt& d : shape) out.push_back(sym_size(d));
@@ -341,6 +337,15 @@ ir::Node* ImportContext::call(std::string_view op_name, ir::ArgumentList args) {
   std::vector<ir::TensorSpec> specs = op->shape_fn(*op, args);
   ir::Node* n = graph().add_call(*op, std::move(args));
   n->meta().val = std::move(specs);
+  // The first tensor with a data-dependent dim (nonzero's count) is where sym_size() reads it.
+  if (n->meta().val.size() == 1) {
+    const ir::Shape& shape = n->meta().val[0].shape;
+    for (size_t d = 0; d < shape.size(); ++d) {
+      if (shape[d].is_symbolic() && shape[d].symbol()->data_dependent) {
+        data_dims_.emplace(shape[d].symbol()->name, std::pair{n, static_cast<int64_t>(d)});
+      }
+    }
+  }
   if (current_ != nullptr) n->meta().source = current_->source();
   return n;
 }

@@ -173,11 +173,9 @@ class ImportContext {
   /// getitem(multi, index): element `index` of a multi-output call.
   ir::Node* getitem(ir::Node* multi, int64_t index);
   /// An int argument for dimension `dim`: the int for a static dim, else an aten::sym_size.int
-  /// node reading a user input's dim that carries the symbol (one node per symbol).
+  /// node reading a user input's dim that carries the symbol, or for a data-dependent symbol the
+  /// first call whose output has it (one node per symbol).
   ir::Argument sym_size(const ir::SymInt& dim);
-  /// Records that dim `d` of `producer`'s output is the data-dependent symbol of `dim` (NonZero's
-  /// count), so that sym_size() can read it there.
-  void define_data_dim(const ir::SymInt& dim, ir::Node* producer, int64_t d);
   /// A size list for `shape` (ints and sym_size nodes).
   ir::ArgumentList size_args(const ir::Shape& shape);
   /// A CONSTANT_TENSOR placeholder holding `value` (constants entry named after `hint`).

@@ -5,6 +5,7 @@
 #include <unordered_set>
 
 #include "frontends/onnx/const_eval.h"
+#include "frontends/onnx/ops/op_util.h"
 
 namespace ptec::onnx_import {
 namespace {
@@ -38,30 +39,6 @@ bool known_condition(const NodeView& node, const Value* v, const std::string& na
               v->constant->numel());
   }
   return v->constant->int_at(0) != 0;
-}
-
-/// The per-iteration values of one scan output stacked along a new `axis`.
-Value stack(ImportContext& ctx, const NodeView& node, std::vector<Value>& parts,
-            const std::string& name, int64_t axis = 0) {
-  const bool all_constant = std::all_of(parts.begin(), parts.end(),
-                                        [](const Value& v) { return v.constant.has_value(); });
-  if (all_constant) {
-    std::vector<ConstTensor> rows;
-    for (const Value& v : parts) {
-      std::vector<int64_t> sizes = v.constant->sizes;
-      sizes.insert(sizes.begin() + axis, 1);
-      rows.push_back(v.constant->reshaped(std::move(sizes)));
-    }
-    std::vector<const ConstTensor*> ptrs;
-    for (const ConstTensor& r : rows) ptrs.push_back(&r);
-    return Value{nullptr, eval::concat(ptrs, axis), false, node.source()};
-  }
-  ir::ArgumentList rows;
-  for (size_t i = 0; i < parts.size(); ++i) {
-    ir::Node* x = ctx.materialize(fmt::format("{}_{}", name, i), parts[i]);
-    rows.emplace_back(ctx.call("aten::unsqueeze_copy", {x, axis}));
-  }
-  return Value{ctx.call("aten::cat", {std::move(rows), axis}), std::nullopt, false, node.source()};
 }
 
 /// A value flowing into or out of a body copy: a tensor, or a sequence (a list of tensor values).
@@ -224,7 +201,7 @@ void import_loop(ImportContext& ctx, const NodeView& node, onnx::NodeProto& prot
                 node.output(carried_count + k));
     }
     ctx.define(node.output(carried_count + k),
-               stack(ctx, node, scans[k], node.output(carried_count + k)));
+               concat_values(ctx, node, scans[k], node.output(carried_count + k), 0, true));
   }
 }
 
@@ -313,7 +290,8 @@ void import_scan(ImportContext& ctx, const NodeView& node, onnx::NodeProto& prot
     const ir::TensorSpec item =
         outs[k][0].node != nullptr ? outs[k][0].node->spec() : outs[k][0].constant->spec();
     const int64_t axis = node.normalize_axis(out_axes[k], static_cast<int64_t>(item.rank()) + 1);
-    ctx.define(node.output(states + k), stack(ctx, node, outs[k], node.output(states + k), axis));
+    ctx.define(node.output(states + k),
+               concat_values(ctx, node, outs[k], node.output(states + k), axis, true));
   }
 }
 

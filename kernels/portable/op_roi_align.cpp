@@ -103,19 +103,25 @@ Tensor& roi_align_out(KernelRuntimeContext& ctx, const Tensor& x, const Tensor& 
     const int64_t grid_w =
         sampling_ratio > 0 ? sampling_ratio : static_cast<int64_t>(std::ceil(roi_w / output_width));
     const float count = static_cast<float>(std::max<int64_t>(grid_h * grid_w, 1));
-    for (int64_t ch = 0; ch < c; ++ch) {
-      const float* plane = xd + (b * c + ch) * h * w;
-      for (int64_t ph = 0; ph < output_height; ++ph) {
-        for (int64_t pw = 0; pw < output_width; ++pw) {
-          float acc = 0.0f;
-          bool first = true;
-          for (int64_t iy = 0; iy < grid_h; ++iy) {
-            const float y = y0 + static_cast<float>(ph) * bin_h +
-                            (static_cast<float>(iy) + 0.5f) * bin_h / static_cast<float>(grid_h);
-            for (int64_t ix = 0; ix < grid_w; ++ix) {
-              const float xx = x0 + static_cast<float>(pw) * bin_w +
-                               (static_cast<float>(ix) + 0.5f) * bin_w / static_cast<float>(grid_w);
-              const Sample s = bilinear(y, xx, h, w);
+    // Each bin's samples (positions and weights) serve every channel: computed once per bin.
+    const float* image = xd + b * c * h * w;
+    float* bins = o + r * c * output_height * output_width;
+    for (int64_t ph = 0; ph < output_height; ++ph) {
+      for (int64_t pw = 0; pw < output_width; ++pw) {
+        float* out_bin = bins + ph * output_width + pw;  // channel ch at ch * plane_out
+        const int64_t plane_out = output_height * output_width;
+        for (int64_t ch = 0; ch < c; ++ch) out_bin[ch * plane_out] = 0.0f;
+        bool first = true;
+        for (int64_t iy = 0; iy < grid_h; ++iy) {
+          const float y = y0 + static_cast<float>(ph) * bin_h +
+                          (static_cast<float>(iy) + 0.5f) * bin_h / static_cast<float>(grid_h);
+          for (int64_t ix = 0; ix < grid_w; ++ix) {
+            const float xx = x0 + static_cast<float>(pw) * bin_w +
+                             (static_cast<float>(ix) + 0.5f) * bin_w / static_cast<float>(grid_w);
+            const Sample s = bilinear(y, xx, h, w);
+            for (int64_t ch = 0; ch < c; ++ch) {
+              const float* plane = image + ch * h * w;
+              float& acc = out_bin[ch * plane_out];
               if (!max_mode) {
                 if (s.valid) {
                   acc += s.w1 * plane[s.i1] + s.w2 * plane[s.i2] + s.w3 * plane[s.i3] +
@@ -127,10 +133,12 @@ Tensor& roi_align_out(KernelRuntimeContext& ctx, const Tensor& x, const Tensor& 
                                                  std::max(s.w3 * plane[s.i3], s.w4 * plane[s.i4]))
                                       : 0.0f;
               acc = first ? v : std::max(acc, v);
-              first = false;
             }
+            first = false;
           }
-          *o++ = max_mode ? acc : acc / count;
+        }
+        if (!max_mode) {
+          for (int64_t ch = 0; ch < c; ++ch) out_bin[ch * plane_out] /= count;
         }
       }
     }

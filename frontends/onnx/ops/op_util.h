@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <optional>
+#include <string>
 #include <vector>
 
 #include "frontends/onnx/const_eval.h"
@@ -23,6 +24,14 @@ inline ir::Argument scalar_arg(double v, DType dtype) {
 inline std::optional<double> single_value(const ConstTensor* c) {
   if (c == nullptr || c->numel() != 1) return std::nullopt;
   return c->double_at(0);
+}
+
+/// Input `i`, a one-value int tensor known at import time, as an int64 (not through a double:
+/// exporters write INT64_MAX for "no limit"). `what` names it in errors.
+inline int64_t require_int(ImportContext& ctx, const NodeView& node, size_t i, const char* what) {
+  const ConstTensor& t = ctx.require_constant(node, i, what);
+  if (t.numel() != 1) node.fail(Error::InvalidArgument, "{} must hold one value", what);
+  return t.to_int64()[0];
 }
 
 /// Product of sizes[begin, end).
@@ -132,6 +141,32 @@ inline ir::Node* wrap_negative_indices(ImportContext& ctx, ir::Node* index, ir::
   ir::Node* negative = ctx.call("aten::lt.Scalar", {index, int64_t{0}});
   ir::Node* shifted = ctx.call("aten::add.Scalar", {index, std::move(size), 1});
   return ctx.call("aten::where.self", {negative, shifted, index});
+}
+
+/// Tensor values (constants or nodes) concatenated along `axis`, or stacked along a new `axis`
+/// when `stack`: evaluated at import when every part is a constant, else aten::cat (of
+/// unsqueeze_copy for a stack). `name` names the placeholders of constant parts.
+inline Value concat_values(ImportContext& ctx, const NodeView& node, std::vector<Value>& parts,
+                           const std::string& name, int64_t axis, bool stack) {
+  const bool all_constant = std::all_of(parts.begin(), parts.end(),
+                                        [](const Value& v) { return v.constant.has_value(); });
+  if (all_constant) {
+    std::vector<ConstTensor> reshaped;
+    for (const Value& v : parts) {
+      std::vector<int64_t> sizes = v.constant->sizes;
+      if (stack) sizes.insert(sizes.begin() + axis, 1);
+      reshaped.push_back(v.constant->reshaped(std::move(sizes)));
+    }
+    std::vector<const ConstTensor*> ptrs;
+    for (const ConstTensor& r : reshaped) ptrs.push_back(&r);
+    return Value{nullptr, eval::concat(ptrs, axis), false, node.source()};
+  }
+  ir::ArgumentList items;
+  for (size_t i = 0; i < parts.size(); ++i) {
+    ir::Node* x = ctx.materialize(fmt::format("{}_{}", name, i), parts[i]);
+    items.emplace_back(stack ? ctx.call("aten::unsqueeze_copy", {x, axis}) : x);
+  }
+  return Value{ctx.call("aten::cat", {std::move(items), axis}), std::nullopt, false, node.source()};
 }
 
 /// The axes of a Reduce* node: the `axes` input (which must be known at import time) or

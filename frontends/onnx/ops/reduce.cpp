@@ -19,15 +19,20 @@ ir::Node* sum(ImportContext& ctx, ir::Node* x, const std::vector<int64_t>& axes,
   return ctx.call("aten::sum.dim_IntList", {x, axes, keepdims, x->spec().dtype});
 }
 
+/// True when the reduction is the identity: no axes given (an empty axes input counts as
+/// absent) and noop_with_empty_axes set.
+bool reduces_nothing(ImportContext& ctx, const NodeView& node) {
+  const bool axes_given = node.has_input(1)
+                              ? !ctx.require_constant(node, 1, "axes").to_int64().empty()
+                              : !node.attr_ints("axes", {}).empty();
+  return !axes_given && node.attr_int("noop_with_empty_axes", 0) != 0;
+}
+
 void import_reduce(ImportContext& ctx, const NodeView& node) {
   const int64_t rank = ctx.input_rank(node, 0);
   const bool keepdims = node.attr_int("keepdims", 1) != 0;
   const std::string& op = node.op_type();
-  // An empty axes input counts as absent (noop_with_empty_axes decides what it means).
-  const bool axes_given = node.has_input(1)
-                              ? !ctx.require_constant(node, 1, "axes").to_int64().empty()
-                              : !node.attr_ints("axes", {}).empty();
-  const bool noop = !axes_given && node.attr_int("noop_with_empty_axes", 0) != 0;
+  const bool noop = reduces_nothing(ctx, node);
   ir::Node* x = ctx.input(node, 0);
   // The element-wise part of the composite reductions.
   if (op == "ReduceSumSquare" || op == "ReduceL2") {
@@ -127,9 +132,7 @@ bool fold_reduce(ImportContext& ctx, const NodeView& node) {
   if (node.has_input(1) && ctx.constant(node, 1) == nullptr) return false;
   const auto rank = static_cast<int64_t>(a->sizes.size());
   std::vector<int64_t> axes = reduce_axes(ctx, node, rank);
-  const bool axes_given = !(node.has_input(1) ? ctx.constant(node, 1)->to_int64().empty()
-                                              : node.attr_ints("axes", {}).empty());
-  if (!axes_given && node.attr_int("noop_with_empty_axes", 0) != 0) {
+  if (reduces_nothing(ctx, node)) {
     ctx.set_output(node, 0, *a);
     return true;
   }

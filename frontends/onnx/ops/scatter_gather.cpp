@@ -371,7 +371,6 @@ void import_nonzero(ImportContext& ctx, const NodeView& node) {
   }
   if (ctx.input_rank(node, 0) == 0) node.fail(Error::NotSupported, "NonZero of a scalar");
   ir::Node* rows = ctx.call("aten::nonzero", {ctx.input(node, 0)});
-  ctx.define_data_dim(rows->spec().shape[0], rows, 0);
   ctx.set_output(node, 0, ctx.call("aten::permute_copy", {rows, std::vector<int64_t>{1, 0}}));
 }
 
@@ -385,15 +384,8 @@ void import_non_max_suppression(ImportContext& ctx, const NodeView& node) {
     if (c.numel() != 1) node.fail(Error::InvalidArgument, "{} must hold one value", what);
     return c.double_at(0);
   };
-  // An int64 (exporters write INT64_MAX for "no limit"): read as one, not through a double.
-  int64_t max_boxes = 0;
-  if (node.has_input(2)) {
-    const ConstTensor& m = ctx.require_constant(node, 2, "max_output_boxes_per_class");
-    if (m.numel() != 1) {
-      node.fail(Error::InvalidArgument, "max_output_boxes_per_class must hold one value");
-    }
-    max_boxes = m.to_int64()[0];
-  }
+  const int64_t max_boxes =
+      node.has_input(2) ? require_int(ctx, node, 2, "max_output_boxes_per_class") : 0;
   const double iou = scalar(3, "iou_threshold").value_or(0.0);
   // No score threshold keeps every box, -inf included.
   const double score = scalar(4, "score_threshold").value_or(-HUGE_VAL);
@@ -410,7 +402,6 @@ void import_non_max_suppression(ImportContext& ctx, const NodeView& node) {
   ir::Node* selected =
       ctx.call("ptec::non_max_suppression",
                {ctx.input(node, 0), ctx.input(node, 1), max_boxes, iou, score, center});
-  ctx.define_data_dim(selected->spec().shape[0], selected, 0);
   ctx.set_output(node, 0, selected);
 }
 
@@ -443,7 +434,6 @@ void import_compress(ImportContext& ctx, const NodeView& node) {
                 length.to_string(), dim);
     }
     ir::Node* rows = ctx.call("aten::nonzero", {ctx.input(node, 1)});
-    ctx.define_data_dim(rows->spec().shape[0], rows, 0);
     ir::Node* index = ctx.call("aten::select_copy.int", {rows, int64_t{1}, int64_t{0}});
     ctx.set_output(node, 0, ctx.call("aten::index_select", {x, axis, index}));
     return;

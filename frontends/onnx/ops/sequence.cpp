@@ -146,26 +146,7 @@ void import_concat_from_sequence(ImportContext& ctx, const NodeView& node) {
       items[0].node != nullptr ? items[0].node->spec() : items[0].constant->spec();
   const auto rank = static_cast<int64_t>(first.rank());
   const int64_t axis = node.normalize_axis(node.attr_int("axis", 0), stack ? rank + 1 : rank);
-  const bool all_constant = std::all_of(items.begin(), items.end(),
-                                        [](const Value& v) { return v.constant.has_value(); });
-  if (all_constant) {
-    std::vector<ConstTensor> parts;
-    for (const Value& v : items) {
-      std::vector<int64_t> sizes = v.constant->sizes;
-      if (stack) sizes.insert(sizes.begin() + axis, 1);
-      parts.push_back(v.constant->reshaped(std::move(sizes)));
-    }
-    std::vector<const ConstTensor*> ptrs;
-    for (const ConstTensor& p : parts) ptrs.push_back(&p);
-    ctx.set_output(node, 0, eval::concat(ptrs, axis));
-    return;
-  }
-  ir::ArgumentList parts;
-  for (size_t i = 0; i < items.size(); ++i) {
-    ir::Node* x = ctx.materialize(fmt::format("{}_{}", node.input(0), i), items[i]);
-    parts.emplace_back(stack ? ctx.call("aten::unsqueeze_copy", {x, axis}) : x);
-  }
-  ctx.set_output(node, 0, ctx.call("aten::cat", {std::move(parts), axis}));
+  ctx.define(node.output(0), concat_values(ctx, node, items, node.input(0), axis, stack));
 }
 
 }  // namespace

@@ -96,22 +96,16 @@ ir::Node* dft(ImportContext& ctx, const NodeView& node, ir::Node* x, int64_t axi
   return ctx.call("aten::cat", {ir::ArgumentList{restore(out_re), restore(out_im)}, rank - 1});
 }
 
-int64_t scalar_int(ImportContext& ctx, const NodeView& node, size_t i, const char* what) {
-  const ConstTensor& t = ctx.require_constant(node, i, what);
-  if (t.numel() != 1) node.fail(Error::InvalidArgument, "{} must hold one value", what);
-  return t.to_int64()[0];
-}
-
 void import_dft(ImportContext& ctx, const NodeView& node) {
   const std::vector<int64_t> in = ctx.input_sizes(node, 0);
   const auto rank = static_cast<int64_t>(in.size());
   if (rank < 2) node.fail(Error::InvalidArgument, "input of rank {}", rank);
   // DFT-20 takes the axis as an input; 17 as an attribute (default 1).
   int64_t axis = node.attr_int("axis", 1);
-  if (node.opset() >= 20 && node.has_input(2)) axis = scalar_int(ctx, node, 2, "axis");
+  if (node.opset() >= 20 && node.has_input(2)) axis = require_int(ctx, node, 2, "axis");
   axis = node.normalize_axis(axis, rank);
   const int64_t length =
-      node.has_input(1) ? scalar_int(ctx, node, 1, "dft_length") : in[static_cast<size_t>(axis)];
+      node.has_input(1) ? require_int(ctx, node, 1, "dft_length") : in[static_cast<size_t>(axis)];
   const bool inverse = node.attr_int("inverse", 0) != 0;
   const bool onesided = node.attr_int("onesided", 0) != 0;
   if (inverse && onesided) node.fail(Error::NotSupported, "an inverse one-sided DFT");
@@ -129,7 +123,7 @@ void import_stft(ImportContext& ctx, const NodeView& node) {
     node.fail(Error::InvalidArgument, "signal must be [batch, length, 1 or 2], got {}",
               sizes_to_string(in));
   }
-  const int64_t step = scalar_int(ctx, node, 1, "frame_step");
+  const int64_t step = require_int(ctx, node, 1, "frame_step");
   const bool has_window = node.has_input(2);
   int64_t frame = 0;
   if (has_window) {
@@ -138,7 +132,7 @@ void import_stft(ImportContext& ctx, const NodeView& node) {
     frame = w[0];
   }
   if (node.has_input(3)) {
-    const int64_t given = scalar_int(ctx, node, 3, "frame_length");
+    const int64_t given = require_int(ctx, node, 3, "frame_length");
     if (has_window && given != frame) {
       node.fail(Error::InvalidArgument, "frame_length {} differs from the window's {}", given,
                 frame);
@@ -173,9 +167,9 @@ void import_stft(ImportContext& ctx, const NodeView& node) {
 /// filters between num_mel_bins + 2 mel-spaced edges (the mel range split in that many steps, as
 /// the ONNX reference does), each edge's frequency rounded down to a DFT bin.
 void import_mel_weight_matrix(ImportContext& ctx, const NodeView& node) {
-  const int64_t mels = scalar_int(ctx, node, 0, "num_mel_bins");
-  const int64_t dft_length = scalar_int(ctx, node, 1, "dft_length");
-  const int64_t rate = scalar_int(ctx, node, 2, "sample_rate");
+  const int64_t mels = require_int(ctx, node, 0, "num_mel_bins");
+  const int64_t dft_length = require_int(ctx, node, 1, "dft_length");
+  const int64_t rate = require_int(ctx, node, 2, "sample_rate");
   const ConstTensor& lo_t = ctx.require_constant(node, 3, "lower_edge_hertz");
   const ConstTensor& hi_t = ctx.require_constant(node, 4, "upper_edge_hertz");
   if (mels <= 0 || dft_length <= 0 || rate <= 0 || lo_t.numel() != 1 || hi_t.numel() != 1) {

@@ -275,9 +275,35 @@ bool fold_gather(ImportContext& ctx, const NodeView& node) {
   return true;
 }
 
+/// Gather along `axis` of data of `shape` by indices computed at run time with dynamic dims
+/// (token ids, the boxes an NMS kept): index_select over the flattened indices, negative ones
+/// wrapped by the axis' size at run time. Indices with several symbolic dims (T5's [seq, seq]
+/// relative positions), whose count is no SymInt, keep their shape in index.Tensor (None before
+/// `axis`).
+void gather_run_time_indices(ImportContext& ctx, const NodeView& node, const ir::Shape& shape,
+                             int64_t axis) {
+  const ir::Argument size = ctx.sym_size(shape[static_cast<size_t>(axis)]);
+  const ir::Shape idx = ctx.input_shape(node, 1);
+  const std::optional<ir::SymInt> n = sym_product(idx, 0, idx.size());
+  if (!n) {
+    ir::ArgumentList indices(static_cast<size_t>(axis), ir::Argument());
+    indices.emplace_back(wrap_negative_indices(ctx, ctx.input(node, 1), size));
+    ctx.set_output(node, 0, ctx.call("aten::index.Tensor", {ctx.input(node, 0), indices}));
+    return;
+  }
+  ir::Shape out(shape.begin(), shape.begin() + axis);
+  out.insert(out.end(), idx.begin(), idx.end());
+  out.insert(out.end(), shape.begin() + axis + 1, shape.end());
+  ir::Node* flat =
+      ctx.call("aten::view_copy", {ctx.input(node, 1), ir::ArgumentList{ctx.sym_size(*n)}});
+  ir::Node* y = ctx.call("aten::index_select",
+                         {ctx.input(node, 0), axis, wrap_negative_indices(ctx, flat, size)});
+  ctx.set_output(node, 0, sym_view(ctx, y, out));
+}
+
 /// Gather from a tensor with dynamic dims (x[:, 0] of a [batch, seq, d] tensor, or the boxes an
 /// NMS kept of those a mask selected). Indices known at import time into a dynamic axis must be
-/// below the axis' lower bound; run-time ones are wrapped by the axis' size at run time.
+/// below the axis' lower bound.
 void import_gather_dynamic_data(ImportContext& ctx, const NodeView& node) {
   const ir::Shape shape = ctx.input_shape(node, 0);
   const int64_t axis =
@@ -285,18 +311,7 @@ void import_gather_dynamic_data(ImportContext& ctx, const NodeView& node) {
   const ir::SymInt& d = shape[static_cast<size_t>(axis)];
   const ConstTensor* c = ctx.constant(node, 1);
   if (c == nullptr) {
-    const ir::Shape idx = ctx.input_shape(node, 1);
-    ir::Shape out(shape.begin(), shape.begin() + axis);
-    out.insert(out.end(), idx.begin(), idx.end());
-    out.insert(out.end(), shape.begin() + axis + 1, shape.end());
-    const std::optional<ir::SymInt> n = sym_product(idx, 0, idx.size());
-    ir::Node* flat = ctx.call(
-        "aten::view_copy",
-        {ctx.input(node, 1), ir::ArgumentList{n ? ctx.sym_size(*n) : ir::Argument(int64_t{-1})}});
-    ir::Node* y =
-        ctx.call("aten::index_select",
-                 {ctx.input(node, 0), axis, wrap_negative_indices(ctx, flat, ctx.sym_size(d))});
-    ctx.set_output(node, 0, sym_view(ctx, y, out));
+    gather_run_time_indices(ctx, node, shape, axis);
     return;
   }
   std::vector<int64_t> idx = c->to_int64();
@@ -331,25 +346,7 @@ void import_gather(ImportContext& ctx, const NodeView& node) {
       node.normalize_axis(node.attr_int("axis", 0), static_cast<int64_t>(in.size()));
   const int64_t dim = in[static_cast<size_t>(axis)];
   if (!ctx.input_spec(node, 1).is_static() && ctx.constant(node, 1) == nullptr) {
-    // Run-time indices with dynamic dims (token ids): index_select over the flattened indices.
-    const ir::Shape idx = ctx.input_shape(node, 1);
-    ir::Shape out(in.begin(), in.begin() + axis);
-    out.insert(out.end(), idx.begin(), idx.end());
-    out.insert(out.end(), in.begin() + axis + 1, in.end());
-    const std::optional<ir::SymInt> n = sym_product(idx, 0, idx.size());
-    if (!n) {
-      // Several symbolic index dims (T5's [seq, seq] relative positions): their product is no
-      // SymInt, so index with the index tensor's own shape (index.Tensor, None before `axis`).
-      ir::ArgumentList indices(static_cast<size_t>(axis), ir::Argument());
-      indices.emplace_back(wrap_negative_indices(ctx, ctx.input(node, 1), dim));
-      ctx.set_output(node, 0, ctx.call("aten::index.Tensor", {ctx.input(node, 0), indices}));
-      return;
-    }
-    ir::Node* flat =
-        ctx.call("aten::view_copy", {ctx.input(node, 1), ir::ArgumentList{ctx.sym_size(*n)}});
-    ir::Node* y = ctx.call("aten::index_select",
-                           {ctx.input(node, 0), axis, wrap_negative_indices(ctx, flat, dim)});
-    ctx.set_output(node, 0, sym_view(ctx, y, out));
+    gather_run_time_indices(ctx, node, ctx.input_shape(node, 0), axis);
     return;
   }
   const std::vector<int64_t> idx_sizes = ctx.input_sizes(node, 1);
