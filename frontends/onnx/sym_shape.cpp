@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "frontends/onnx/ops/op_util.h"
+#include "ir/shape/shape_util.h"
 
 namespace ptec::onnx_import {
 namespace {
@@ -254,17 +255,84 @@ void import_slice_sym(ImportContext& ctx, const NodeView& node) {
 
 /// The range [lo, hi] an item can take: its value for an int, its symbol's range for a sym_size
 /// node; nullopt for a prim op's result (whose range the importer does not track).
-std::optional<std::pair<int64_t, int64_t>> item_range(const ir::Argument& a) {
-  if (a.is_int()) return std::pair{a.as_int(), a.as_int()};
-  if (!a.is_node() || !a.as_node()->is_op("aten::sym_size.int")) return std::nullopt;
-  const ir::Node* n = a.as_node();
-  const ir::TensorSpec& t = n->arg(0).as_node()->spec();
-  const int64_t rank = static_cast<int64_t>(t.rank());
-  int64_t d = n->arg(1).as_int();
-  if (d < 0) d += rank;
-  if (d < 0 || d >= rank) return std::nullopt;
-  const ir::SymInt& dim = t.shape[static_cast<size_t>(d)];
-  return std::pair{dim.lower_bound(), dim.upper_bound()};
+/// min(x, y) (or max) of two shape items: an int when both are, one of them when their ranges
+/// decide it at import time (min(n, 1000) with n <= 1000 is n), else a sym_min (sym_max) node.
+ir::Argument min_max_item(ImportContext& ctx, bool min, const ir::Argument& x,
+                          const ir::Argument& y) {
+  if (x.is_node() && y.is_node() && x.as_node() == y.as_node()) return x;
+  const auto rx = ir::shape::int_range(x), ry = ir::shape::int_range(y);
+  if (rx && ry) {
+    if (rx->second <= ry->first) return min ? x : y;
+    if (ry->second <= rx->first) return min ? y : x;
+  }
+  return ctx.call(min ? "executorch_prim::sym_min.Scalar" : "executorch_prim::sym_max.Scalar",
+                  {x, y});
+}
+
+/// x * y (or x + y) of two shape items: an int when both are, x when y is the identity, else an
+/// executorch_prim mul (add) node.
+ir::Argument mul_add_item(ImportContext& ctx, bool mul, const ir::Argument& x,
+                          const ir::Argument& y) {
+  if (x.is_int() && y.is_int()) return mul ? x.as_int() * y.as_int() : x.as_int() + y.as_int();
+  const int64_t identity = mul ? 1 : 0;
+  if (y.is_int() && y.as_int() == identity) return x;
+  if (x.is_int() && x.as_int() == identity) return y;
+  return ctx.call(mul ? "executorch_prim::mul.Scalar" : "executorch_prim::add.Scalar", {x, y});
+}
+
+/// ReduceMin/ReduceMax/ReduceProd/ReduceSum over a 1-D shape value (all of its items: the only
+/// axis; a tensor's element count is ReduceProd of its Shape), and Min/Max of shape values item
+/// by item (broadcast, any number of inputs).
+void import_min_max_items(ImportContext& ctx, const NodeView& node) {
+  const std::string& op = node.op_type();
+  const bool min = op == "ReduceMin" || op == "Min";
+  if (op.starts_with("Reduce")) {
+    bool scalar = false;
+    const ir::ArgumentList items = require_items(ctx, node, 0, "data", &scalar);
+    std::vector<int64_t> axes = node.attr_ints("axes", {});
+    if (node.opset() >= 18 && node.has_input(1)) {
+      axes = ctx.require_constant(node, 1, "axes").to_int64();
+    }
+    for (int64_t axis : axes) {
+      if (scalar || (axis != 0 && axis != -1)) {
+        node.fail(Error::InvalidArgument, "axis {} is out of range for a 1-D shape value", axis);
+      }
+    }
+    if (scalar || items.empty()) {
+      node.fail(Error::NotSupported, "reduction of an empty or 0-d shape value");
+    }
+    ir::Argument r = items[0];
+    for (size_t i = 1; i < items.size(); ++i) {
+      r = op == "ReduceProd"  ? mul_add_item(ctx, true, r, items[i])
+          : op == "ReduceSum" ? mul_add_item(ctx, false, r, items[i])
+                              : min_max_item(ctx, min, r, items[i]);
+    }
+    set_items(ctx, node, {r}, node.attr_int("keepdims", 1) == 0);
+    return;
+  }
+  bool scalar = true;
+  ir::ArgumentList out;
+  for (size_t i = 0; i < node.num_inputs(); ++i) {
+    bool s = false;
+    const ir::ArgumentList items = require_items(ctx, node, i, "data_0", &s);
+    scalar = scalar && s;
+    if (i == 0) {
+      out = items;
+      continue;
+    }
+    if (out.size() != items.size() && out.size() != 1 && items.size() != 1) {
+      node.fail(Error::InvalidArgument, "shape values of {} and {} items do not broadcast",
+                out.size(), items.size());
+    }
+    const size_t n = std::max(out.size(), items.size());
+    ir::ArgumentList next;
+    for (size_t j = 0; j < n; ++j) {
+      next.push_back(
+          min_max_item(ctx, min, out[out.size() == 1 ? 0 : j], items[items.size() == 1 ? 0 : j]));
+    }
+    out = std::move(next);
+  }
+  set_items(ctx, node, std::move(out), scalar);
 }
 
 /// Equal(a, b) of shape values, item by item, where the answer is known at import time: equal
@@ -281,7 +349,7 @@ void import_equal_items(ImportContext& ctx, const NodeView& node) {
       out.push_back(1);
       continue;
     }
-    const auto rx = item_range(x), ry = item_range(y);
+    const auto rx = ir::shape::int_range(x), ry = ir::shape::int_range(y);
     if (rx && ry && rx->first == rx->second && ry->first == ry->second) {
       out.push_back(rx->first == ry->first ? 1 : 0);
     } else if (rx && ry && (rx->second < ry->first || ry->second < rx->first)) {
@@ -403,6 +471,8 @@ bool import_symbolic(ImportContext& ctx, const NodeView& node) {
   bool any = false;
   for (size_t i = 0; i < node.num_inputs(); ++i) any = any || is_sym(ctx, node, i);
   if (!any) return false;
+  // TopK reads a shape value K as its k argument (ops/scatter_gather.cpp).
+  if (op == "TopK" && !is_sym(ctx, node, 0)) return false;
   if (op == "Gather" && is_sym(ctx, node, 0)) {
     import_gather_items(ctx, node);
   } else if (op == "Concat" && node.attr_int("axis", 0) == 0) {
@@ -431,6 +501,10 @@ bool import_symbolic(ImportContext& ctx, const NodeView& node) {
     import_slice_items(ctx, node);
   } else if (op == "Equal") {
     import_equal_items(ctx, node);
+  } else if (op == "Min" || op == "Max" ||
+             ((op == "ReduceMin" || op == "ReduceMax" || op == "ReduceProd" || op == "ReduceSum") &&
+              is_sym(ctx, node, 0))) {
+    import_min_max_items(ctx, node);
   } else if (op == "Where" && !is_sym(ctx, node, 0)) {
     import_where_items(ctx, node);
   } else if (op == "Reshape" && is_sym(ctx, node, 0) && !is_sym(ctx, node, 1)) {
@@ -447,11 +521,11 @@ bool import_symbolic(ImportContext& ctx, const NodeView& node) {
              !is_sym(ctx, node, 2)) {
     import_range_sym(ctx, node);
   } else {
-    node.fail(
-        Error::NotSupported,
-        "computes on dynamic dims (an input comes from Shape of a dynamic tensor); ptec "
-        "supports Shape/Gather/Slice/Concat/Unsqueeze/Squeeze/Cast/Equal/Where chains feeding "
-        "Reshape/Expand/Slice/ConstantOfShape/Range");
+    node.fail(Error::NotSupported,
+              "computes on dynamic dims (an input comes from Shape of a dynamic tensor); ptec "
+              "supports Shape/Gather/Slice/Concat/Unsqueeze/Squeeze/Cast/Add/Sub/Mul/Div/Min/Max/"
+              "ReduceMin/ReduceMax/ReduceProd/ReduceSum/Equal/Where chains feeding "
+              "Reshape/Expand/Slice/ConstantOfShape/Range/TopK");
   }
   return true;
 }

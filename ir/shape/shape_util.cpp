@@ -202,6 +202,29 @@ SymInt to_sym_int(const OpSchema& op, std::string_view name, const Argument& a) 
 }
 }  // namespace
 
+std::optional<std::pair<int64_t, int64_t>> int_range(const Argument& a) {
+  if (a.is_int()) return std::pair{a.as_int(), a.as_int()};
+  if (!a.is_node()) return std::nullopt;
+  const Node* n = a.as_node();
+  const bool min = n->is_op("executorch_prim::sym_min.Scalar");
+  if ((min || n->is_op("executorch_prim::sym_max.Scalar")) && n->args().size() == 2) {
+    const auto x = int_range(n->arg(0)), y = int_range(n->arg(1));
+    if (!x || !y) return std::nullopt;
+    return min ? std::pair{std::min(x->first, y->first), std::min(x->second, y->second)}
+               : std::pair{std::max(x->first, y->first), std::max(x->second, y->second)};
+  }
+  if (!n->is_op("aten::sym_size.int") || n->args().size() != 2 || !n->arg(0).is_node() ||
+      !n->arg(1).is_int() || n->arg(0).as_node()->meta().val.size() != 1) {
+    return std::nullopt;
+  }
+  const TensorSpec& t = n->arg(0).as_node()->meta().val[0];
+  const int64_t rank = static_cast<int64_t>(t.rank());
+  const int64_t d = n->arg(1).as_int();
+  if (d < -rank || d >= rank) return std::nullopt;
+  const SymInt& dim = t.shape[static_cast<size_t>(d < 0 ? d + rank : d)];
+  return std::pair{dim.lower_bound(), dim.upper_bound()};
+}
+
 int64_t int_value(const OpSchema& op, const ArgumentList& args, std::string_view name) {
   return static_int(op, name, arg(op, args, name));
 }

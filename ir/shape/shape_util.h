@@ -2,6 +2,7 @@
 
 #include <optional>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include <fmt/format.h>
@@ -70,6 +71,9 @@ std::optional<std::vector<int64_t>> optional_int_list(const OpSchema& op, const 
 std::vector<int64_t> int_list(const OpSchema& op, const ArgumentList& args, std::string_view name);
 /// A SymInt argument: an int literal, or a `sym_size.int` node whose dimension is known.
 SymInt sym_int(const OpSchema& op, const ArgumentList& args, std::string_view name);
+/// The range [min, max] an int argument can take: an int, a `sym_size.int` node's dim, or
+/// executorch_prim::sym_min / sym_max of such; nullopt for other scalar nodes.
+std::optional<std::pair<int64_t, int64_t>> int_range(const Argument& a);
 /// A SymInt[] argument; items may be ints or `sym_size.int` nodes.
 Shape sym_int_list(const OpSchema& op, const ArgumentList& args, std::string_view name);
 double float_value(const OpSchema& op, const ArgumentList& args, std::string_view name);

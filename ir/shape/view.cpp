@@ -249,9 +249,22 @@ std::vector<TensorSpec> cat(const OpSchema& op, const ArgumentList& args) {
     }
   }
   if (used.size() > 1) {
-    int64_t total = 0;
-    for (const TensorSpec* t : used) total += static_dim(op, "tensors", *t, dim);
+    // Counts only the data decides (nonzero's, a run-time topk's) add up to another such count,
+    // in [sum of minimums, sum of maximums].
+    const bool data_dependent = std::any_of(used.begin(), used.end(), [&](const TensorSpec* t) {
+      return t->shape[dim].is_symbolic() && t->shape[dim].symbol()->data_dependent;
+    });
+    int64_t total = 0, lower = 0;
+    for (const TensorSpec* t : used) {
+      total += data_dependent ? t->shape[dim].upper_bound() : static_dim(op, "tensors", *t, dim);
+      lower += t->shape[dim].lower_bound();
+    }
     out[dim] = SymInt(total);
+    if (data_dependent) {
+      const Node* input = arg(op, args, "tensors").as_list()[0].as_node();
+      out[dim] =
+          SymInt(std::make_shared<Symbol>(Symbol{"cat_" + input->name(), lower, total, true}));
+    }
   }
   return {make_spec(dtype, std::move(out))};
 }
@@ -546,10 +559,30 @@ std::vector<TensorSpec> index_put(const OpSchema& op, const ArgumentList& args) 
 
 std::vector<TensorSpec> topk(const OpSchema& op, const ArgumentList& args) {
   const TensorSpec& self = tensor(op, args, "self");
-  const int64_t k = int_value(op, args, "k");
+  const Argument& k_arg = arg(op, args, "k");
   const int64_t dim = normalize_dim(op, "dim", int_value(op, args, "dim"), self.rank());
   if (self.dtype == DType::Bool) fail(op, "self", "Bool is not supported");
   Shape shape = self.shape;
+  if (!k_arg.is_int()) {
+    // k computed at run time (torchvision's min(candidates, pre_nms_top_n)): a dim's own size
+    // keeps its symbol, anything else is a count in [0, its bound] that the kernel sets per run.
+    if (self.rank() == 0) fail(op, "k", "must be known at export for a 0-dim tensor");
+    const SymInt& n = shape[static_cast<size_t>(dim)];
+    const auto range = int_range(k_arg);
+    const int64_t upper = std::min(n.upper_bound(), range ? range->second : n.upper_bound());
+    if (range && range->first == range->second) {
+      shape[static_cast<size_t>(dim)] = SymInt(range->first);
+    } else if (range && k_arg.as_node()->is_op("aten::sym_size.int") &&
+               range->second <= n.upper_bound()) {
+      shape[static_cast<size_t>(dim)] = sym_int(op, args, "k");
+    } else {
+      const int64_t lower = range ? std::max<int64_t>(0, range->first) : 0;
+      shape[static_cast<size_t>(dim)] = SymInt(std::make_shared<Symbol>(
+          Symbol{"topk_" + k_arg.as_node()->name(), std::min(lower, upper), upper, true}));
+    }
+    return {make_spec(self.dtype, shape), make_spec(DType::Long, shape)};
+  }
+  const int64_t k = k_arg.as_int();
   if (self.rank() == 0) {
     if (k < 0 || k > 1) fail(op, "k", "{} is out of range for a 0-dim tensor", k);
   } else {

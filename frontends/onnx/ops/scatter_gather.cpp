@@ -228,25 +228,30 @@ void import_gather_nd(ImportContext& ctx, const NodeView& node) {
   ctx.set_output(node, 0, ctx.call("aten::index.Tensor", {ctx.input(node, 0), indices}));
 }
 
-/// TopK: k from the attribute (opset 1-9) or the K input (known at import time); largest and
+/// TopK: k from the attribute (opset 1-9) or the K input (known at import time, or a shape value
+/// computed from dynamic dims); largest and
 /// sorted from opset 11. Indices are int64; equal values keep the lower index first.
 void import_topk(ImportContext& ctx, const NodeView& node) {
   const ir::Shape shape = ctx.input_shape(node, 0);
   const int64_t rank = static_cast<int64_t>(shape.size());
   const int64_t axis = node.normalize_axis(node.attr_int("axis", -1), rank);
-  int64_t k = 0;
+  ir::Argument k;
   if (node.opset() < 10) {
     if (!node.has_attr("k")) node.fail(Error::InvalidArgument, "attribute 'k' is required");
     k = node.attr_int("k", 0);
+  } else if (const SymValue* sym = ctx.sym_value(node.input(1))) {
+    // K computed from dynamic dims (a shape value): an int argument the kernel reads each run.
+    if (sym->items.size() != 1) node.fail(Error::InvalidArgument, "K must hold one value");
+    k = sym->items[0];
   } else {
     const std::optional<double> v = single_value(&ctx.require_constant(node, 1, "K"));
     if (!v) node.fail(Error::InvalidArgument, "K must hold one value");
     k = static_cast<int64_t>(*v);
   }
   const ir::SymInt& dim = shape[static_cast<size_t>(axis)];
-  if (k < 0 || k > dim.upper_bound()) {
-    node.fail(Error::InvalidArgument, "k = {} is out of range for axis {} of size {}", k, axis,
-              dim.to_string());
+  if (k.is_int() && (k.as_int() < 0 || k.as_int() > dim.upper_bound())) {
+    node.fail(Error::InvalidArgument, "k = {} is out of range for axis {} of size {}", k.as_int(),
+              axis, dim.to_string());
   }
   const bool largest = node.attr_int("largest", 1) != 0;
   const bool sorted = node.attr_int("sorted", 1) != 0;

@@ -141,16 +141,22 @@ PortableProgram::Output run_2x3(PortableProgram& program, const std::vector<floa
   return out.empty() ? PortableProgram::Output{} : out[0];
 }
 
-// x[x > 0] as torch exports it: NonZero -> Transpose -> GatherND. The count is known only at
-// run time (planned at its upper bound, 6); one program serves inputs with 0 to 6 positives.
-TEST(SymbolicShape, NonZeroCountIsDataDependent) {
-  ModelBuilder b(13);
+/// Input x = f32[2, 3] and `out` = x[x > 0] as torch exports it: NonZero -> Transpose ->
+/// GatherND, a count only the data decides.
+void positives_of_x(ModelBuilder& b, const std::string& out) {
   b.input("x", {2, 3});
   b.init_float("zero", {}, {0.0f});
   b.node("Greater", {"x", "zero"}, {"mask"});
   b.node("NonZero", {"mask"}, {"nz"});
   set_attr(b.node("Transpose", {"nz"}, {"coords"}), "perm", std::vector<int64_t>{1, 0});
-  b.node("GatherND", {"x", "coords"}, {"y"});
+  b.node("GatherND", {"x", "coords"}, {out});
+}
+
+// x[x > 0]: the count is known only at run time (planned at its upper bound, 6); one program serves
+// inputs with 0 to 6 positives.
+TEST(SymbolicShape, NonZeroCountIsDataDependent) {
+  ModelBuilder b(13);
+  positives_of_x(b, "y");
   b.output("y", onnx::TensorProto::FLOAT, {std::string("n")});
   PortableProgram p(b);
   const PortableProgram::Output some = run_2x3(p, {1, -2, 3, -4, 0, 6});
@@ -178,6 +184,68 @@ TEST(SymbolicShape, CompressWithARunTimeCondition) {
   EXPECT_EQ(second.values, (std::vector<float>{4, 5, 6}));
   const PortableProgram::Output both = run_2x3(p, {1, 2, 3, 4, 5, 6});
   EXPECT_EQ(both.sizes, (std::vector<int32_t>{2, 3}));
+}
+
+// torchvision's pre-NMS top-k: k = min(count, limit) of a count only the data decides
+// (NonZero -> Shape -> Concat with the limit -> ReduceMin -> TopK), then the two heads'
+// candidates concatenated: a count in [0, 2 k]. With limit 2 and the positives of x:
+// k = min(n, 2) values, largest first, twice.
+void top_k_of_positives(ModelBuilder& b, int64_t limit) {
+  positives_of_x(b, "pos");
+  b.node("Shape", {"pos"}, {"pos_shape"});
+  b.init_int64("limit", {1}, {limit});
+  set_attr(b.node("Concat", {"pos_shape", "limit"}, {"both"}), "axis", int64_t{0});
+  set_attr(b.node("ReduceMin", {"both"}, {"k_scalar"}), "keepdims", int64_t{0});
+  b.init_int64("one", {1}, {1});
+  b.node("Reshape", {"k_scalar", "one"}, {"k"});
+  b.node("TopK", {"pos", "k"}, {"top", "top_idx"});
+  set_attr(b.node("Concat", {"top", "top"}, {"y"}), "axis", int64_t{0});
+  b.output("y", onnx::TensorProto::FLOAT, {std::string("m")});
+}
+
+TEST(SymbolicShape, TopKOfARunTimeMinimumOfCounts) {
+  ModelBuilder b(13);
+  top_k_of_positives(b, 2);
+  PortableProgram p(b);
+  const PortableProgram::Output three = run_2x3(p, {1, -2, 3, -4, 0, 6});
+  EXPECT_EQ(three.sizes, (std::vector<int32_t>{4}));
+  EXPECT_EQ(three.values, (std::vector<float>{6, 3, 6, 3}));
+  const PortableProgram::Output one = run_2x3(p, {-1, -2, 5, -4, 0, -6});
+  EXPECT_EQ(one.sizes, (std::vector<int32_t>{2}));
+  EXPECT_EQ(one.values, (std::vector<float>{5, 5}));
+  const PortableProgram::Output none = run_2x3(p, {0, -1, 0, -1, 0, -1});
+  EXPECT_EQ(none.sizes, (std::vector<int32_t>{0}));
+}
+
+// Where the bounds decide the minimum (at most 6 positives, limit 10), k is the count itself:
+// no sym_min node, and TopK keeps every positive.
+TEST(SymbolicShape, MinimumDecidedByBoundsFoldsAtImport) {
+  ModelBuilder imported(13);
+  top_k_of_positives(imported, 10);
+  const ir::ExportedProgram ep = import(imported);
+  for (const ir::Node* n : ep.graph().nodes()) {
+    EXPECT_FALSE(n->is_op("executorch_prim::sym_min.Scalar")) << n->name();
+  }
+  ModelBuilder b(13);
+  top_k_of_positives(b, 10);
+  PortableProgram p(b);
+  const PortableProgram::Output three = run_2x3(p, {1, -2, 3, -4, 0, 6});
+  EXPECT_EQ(three.values, (std::vector<float>{6, 3, 1, 6, 3, 1}));
+}
+
+// A tensor's element count as torch exports numel(): ReduceProd of its Shape. Of x[x > 0] it is
+// the count of positives, here the k of a TopK that sorts them all.
+TEST(SymbolicShape, ReduceProdOfARunTimeShapeIsItsElementCount) {
+  ModelBuilder b(13);
+  positives_of_x(b, "pos");
+  b.node("Shape", {"pos"}, {"pos_shape"});
+  b.node("ReduceProd", {"pos_shape"}, {"k"});  // keepdims: [1]
+  b.node("TopK", {"pos", "k"}, {"y", "y_idx"});
+  b.output("y", onnx::TensorProto::FLOAT, {std::string("n")});
+  PortableProgram p(b);
+  const PortableProgram::Output three = run_2x3(p, {1, -2, 3, -4, 0, 6});
+  EXPECT_EQ(three.sizes, (std::vector<int32_t>{3}));
+  EXPECT_EQ(three.values, (std::vector<float>{6, 3, 1}));
 }
 
 // ReverseSequence with lengths known only at run time: x is [time 3, batch 2], the graph input
