@@ -16,6 +16,7 @@
 #include <onnx/defs/schema.h>
 #include <onnx/shape_inference/implementation.h>
 
+#include "frontends/onnx/if_import.h"
 #include "frontends/onnx/import_context.h"
 #include "frontends/onnx/loop_unroll.h"
 #include "frontends/onnx/model_import.h"
@@ -527,27 +528,6 @@ void collect_used(const onnx::GraphProto& graph, std::unordered_set<std::string>
   for (const auto& out : graph.output()) used.insert(out.name());
 }
 
-/// The branch an If takes: its condition must be known at export (a constant, or computed from
-/// static shapes); ptec's programs have no control flow.
-onnx::GraphProto& taken_branch(ImportContext& ctx, const NodeView& node, onnx::NodeProto& proto) {
-  const ConstTensor* cond = ctx.constant(node, 0);
-  if (cond == nullptr) {
-    node.fail(Error::NotSupported,
-              "the condition ('{}') is computed at run time; it must be known at import time: "
-              "ptec's programs have no control flow, so an If whose condition is known at export "
-              "(a constant, or computed from static shapes) is imported as its taken branch",
-              node.input(0));
-  }
-  if (cond->numel() != 1) {
-    node.fail(Error::InvalidArgument, "the condition has {} elements, not one", cond->numel());
-  }
-  const char* name = cond->int_at(0) != 0 ? "then_branch" : "else_branch";
-  for (onnx::AttributeProto& a : *proto.mutable_attribute()) {
-    if (a.name() == name && a.has_g()) return *a.mutable_g();
-  }
-  node.fail(Error::InvalidArgument, "no {} graph", name);
-}
-
 /// import_model after the inputs' specialization: checker, shape inference and the nodes.
 ir::ExportedProgram import_graph(onnx::ModelProto& model, const std::string& file,
                                  const OnnxImportOptions& options, int64_t opset, bool newer,
@@ -634,7 +614,7 @@ ir::ExportedProgram import_graph(onnx::ModelProto& model, const std::string& fil
   }
 
   int index = 0;
-  // One node; an If whose condition is known at export imports its taken branch in its place.
+  // One node; If, Loop and Scan import their subgraphs through this function.
   std::function<void(onnx::NodeProto&, std::string)> import_node = [&](onnx::NodeProto& proto,
                                                                        std::string source) {
     const NodeView node(proto, std::move(source), opset, ctx.file());
@@ -642,29 +622,8 @@ ir::ExportedProgram import_graph(onnx::ModelProto& model, const std::string& fil
     ctx.set_current(&node);
     try {
       if (is_default_domain(proto.domain()) && proto.op_type() == "If") {
-        onnx::GraphProto& branch = taken_branch(ctx, node, proto);
-        const std::string prefix = node.source();
-        int child = 0;
-        for (onnx::TensorProto& init : *branch.mutable_initializer()) {
-          ctx.define(init.name(),
-                     Value{nullptr, ctx.tensor_from_proto(init, init.name()), true, init.name()});
-        }
-        for (onnx::NodeProto& inner : *branch.mutable_node()) {
-          import_node(
-              inner, fmt::format("{}/{}", prefix,
-                                 inner.name().empty() ? fmt::format("{}_{}", inner.op_type(), child)
-                                                      : inner.name()));
-          ++child;
-        }
+        import_if(ctx, node, proto, import_node);
         ctx.set_current(&node);
-        for (size_t i = 0; i < node.num_outputs(); ++i) {
-          const Value* v = ctx.find(branch.output(static_cast<int>(i)).name());
-          if (v == nullptr) {
-            node.fail(Error::InvalidArgument, "branch output '{}' is not produced",
-                      branch.output(static_cast<int>(i)).name());
-          }
-          if (node.has_output(i)) ctx.define(node.output(i), *v);
-        }
       } else if (is_default_domain(proto.domain()) && proto.op_type() == "Loop") {
         import_loop(ctx, node, proto, import_node);
         ctx.set_current(&node);

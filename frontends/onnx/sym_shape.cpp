@@ -122,6 +122,19 @@ void import_slice_items(ImportContext& ctx, const NodeView& node) {
   set_items(ctx, node, std::move(out), false);
 }
 
+/// x != 0 as an item: 0 or 1 for an int, a comparison's own result, else !!x (sym_not twice).
+ir::Argument to_bool_item(ImportContext& ctx, const ir::Argument& x) {
+  if (x.is_int()) return int64_t{x.as_int() != 0 ? 1 : 0};
+  const ir::Node* n = x.as_node();
+  for (const char* op : {"executorch_prim::eq.Scalar", "executorch_prim::gt.Scalar",
+                         "executorch_prim::ge.Scalar", "executorch_prim::lt.Scalar",
+                         "executorch_prim::le.Scalar", "executorch_prim::sym_not.Scalar"}) {
+    if (n->is_op(op)) return x;
+  }
+  ir::Node* negated = ctx.call("executorch_prim::sym_not.Scalar", {x});
+  return ctx.call("executorch_prim::sym_not.Scalar", {negated});
+}
+
 /// The two operands of an element-wise op on shape values, checked to broadcast.
 struct ItemOperands {
   ir::ArgumentList a, b;
@@ -253,8 +266,6 @@ void import_slice_sym(ImportContext& ctx, const NodeView& node) {
   ctx.set_output(node, 0, x);
 }
 
-/// The range [lo, hi] an item can take: its value for an int, its symbol's range for a sym_size
-/// node; nullopt for a prim op's result (whose range the importer does not track).
 /// min(x, y) (or max) of two shape items: an int when both are, one of them when their ranges
 /// decide it at import time (min(n, 1000) with n <= 1000 is n), else a sym_min (sym_max) node.
 ir::Argument min_max_item(ImportContext& ctx, bool min, const ir::Argument& x,
@@ -335,35 +346,42 @@ void import_min_max_items(ImportContext& ctx, const NodeView& node) {
   set_items(ctx, node, std::move(out), scalar);
 }
 
-/// Equal(a, b) of shape values, item by item, where the answer is known at import time: equal
-/// ints, the same sym_size node, or an int outside a dim's range (torch's Expand export compares
-/// the target shape with -1). The result is a bool constant.
+/// Equal(a, b) of shape values, item by item: a bool constant where the answer is known at import
+/// time (equal ints, the same sym_size node, or an int outside a dim's range: torch's Expand
+/// export compares the target shape with -1), else a shape value whose unknown items are
+/// executorch_prim::eq.Scalar nodes (a condition for a run-time If).
 void import_equal_items(ImportContext& ctx, const NodeView& node) {
   const ItemOperands ops = item_operands(ctx, node);
   const size_t n = ops.size();
-  std::vector<int64_t> out;
+  ir::ArgumentList items;
+  bool known = true;
   for (size_t i = 0; i < n; ++i) {
     const ir::Argument& x = ops.x(i);
     const ir::Argument& y = ops.y(i);
     if (x.is_node() && y.is_node() && x.as_node() == y.as_node()) {
-      out.push_back(1);
+      items.emplace_back(int64_t{1});
       continue;
     }
     const auto rx = ir::shape::int_range(x), ry = ir::shape::int_range(y);
     if (rx && ry && rx->first == rx->second && ry->first == ry->second) {
-      out.push_back(rx->first == ry->first ? 1 : 0);
+      items.emplace_back(int64_t{rx->first == ry->first ? 1 : 0});
     } else if (rx && ry && (rx->second < ry->first || ry->second < rx->first)) {
-      out.push_back(0);
+      items.emplace_back(int64_t{0});
     } else {
-      node.fail(Error::NotSupported,
-                "item {} compares values computed from dynamic dims whose equality is not known "
-                "at import time",
-                i);
+      // Compared at run time (an If on `numel == 0`): a Bool scalar.
+      items.emplace_back(ctx.call("executorch_prim::eq.Scalar", {x, y}));
+      known = false;
     }
   }
-  const std::vector<int64_t> sizes = ops.a_scalar && ops.b_scalar
-                                         ? std::vector<int64_t>{}
-                                         : std::vector<int64_t>{static_cast<int64_t>(n)};
+  const bool scalar = ops.a_scalar && ops.b_scalar;
+  if (!known) {
+    ctx.define_sym(node.output(0), SymValue{std::move(items), scalar}, node.source());
+    return;
+  }
+  std::vector<int64_t> out;
+  for (const ir::Argument& a : items) out.push_back(a.as_int());
+  const std::vector<int64_t> sizes =
+      scalar ? std::vector<int64_t>{} : std::vector<int64_t>{static_cast<int64_t>(n)};
   ctx.set_output(node, 0, ConstTensor::from_int64(DType::Bool, sizes, out));
 }
 
@@ -488,12 +506,16 @@ bool import_symbolic(ImportContext& ctx, const NodeView& node) {
   } else if ((op == "Cast" || op == "Identity") && is_sym(ctx, node, 0)) {
     if (op == "Cast") {
       const int64_t to = node.attr_int("to", 0);
-      if (to != onnx::TensorProto::INT64 && to != onnx::TensorProto::INT32) {
+      if (to != onnx::TensorProto::INT64 && to != onnx::TensorProto::INT32 &&
+          to != onnx::TensorProto::BOOL) {
         node.fail(Error::NotSupported, "Cast of a dynamic dim to a non-integer type");
       }
     }
     bool scalar = false;
     ir::ArgumentList items = require_items(ctx, node, 0, "input", &scalar);
+    if (op == "Cast" && node.attr_int("to", 0) == onnx::TensorProto::BOOL) {
+      for (ir::Argument& a : items) a = to_bool_item(ctx, a);
+    }
     set_items(ctx, node, std::move(items), scalar);
   } else if (op == "Add" || op == "Sub" || op == "Mul" || op == "Div") {
     import_arith_items(ctx, node);
@@ -505,7 +527,12 @@ bool import_symbolic(ImportContext& ctx, const NodeView& node) {
              ((op == "ReduceMin" || op == "ReduceMax" || op == "ReduceProd" || op == "ReduceSum") &&
               is_sym(ctx, node, 0))) {
     import_min_max_items(ctx, node);
-  } else if (op == "Where" && !is_sym(ctx, node, 0)) {
+  } else if (op == "Where" && is_sym(ctx, node, 0)) {
+    node.fail(Error::NotSupported,
+              "the condition ('{}') is computed at run time; it must be known at import time "
+              "for a Where on shape values",
+              node.input(0));
+  } else if (op == "Where") {
     import_where_items(ctx, node);
   } else if (op == "Reshape" && is_sym(ctx, node, 0) && !is_sym(ctx, node, 1)) {
     import_reshape_items(ctx, node);

@@ -42,13 +42,17 @@ std::vector<TensorSpec> full(const OpSchema& op, const ArgumentList& args) {
   for (const SymInt& d : size) {
     if (d.is_static() && d.value() < 0) fail(op, "size", "negative size {}", d.value());
   }
+  const std::optional<DType> given = optional_dtype(op, args, "dtype");
   DType dtype = DType::Float;
   if (op.arg_index("fill_value") >= 0) {
     const Argument& fill = arg(op, args, "fill_value");
-    require_number(op, "fill_value", fill);
-    dtype = inferred_dtype(fill);
+    // A value computed at run time (a prim op's result) needs the dtype spelled out.
+    if (!(fill.is_node() && given)) {
+      require_number(op, "fill_value", fill);
+      dtype = inferred_dtype(fill);
+    }
   }
-  return {make_spec(optional_dtype(op, args, "dtype").value_or(dtype), std::move(size))};
+  return {make_spec(given.value_or(dtype), std::move(size))};
 }
 
 std::vector<TensorSpec> full_like(const OpSchema& op, const ArgumentList& args) {

@@ -254,16 +254,19 @@ std::vector<TensorSpec> cat(const OpSchema& op, const ArgumentList& args) {
     const bool data_dependent = std::any_of(used.begin(), used.end(), [&](const TensorSpec* t) {
       return t->shape[dim].is_symbolic() && t->shape[dim].symbol()->data_dependent;
     });
+    // Named after its terms ("cat_a_b_3"), so that two cats of the same counts (boxes and their
+    // labels) agree.
     int64_t total = 0, lower = 0;
+    std::string name = "cat";
     for (const TensorSpec* t : used) {
       total += data_dependent ? t->shape[dim].upper_bound() : static_dim(op, "tensors", *t, dim);
       lower += t->shape[dim].lower_bound();
+      name.push_back('_');
+      name.append(t->shape[dim].to_string());
     }
     out[dim] = SymInt(total);
     if (data_dependent) {
-      const Node* input = arg(op, args, "tensors").as_list()[0].as_node();
-      out[dim] =
-          SymInt(std::make_shared<Symbol>(Symbol{"cat_" + input->name(), lower, total, true}));
+      out[dim] = SymInt(std::make_shared<Symbol>(Symbol{std::move(name), lower, total, true}));
     }
   }
   return {make_spec(dtype, std::move(out))};
@@ -349,10 +352,27 @@ std::vector<TensorSpec> slice_copy(const OpSchema& op, const ArgumentList& args)
   const auto dim =
       static_cast<size_t>(normalize_dim(op, "dim", int_value(op, args, "dim"), self.rank()));
   const std::optional<SymInt> start = optional_sym_int(op, args, "start");
-  const std::optional<SymInt> end = optional_sym_int(op, args, "end");
+  const Argument& end_arg = arg(op, args, "end");
   const SymInt step = sym_int(op, args, "step");
-  if (step.is_symbolic() || step.value() <= 0) fail(op, "step", "must be a positive int");
   const SymInt& size = self.shape[dim];
+  // x[:n] with n computed at run time (not a dim's size: a run-time If's chosen branch keeps
+  // n = cond * len rows): a count the data decides, in [0, min(size, n's bound)].
+  if (end_arg.is_node() && !end_arg.as_node()->is_op("aten::sym_size.int")) {
+    if (start && !(start->is_static() && start->value() == 0)) {
+      fail(op, "start", "must be 0 when the end is computed at run time");
+    }
+    if (step.is_symbolic() || step.value() != 1) {
+      fail(op, "step", "must be 1 when the end is computed at run time");
+    }
+    const auto range = int_range(end_arg);
+    const int64_t upper = std::min(size.upper_bound(), range ? range->second : INT64_MAX);
+    Shape out = self.shape;
+    out[dim] = SymInt(std::make_shared<Symbol>(
+        Symbol{"slice_" + end_arg.as_node()->name(), 0, std::max<int64_t>(upper, 0), true}));
+    return {make_spec(self.dtype, std::move(out))};
+  }
+  const std::optional<SymInt> end = optional_sym_int(op, args, "end");
+  if (step.is_symbolic() || step.value() <= 0) fail(op, "step", "must be a positive int");
   const bool from_start = !start || (start->is_static() && start->value() == 0);
   const bool to_end = !end || *end == size ||
                       (end->is_static() && size.is_static() && end->value() >= size.value()) ||
@@ -364,6 +384,16 @@ std::vector<TensorSpec> slice_copy(const OpSchema& op, const ArgumentList& args)
   if (from_start && end && end->is_symbolic() && step.value() == 1 && size.is_static() &&
       end->upper_bound() <= size.value()) {
     out[dim] = *end;
+    return {make_spec(self.dtype, std::move(out))};
+  }
+  // A symbolic dim's first e rows (e static): min(dim, e), a count of its own unless e covers
+  // the dim's bound.
+  if (from_start && end && end->is_static() && end->value() >= 0 && step.value() == 1 &&
+      size.is_symbolic()) {
+    if (end->value() >= size.upper_bound()) return {make_spec(self.dtype, out)};
+    out[dim] = SymInt(std::make_shared<Symbol>(
+        Symbol{fmt::format("{}_first_{}", size.to_string(), end->value()),
+               std::min(size.lower_bound(), end->value()), end->value(), true}));
     return {make_spec(self.dtype, std::move(out))};
   }
   const int64_t n = static_dim(op, "self", self, dim);

@@ -20,6 +20,7 @@ inline bool check_arity(runtime::KernelRuntimeContext& ctx, const char* op,
 
 void sym_size_int(runtime::KernelRuntimeContext& ctx, Span<runtime::EValue*> stack);
 void sym_numel(runtime::KernelRuntimeContext& ctx, Span<runtime::EValue*> stack);
+void local_scalar_dense(runtime::KernelRuntimeContext& ctx, Span<runtime::EValue*> stack);
 void add_scalar(runtime::KernelRuntimeContext& ctx, Span<runtime::EValue*> stack);
 void sub_scalar(runtime::KernelRuntimeContext& ctx, Span<runtime::EValue*> stack);
 void mul_scalar(runtime::KernelRuntimeContext& ctx, Span<runtime::EValue*> stack);

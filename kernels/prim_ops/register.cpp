@@ -8,6 +8,7 @@ namespace {
 const runtime::Kernel kPrimOps[] = {
     {"aten::sym_size.int", prim::sym_size_int},
     {"aten::sym_numel", prim::sym_numel},
+    {"aten::_local_scalar_dense", prim::local_scalar_dense},
     {"executorch_prim::add.Scalar", prim::add_scalar},
     {"executorch_prim::sub.Scalar", prim::sub_scalar},
     {"executorch_prim::mul.Scalar", prim::mul_scalar},

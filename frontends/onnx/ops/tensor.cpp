@@ -224,8 +224,10 @@ std::vector<eval::SliceAxis> slice_axes(ImportContext& ctx, const NodeView& node
     if (seen[static_cast<size_t>(a)]) node.fail(Error::InvalidArgument, "axes repeat dim {}", a);
     seen[static_cast<size_t>(a)] = true;
     if (steps[i] == 0) node.fail(Error::InvalidArgument, "step is 0");
-    if (symbolic[static_cast<size_t>(a)]) {
-      node.fail(Error::NotSupported, "slicing the dynamic dim {} with constant bounds", a);
+    // A dynamic dim's first rows, x[:n] (torchvision's keep[:detections_per_img]): min(dim, n).
+    if (symbolic[static_cast<size_t>(a)] && (starts[i] != 0 || steps[i] != 1 || ends[i] < 0)) {
+      node.fail(Error::NotSupported,
+                "slicing the dynamic dim {} with constant bounds other than its first rows", a);
     }
     out.push_back(
         eval::normalize_slice(a, in[static_cast<size_t>(a)], starts[i], ends[i], steps[i]));

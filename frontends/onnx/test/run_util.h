@@ -74,6 +74,17 @@ class PortableProgram {
   std::unique_ptr<runtime::Module> module_;
 };
 
+/// Input x = f32[2, 3] and `out` = x[x > 0] as torch exports it: NonZero -> Transpose ->
+/// GatherND, a count only the data decides.
+inline void positives_of_x(ModelBuilder& b, const std::string& out) {
+  b.input("x", {2, 3});
+  b.init_float("zero", {}, {0.0f});
+  b.node("Greater", {"x", "zero"}, {"mask"});
+  b.node("NonZero", {"mask"}, {"nz"});
+  set_attr(b.node("Transpose", {"nz"}, {"coords"}), "perm", std::vector<int64_t>{1, 0});
+  b.node("GatherND", {"x", "coords"}, {out});
+}
+
 /// The message of the exception importing `b` throws ("no error" when it imports).
 inline std::string import_error(ModelBuilder& b, const OnnxImportOptions& options = {}) {
   try {

@@ -39,6 +39,25 @@ TEST(PrimOps, SymSizeReadsTheCurrentSize) {
   EXPECT_EQ(failure, Error::InvalidArgument);
 }
 
+TEST(PrimOps, LocalScalarDenseReadsTheOnlyElementByDtype) {
+  runtime::OwnedTensor flag = runtime::OwnedTensor::full(DType::Bool, {1}, 1.0);
+  EValue b = call("aten::_local_scalar_dense", {flag.evalue()});
+  ASSERT_TRUE(b.is_bool());
+  EXPECT_TRUE(b.to_bool());
+  runtime::OwnedTensor count = runtime::OwnedTensor::full(DType::Int, {}, 7.0);
+  EValue n = call("aten::_local_scalar_dense", {count.evalue()});
+  ASSERT_TRUE(n.is_int());
+  EXPECT_EQ(n.to_int(), 7);
+  runtime::OwnedTensor x = runtime::OwnedTensor::full(DType::Float, {1, 1}, 2.5);
+  EValue f = call("aten::_local_scalar_dense", {x.evalue()});
+  ASSERT_TRUE(f.is_double());
+  EXPECT_DOUBLE_EQ(f.to_double(), 2.5);
+  runtime::OwnedTensor two = runtime::OwnedTensor::full(DType::Float, {2}, 0.0);
+  Error failure = Error::Ok;
+  call("aten::_local_scalar_dense", {two.evalue()}, &failure);
+  EXPECT_EQ(failure, Error::InvalidArgument);
+}
+
 TEST(PrimOps, ArithmeticKeepsIntsAndFollowsPython) {
   auto i = [](int64_t x) { return EValue(x); };
   EXPECT_EQ(call("executorch_prim::add.Scalar", {i(3), i(4)}).to_int(), 7);
@@ -84,7 +103,7 @@ TEST(PrimOps, ComparisonsGiveBools) {
 TEST(PrimOps, RegistrationIsIdempotent) {
   EXPECT_EQ(register_prim_ops(), Error::Ok);
   EXPECT_EQ(register_prim_ops(), Error::Ok);
-  EXPECT_EQ(prim_op_kernels().size(), 24u);
+  EXPECT_EQ(prim_op_kernels().size(), 25u);
 }
 
 }  // namespace
