@@ -26,6 +26,8 @@ Models (seeded random weights, small so that the suite stays fast):
                     [1, 48]: position ids from arange(seq), causal mask from full((seq, seq))
   detect_post       detection post-processing: score mask (NonZero), NMS, kept boxes, RoiAlign; static
                     input, data-dependent output sizes (two reference sets)
+  ssdlite           torchvision's SSDlite320 detector, post-processing included (If on a run-time
+                    condition, per-class top-k of data-dependent counts); three reference sets
   bert_like         int64 token ids (Gather embeddings) + position table, a [1, seq] 0/1 attention
                     mask input sharing the seq symbol, 2 encoder layers, GELU, classifier on token 0
 Needs Debian's /usr/bin/python3 (torch 1.13, torchvision, onnx, numpy); no network.
@@ -376,6 +378,44 @@ def build_detect_post(gen):
     return model, good[0], ["img"], {}, good, [], [], 13, ["boxes", "scores", "pooled"]
 
 
+class SsdLite(nn.Module):
+    """torchvision's ssdlite320_mobilenet_v3_large (5 classes) on one 320x320 image, returning
+    (boxes, scores, labels). Its post-processing is data-dependent throughout: per-class score
+    masks (NonZero), top-k of min(candidates, 300) per class, the classes' candidates
+    concatenated, batched NMS behind `if boxes.numel() == 0` (an If on a run-time condition),
+    keep[:detections_per_img]. Weights: variance-preserving random convs and random BatchNorm
+    statistics (torchvision's own init gives near-uniform scores, ties everywhere)."""
+
+    def __init__(self):
+        super().__init__()
+        self.det = torchvision.models.detection.ssdlite320_mobilenet_v3_large(
+            weights=None, weights_backbone=None, num_classes=5, score_thresh=0.5,
+            detections_per_img=50)
+        with torch.no_grad():
+            for m in self.det.modules():
+                if isinstance(m, nn.Conv2d):
+                    nn.init.kaiming_normal_(m.weight, nonlinearity="relu")
+                    if m.bias is not None:
+                        nn.init.normal_(m.bias, 0.0, 0.5)
+                elif isinstance(m, nn.BatchNorm2d):
+                    m.running_mean.normal_(0.0, 0.1)
+                    m.running_var.uniform_(0.5, 2.0)
+
+    def forward(self, img):
+        out = self.det([img])[0]
+        return out["boxes"], out["scores"], out["labels"]
+
+
+def build_ssdlite(gen):
+    torch.manual_seed(SEED)
+    model = SsdLite().eval()
+    # Two random images (50 detections each, the limit) and a gray one (22 pass the 0.5 score
+    # threshold).
+    good = [torch.rand(3, 320, 320, generator=gen) for _ in range(2)]
+    good.append(torch.full((3, 320, 320), 0.5))
+    return model, good[0], ["image"], {}, good, [], [], 13, ["boxes", "scores", "labels"]
+
+
 MODELS = {
     "dyn_seq_attn": build_dyn_seq_attn,
     "resnet18_dynbatch": build_resnet18_dynbatch,
@@ -386,6 +426,7 @@ MODELS = {
     "gpt_decode": build_gpt_decode,
     "llama_dyn": build_llama_dyn,
     "detect_post": build_detect_post,
+    "ssdlite": build_ssdlite,
 }
 
 
