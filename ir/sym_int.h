@@ -16,6 +16,10 @@ struct Symbol {
   /// names it after the node's input, which passes may replace; the verifier then accepts
   /// another data-dependent symbol of the same range in its place.
   bool data_dependent = false;
+  /// For a multiple of another symbol (a view that merges a symbolic dim with static ones, e.g.
+  /// [n, 4, 4] -> [n * 4, 4]): that symbol and the factor; the name is "<base>_x<factor>".
+  std::shared_ptr<const Symbol> base = nullptr;
+  int64_t factor = 1;
 };
 using SymbolPtr = std::shared_ptr<const Symbol>;
 

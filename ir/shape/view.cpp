@@ -30,6 +30,17 @@ std::optional<SymInt> optional_sym_int(const OpSchema& op, const ArgumentList& a
   return sym_int(op, args, name);
 }
 
+/// `root` * `factor` as a dim: root itself for 1, else a symbol recording both (Symbol::base).
+SymInt multiple_of(const SymbolPtr& root, int64_t factor) {
+  if (factor == 1) return SymInt(root);
+  const int64_t max = root->max > INT64_MAX / factor ? INT64_MAX : root->max * factor;
+  auto s = std::make_shared<Symbol>(
+      Symbol{fmt::format("{}_x{}", root->name, factor), root->min * factor, max, true});
+  s->base = root;
+  s->factor = factor;
+  return SymInt(std::move(s));
+}
+
 }  // namespace
 
 std::vector<TensorSpec> view_copy(const OpSchema& op, const ArgumentList& args) {
@@ -77,6 +88,19 @@ std::vector<TensorSpec> view_copy(const OpSchema& op, const ArgumentList& args) 
       size[static_cast<size_t>(infer)] = SymInt(in_static / out_static);
     } else if (left.size() == 1 && in_static == out_static) {
       size[static_cast<size_t>(infer)] = by_name.at(left[0]);
+    } else if (left.size() == 1 && out_static != 0) {
+      // One symbol s times a static ratio: s * k, as a multiple of s's own base (so that
+      // [n * 4, 4] -> [-1, 16] gives n back).
+      const SymbolPtr& s = by_name.at(left[0]).symbol();
+      const SymbolPtr root = s->base != nullptr ? s->base : s;
+      const int64_t scaled = (s->base != nullptr ? s->factor : 1) * in_static;
+      if (scaled % out_static != 0) {
+        fail(op, "size",
+             "cannot infer -1 in {} for the symbolic input {} ({} is not a multiple "
+             "of {})",
+             shape_string(size), self.to_string(), left[0], out_static);
+      }
+      size[static_cast<size_t>(infer)] = multiple_of(root, scaled / out_static);
     } else {
       fail(op, "size", "cannot infer -1 in {} for the symbolic input {} (needs static dims)",
            shape_string(size), self.to_string());

@@ -241,10 +241,20 @@ TEST_F(ShapeFnTest, ViewsAndShapeOps) {
             TensorSpec(DType::Float, Shape{b, 12}));
   EXPECT_EQ(one("aten::view_copy", {x, std::vector<int64_t>{12, -1}}),
             TensorSpec(DType::Float, Shape{12, b}));
+  // Merged with static dims, it becomes a multiple of itself, which a later view undoes.
+  const TensorSpec flat = one("aten::view_copy", {x, std::vector<int64_t>{-1}});
+  ASSERT_EQ(flat.rank(), 1u);
+  EXPECT_EQ(flat.shape[0].to_string(), "b_x12");
+  EXPECT_EQ(flat.shape[0].upper_bound(), 12 * b.upper_bound());
+  Node* line = t(DType::Float, {flat.shape[0]});
+  EXPECT_EQ(one("aten::view_copy", {line, std::vector<int64_t>{-1, 6}}).shape[0].to_string(),
+            "b_x2");
+  EXPECT_EQ(one("aten::view_copy", {line, std::vector<int64_t>{-1, 3, 4}}),
+            TensorSpec(DType::Float, Shape{b, 3, 4}));
   EXPECT_EQ(
-      error("aten::view_copy", {x, std::vector<int64_t>{-1}}),
-      "aten::view_copy: argument 'size': cannot infer -1 in [-1] for the symbolic input f32[b, "
-      "3, 4] (needs static dims)");
+      error("aten::view_copy", {x, std::vector<int64_t>{-1, 5}}),
+      "aten::view_copy: argument 'size': cannot infer -1 in [-1, 5] for the symbolic input f32[b, "
+      "3, 4] (b is not a multiple of 5)");
   EXPECT_EQ(error("aten::view_copy", {t(DType::Float, {2, 3}), std::vector<int64_t>{4, 2}}),
             "aten::view_copy: argument 'size': shape [4, 2] is invalid for an input f32[2, 3]");
   EXPECT_EQ(one("aten::permute_copy", {x, std::vector<int64_t>{2, 0, 1}}),

@@ -18,12 +18,19 @@ namespace {
 
 /// Index input `i` as an int64 graph tensor with the same shape, negative values wrapped by
 /// `size`: a checked constant when known at import time, else cast and wrapped at run time.
-ir::Node* elementwise_index(ImportContext& ctx, const NodeView& node, size_t i, int64_t size) {
+ir::Node* elementwise_index(ImportContext& ctx, const NodeView& node, size_t i,
+                            const ir::SymInt& dim) {
   if (const ConstTensor* c = ctx.constant(node, i)) {
     std::vector<int64_t> idx = c->to_int64();
+    const int64_t size = dim.upper_bound();
     for (int64_t& v : idx) {
       if (v < -size || v >= size) {
-        node.fail(Error::InvalidArgument, "index {} is out of range for a dim of size {}", v, size);
+        node.fail(Error::InvalidArgument, "index {} is out of range for a dim of size {}", v,
+                  dim.to_string());
+      }
+      if (v < 0 && dim.is_symbolic()) {
+        node.fail(Error::NotSupported, "negative index {} into the dynamic dim {}", v,
+                  dim.to_string());
       }
       if (v < 0) v += size;
     }
@@ -35,15 +42,15 @@ ir::Node* elementwise_index(ImportContext& ctx, const NodeView& node, size_t i, 
     node.fail(Error::InvalidArgument, "indices must be int32 or int64, got {}", to_string(dtype));
   }
   if (dtype != DType::Long) index = ctx.call("aten::_to_copy", {index, DType::Long});
-  return wrap_negative_indices(ctx, index, size);
+  return wrap_negative_indices(ctx, index, ctx.sym_size(dim));
 }
 
 /// ScatterElements (opset 11-18) and Scatter (opset 9-10, the same op without reduction).
 void import_scatter_elements(ImportContext& ctx, const NodeView& node) {
-  const std::vector<int64_t> data = ctx.input_sizes(node, 0);
+  const ir::Shape data = ctx.input_shape(node, 0);
   const int64_t rank = static_cast<int64_t>(data.size());
   const int64_t axis = node.normalize_axis(node.attr_int("axis", 0), std::max<int64_t>(rank, 1));
-  const int64_t size = rank == 0 ? 1 : data[static_cast<size_t>(axis)];
+  const ir::SymInt size = rank == 0 ? ir::SymInt(1) : data[static_cast<size_t>(axis)];
   if (ctx.input_rank(node, 1) != rank || ctx.input_rank(node, 2) != rank) {
     node.fail(Error::InvalidArgument, "data, indices and updates must have the same rank");
   }

@@ -237,6 +237,50 @@ TEST(SymbolicShape, ReduceProdOfARunTimeShapeIsItsElementCount) {
   EXPECT_EQ(three.values, (std::vector<float>{6, 3, 1}));
 }
 
+// Reshapes through multiples of a data-dependent count, as Faster R-CNN's box decoding does
+// ([n, 4] -> [n * 4] -> [n * 2, 2] -> [n, 4]): the last is n again, so it adds to the first.
+TEST(SymbolicShape, ReshapesThroughMultiplesOfACountComeBackToIt) {
+  ModelBuilder b(13);
+  positives_of_x(b, "pos");
+  b.init_int64("axis1", {1}, {1});
+  b.node("Unsqueeze", {"pos", "axis1"}, {"col"});
+  set_attr(b.node("Concat", {"col", "col", "col", "col"}, {"quad"}), "axis", int64_t{1});
+  b.init_int64("flat", {1}, {-1});
+  b.node("Reshape", {"quad", "flat"}, {"line"});
+  b.init_int64("pairs", {2}, {-1, 2});
+  b.node("Reshape", {"line", "pairs"}, {"paired"});
+  b.init_int64("fours", {2}, {-1, 4});
+  b.node("Reshape", {"paired", "fours"}, {"back"});
+  b.node("Add", {"back", "quad"}, {"y"});
+  b.output("y", onnx::TensorProto::FLOAT, {std::string("n"), 4});
+  PortableProgram p(b);
+  const PortableProgram::Output two = run_2x3(p, {-1, -2, 3, -4, 0, 6});
+  EXPECT_EQ(two.sizes, (std::vector<int32_t>{2, 4}));
+  EXPECT_EQ(two.values, (std::vector<float>{6, 6, 6, 6, 12, 12, 12, 12}));
+}
+
+// ScatterElements into zeros shaped like a data-dependent count (MultiScaleRoIAlign's merge of
+// its levels), with run-time indices -1, -2, ... that wrap by the count: pos reversed.
+TEST(SymbolicShape, ScatterElementsIntoACountWrapsNegativeIndices) {
+  ModelBuilder b(13);
+  positives_of_x(b, "pos");
+  b.node("Shape", {"pos"}, {"pos_shape"});
+  set_value(b.node("ConstantOfShape", {"pos_shape"}, {"zeros"}), onnx::TensorProto::FLOAT, 0.0);
+  b.init_int64("first", {}, {0});
+  b.node("Gather", {"pos_shape", "first"}, {"n"});
+  b.init_int64("start", {}, {0});
+  b.init_int64("one", {}, {1});
+  b.node("Range", {"start", "n", "one"}, {"r"});
+  b.node("Add", {"r", "one"}, {"r1"});
+  b.node("Neg", {"r1"}, {"idx"});
+  b.node("ScatterElements", {"zeros", "idx", "pos"}, {"y"});
+  b.output("y", onnx::TensorProto::FLOAT, {std::string("n")});
+  PortableProgram p(b);
+  const PortableProgram::Output three = run_2x3(p, {1, -2, 3, -4, 0, 6});
+  EXPECT_EQ(three.sizes, (std::vector<int32_t>{3}));
+  EXPECT_EQ(three.values, (std::vector<float>{6, 3, 1}));
+}
+
 // ReverseSequence with lengths known only at run time: x is [time 3, batch 2], the graph input
 // lens reverses the first lens[b] steps of column b.
 TEST(SymbolicShape, ReverseSequenceWithRunTimeLengths) {
