@@ -28,6 +28,8 @@ Models (seeded random weights, small so that the suite stays fast):
                     input, data-dependent output sizes (two reference sets)
   ssdlite           torchvision's SSDlite320 detector, post-processing included (If on a run-time
                     condition, per-class top-k of data-dependent counts); three reference sets
+  fasterrcnn        torchvision's Faster R-CNN (MobileNetV3-320 FPN), RPN, MultiScaleRoIAlign and
+                    box head included; two reference sets
   bert_like         int64 token ids (Gather embeddings) + position table, a [1, seq] 0/1 attention
                     mask input sharing the seq symbol, 2 encoder layers, GELU, classifier on token 0
 Needs Debian's /usr/bin/python3 (torch 1.13, torchvision, onnx, numpy); no network.
@@ -378,28 +380,27 @@ def build_detect_post(gen):
     return model, good[0], ["img"], {}, good, [], [], 13, ["boxes", "scores", "pooled"]
 
 
-class SsdLite(nn.Module):
-    """torchvision's ssdlite320_mobilenet_v3_large (5 classes) on one 320x320 image, returning
-    (boxes, scores, labels). Its post-processing is data-dependent throughout: per-class score
-    masks (NonZero), top-k of min(candidates, 300) per class, the classes' candidates
-    concatenated, batched NMS behind `if boxes.numel() == 0` (an If on a run-time condition),
-    keep[:detections_per_img]. Weights: variance-preserving random convs and random BatchNorm
-    statistics (torchvision's own init gives near-uniform scores, ties everywhere)."""
+def randomize_detector(det):
+    """Variance-preserving random convs and linears, random biases and BatchNorm statistics:
+    torchvision's own init gives vanishing features and near-uniform scores, whose ties make the
+    kept boxes depend on rounding."""
+    with torch.no_grad():
+        for m in det.modules():
+            if isinstance(m, (nn.Conv2d, nn.Linear)):
+                nn.init.kaiming_normal_(m.weight, nonlinearity="relu")
+                if m.bias is not None:
+                    nn.init.normal_(m.bias, 0.0, 0.5)
+            elif isinstance(m, nn.BatchNorm2d):
+                m.running_mean.normal_(0.0, 0.1)
+                m.running_var.uniform_(0.5, 2.0)
 
-    def __init__(self):
+
+class Detector(nn.Module):
+    """A torchvision detector on one image, returning (boxes, scores, labels)."""
+
+    def __init__(self, det):
         super().__init__()
-        self.det = torchvision.models.detection.ssdlite320_mobilenet_v3_large(
-            weights=None, weights_backbone=None, num_classes=5, score_thresh=0.5,
-            detections_per_img=50)
-        with torch.no_grad():
-            for m in self.det.modules():
-                if isinstance(m, nn.Conv2d):
-                    nn.init.kaiming_normal_(m.weight, nonlinearity="relu")
-                    if m.bias is not None:
-                        nn.init.normal_(m.bias, 0.0, 0.5)
-                elif isinstance(m, nn.BatchNorm2d):
-                    m.running_mean.normal_(0.0, 0.1)
-                    m.running_var.uniform_(0.5, 2.0)
+        self.det = det
 
     def forward(self, img):
         out = self.det([img])[0]
@@ -407,12 +408,40 @@ class SsdLite(nn.Module):
 
 
 def build_ssdlite(gen):
+    """ssdlite320_mobilenet_v3_large (5 classes): per-class score masks (NonZero), top-k of
+    min(candidates, 300) per class, the classes' candidates concatenated, batched NMS behind
+    `if boxes.numel() == 0` (an If on a run-time condition), keep[:detections_per_img]."""
     torch.manual_seed(SEED)
-    model = SsdLite().eval()
+    det = torchvision.models.detection.ssdlite320_mobilenet_v3_large(
+        weights=None, weights_backbone=None, num_classes=5, score_thresh=0.5,
+        detections_per_img=50)
+    randomize_detector(det)
+    model = Detector(det).eval()
     # Two random images (50 detections each, the limit) and a gray one (22 pass the 0.5 score
     # threshold).
     good = [torch.rand(3, 320, 320, generator=gen) for _ in range(2)]
     good.append(torch.full((3, 320, 320), 0.5))
+    return model, good[0], ["image"], {}, good, [], [], 13, ["boxes", "scores", "labels"]
+
+
+def build_fasterrcnn(gen):
+    """fasterrcnn_mobilenet_v3_large_320_fpn (5 classes): the RPN's per-level top-k and NMS,
+    MultiScaleRoIAlign (levels picked per box, merged with ScatterElements), the box head and
+    per-class decoding (reshapes through multiples of the box count), score mask and batched NMS.
+    Box deltas are kept small and class logits a few units: large random deltas give degenerate
+    boxes whose corners amplify rounding, and saturated scores (exactly 1.0) tie."""
+    torch.manual_seed(SEED)
+    det = torchvision.models.detection.fasterrcnn_mobilenet_v3_large_320_fpn(
+        weights=None, weights_backbone=None, num_classes=5, box_score_thresh=0.3)
+    randomize_detector(det)
+    with torch.no_grad():
+        for lin in (det.roi_heads.box_predictor.bbox_pred, det.rpn.head.bbox_pred):
+            lin.weight.mul_(0.05)
+            lin.bias.zero_()
+        det.roi_heads.box_predictor.cls_score.weight.mul_(0.1)
+        det.rpn.head.cls_logits.weight.mul_(0.1)
+    model = Detector(det).eval()
+    good = [torch.rand(3, 320, 320, generator=gen), torch.full((3, 320, 320), 0.5)]
     return model, good[0], ["image"], {}, good, [], [], 13, ["boxes", "scores", "labels"]
 
 
@@ -427,6 +456,7 @@ MODELS = {
     "llama_dyn": build_llama_dyn,
     "detect_post": build_detect_post,
     "ssdlite": build_ssdlite,
+    "fasterrcnn": build_fasterrcnn,
 }
 
 
