@@ -341,6 +341,8 @@ Tensor& clamp_tensor_out(KernelRuntimeContext& ctx, const Tensor& self, const Op
 /// div.out_mode(Tensor self, Tensor other, *, str? rounding_mode, Tensor(a!) out)
 Tensor& div_out_mode(KernelRuntimeContext& ctx, const Tensor& self, const Tensor& other,
                      const std::optional<std::string_view>& rounding_mode, Tensor& out);
+Tensor& div_scalar_mode_out(KernelRuntimeContext& ctx, const Tensor& self, const Scalar& other,
+                            const std::optional<std::string_view>& rounding_mode, Tensor& out);
 /// remainder.Tensor_out(Tensor self, Tensor other, *, Tensor(a!) out): Python's %.
 Tensor& remainder_tensor_out(KernelRuntimeContext& ctx, const Tensor& self, const Tensor& other,
                              Tensor& out);

@@ -1,4 +1,5 @@
-// div.out, div.Scalar_out and div.out_mode: true division. Integral and bool operands divide as
+// div.out, div.Scalar_out, div.out_mode and div.Scalar_mode_out: true division (or rounded, with
+// a rounding mode). Integral and bool operands divide as
 // float (ATen's default float dtype), so out must be a floating type.
 
 #include <cmath>
@@ -44,15 +45,48 @@ Tensor& div_scalar_out(KernelRuntimeContext& ctx, const Tensor& self, const Scal
 
 namespace ptec::kernels {
 
+namespace {
+
+// x / y rounded toward zero (trunc) or down (floor), in the promoted dtype; an integral division
+// by zero sets `divided_by_zero` and gives 0.
+template <typename CT>
+CT rounded_quotient(CT x, CT y, bool trunc, bool& divided_by_zero) {
+  if constexpr (std::is_floating_point_v<CT>) {
+    const CT q = x / y;
+    return trunc ? std::trunc(q) : std::floor(q);
+  } else {
+    if (y == CT{0}) {
+      divided_by_zero = true;
+      return CT{0};
+    }
+    const CT q = static_cast<CT>(x / y);
+    // C++ truncates; floor moves a negative inexact quotient down by one.
+    if constexpr (std::is_signed_v<CT>) {
+      if (!trunc && (x % y != 0) && ((x < 0) != (y < 0))) return static_cast<CT>(q - 1);
+    }
+    return q;
+  }
+}
+
+// The rounding mode's check: "trunc" or "floor" (true when "trunc"); false with the context
+// failed for anything else.
+bool valid_mode(KernelRuntimeContext& ctx, const char* op, std::string_view mode, bool& trunc) {
+  trunc = mode == "trunc";
+  PTEC_KERNEL_CHECK_MSG(ctx, trunc || mode == "floor", InvalidArgument, false,
+                        "%s: rounding_mode must be 'trunc' or 'floor'", op);
+  return true;
+}
+
+}  // namespace
+
 // div.out_mode: rounding_mode None is true division; "trunc" and "floor" round the quotient and
 // keep the promoted dtype (integral division by zero fails the context, as ATen raises).
 Tensor& div_out_mode(KernelRuntimeContext& ctx, const Tensor& self, const Tensor& other,
                      const std::optional<std::string_view>& rounding_mode, Tensor& out) {
   constexpr const char* kOp = "div.out_mode";
   if (!rounding_mode) return div_out(ctx, self, other, out);
-  const bool trunc = *rounding_mode == "trunc";
-  PTEC_KERNEL_CHECK_MSG(ctx, trunc || *rounding_mode == "floor", InvalidArgument, out,
-                        "%s: rounding_mode must be 'trunc' or 'floor'", kOp);
+  bool trunc = false;
+  if (!valid_mode(ctx, kOp, *rounding_mode, trunc)) return out;
   const DType common = result_type(self, other);
   PTEC_KERNEL_CHECK_MSG(ctx, common != DType::Bool, InvalidArgument, out,
                         "%s: bool inputs are not supported", kOp);
@@ -60,23 +94,31 @@ Tensor& div_out_mode(KernelRuntimeContext& ctx, const Tensor& self, const Tensor
   bool divided_by_zero = false;
   dispatch_real(compute_dtype(common), [&](auto tag) {
     using CT = decltype(tag);
-    apply_binary<CT>(ctx, kOp, self, other, out, [&](CT x, CT y) -> CT {
-      if constexpr (std::is_floating_point_v<CT>) {
-        const CT q = x / y;
-        return trunc ? std::trunc(q) : std::floor(q);
-      } else {
-        if (y == CT{0}) {
-          divided_by_zero = true;
-          return CT{0};
-        }
-        const CT q = static_cast<CT>(x / y);
-        // C++ truncates; floor moves a negative inexact quotient down by one.
-        if constexpr (std::is_signed_v<CT>) {
-          if (!trunc && (x % y != 0) && ((x < 0) != (y < 0))) return static_cast<CT>(q - 1);
-        }
-        return q;
-      }
-    });
+    apply_binary<CT>(ctx, kOp, self, other, out,
+                     [&](CT x, CT y) { return rounded_quotient(x, y, trunc, divided_by_zero); });
+  });
+  PTEC_KERNEL_CHECK_MSG(ctx, !divided_by_zero, InvalidArgument, out, "%s: integer division by zero",
+                        kOp);
+  return out;
+}
+
+// div.Scalar_mode_out: div.out_mode with a Scalar divisor (ATen's scalar promotion).
+Tensor& div_scalar_mode_out(KernelRuntimeContext& ctx, const Tensor& self, const Scalar& other,
+                            const std::optional<std::string_view>& rounding_mode, Tensor& out) {
+  constexpr const char* kOp = "div.Scalar_mode_out";
+  if (!rounding_mode) return div_scalar_out(ctx, self, other, out);
+  bool trunc = false;
+  if (!valid_mode(ctx, kOp, *rounding_mode, trunc)) return out;
+  const DType common = result_type(self, other);
+  PTEC_KERNEL_CHECK_MSG(ctx, common != DType::Bool, InvalidArgument, out,
+                        "%s: bool inputs are not supported", kOp);
+  if (!unary_op_prologue(ctx, kOp, self, out, common, kReducedFloat)) return out;
+  bool divided_by_zero = false;
+  dispatch_real(compute_dtype(common), [&](auto tag) {
+    using CT = decltype(tag);
+    const CT s = scalar_to<CT>(other);
+    apply_unary<CT>(ctx, kOp, self, out,
+                    [&](CT x) { return rounded_quotient(x, s, trunc, divided_by_zero); });
   });
   PTEC_KERNEL_CHECK_MSG(ctx, !divided_by_zero, InvalidArgument, out, "%s: integer division by zero",
                         kOp);

@@ -134,6 +134,7 @@ const runtime::Kernel kPortableKernels[] = {
     PTEC_KERNEL("aten::logical_xor.out", logical_xor_out),
     PTEC_KERNEL("aten::clamp.Tensor_out", clamp_tensor_out),
     PTEC_KERNEL("aten::div.out_mode", div_out_mode),
+    PTEC_KERNEL("aten::div.Scalar_mode_out", div_scalar_mode_out),
     PTEC_KERNEL("aten::remainder.Tensor_out", remainder_tensor_out),
     PTEC_KERNEL("aten::remainder.Scalar_out", remainder_scalar_out),
     PTEC_KERNEL("aten::fmod.Tensor_out", fmod_tensor_out),

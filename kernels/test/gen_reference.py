@@ -871,6 +871,12 @@ def coverage(c):
         c.add(f"div_mode_{mode}_int", "aten::div.out_mode", [d, e, mode, Out(torch.div(d, e, rounding_mode=mode))])
         c.add(f"div_mode_{mode}_f32", "aten::div.out_mode", [x, lo, mode, Out(torch.div(x, lo, rounding_mode=mode))])
     c.add("div_mode_none", "aten::div.out_mode", [d, e, None, Out(torch.div(d, e))])
+    for mode in ["trunc", "floor"]:
+        c.add(f"div_scalar_mode_{mode}_int", "aten::div.Scalar_mode_out",
+              [d, -3, mode, Out(torch.div(d, -3, rounding_mode=mode))])
+        c.add(f"div_scalar_mode_{mode}_f32", "aten::div.Scalar_mode_out",
+              [x, 0.7, mode, Out(torch.div(x, 0.7, rounding_mode=mode))])
+    c.add("div_scalar_mode_none", "aten::div.Scalar_mode_out", [d, 2, None, Out(torch.div(d, 2))])
     xf, yf = rnd(3, 4) * 5, rnd(4) + 0.1
     for op in ["remainder", "fmod"]:
         fn = getattr(torch, op)

@@ -135,6 +135,19 @@ inline std::vector<int64_t> aten_pad_list(const std::vector<int64_t>& begin,
   return pad;
 }
 
+/// Input 0's sizes with each symbolic dim at its upper bound; `symbolic` flags those dims.
+inline std::vector<int64_t> bounded_sizes(ImportContext& ctx, const NodeView& node,
+                                          std::vector<bool>& symbolic) {
+  const ir::Shape shape = ctx.input_shape(node, 0);
+  std::vector<int64_t> out;
+  symbolic.clear();
+  for (const ir::SymInt& d : shape) {
+    out.push_back(d.upper_bound());
+    symbolic.push_back(d.is_symbolic());
+  }
+  return out;
+}
+
 /// Index tensor `index` with negative entries wrapped by `size` (ONNX allows [-size, size)):
 /// where(index < 0, index + size, index). Out-of-range indices are left to the kernel.
 inline ir::Node* wrap_negative_indices(ImportContext& ctx, ir::Node* index, ir::Argument size) {

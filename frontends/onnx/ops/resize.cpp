@@ -290,8 +290,16 @@ ir::Node* resize_axis(ImportContext& ctx, const NodeView& node, ir::Node* x, siz
 void resize(ImportContext& ctx, const NodeView& node, const ResizeAttrs& a,
             const std::vector<double>& scales, std::vector<int64_t> sizes,
             const std::vector<double>& roi) {
-  const std::vector<int64_t> in = ctx.input_sizes(node, 0);
+  // Dynamic dims (a batch of boxes) must keep their size: scale 1, and ATen's 2-D upsampling.
+  std::vector<bool> symbolic;
+  const std::vector<int64_t> in = bounded_sizes(ctx, node, symbolic);
   const size_t rank = in.size();
+  const bool dynamic = std::find(symbolic.begin(), symbolic.end(), true) != symbolic.end();
+  for (size_t d = 0; d < symbolic.size(); ++d) {
+    if (symbolic[d] && (d >= scales.size() || scales[d] != 1.0)) {
+      node.fail(Error::NotSupported, "resizing the dynamic dim {} (only a scale of 1 keeps it)", d);
+    }
+  }
   if (a.mode != "nearest" && a.mode != "linear" && a.mode != "cubic") {
     node.fail(Error::NotSupported, "mode '{}' is not supported", a.mode);
   }
@@ -376,6 +384,11 @@ void resize(ImportContext& ctx, const NodeView& node, const ResizeAttrs& a,
   if (resized.empty()) {
     ctx.forward_input(node, 0, 0);
     return;
+  }
+  if (dynamic) {
+    node.fail(Error::NotSupported,
+              "resizing an input with dynamic dims needs ATen's 2-D upsampling (nearest or "
+              "bilinear of the last two dims of a 4-D input)");
   }
   ir::Node* y = x;
   for (size_t d : resized) y = resize_axis(ctx, node, y, d, taps[d]);

@@ -128,19 +128,6 @@ void import_concat(ImportContext& ctx, const NodeView& node) {
   ctx.set_output(node, 0, ctx.call("aten::cat", {parts, axis}));
 }
 
-/// Input 0's sizes with each symbolic dim at its upper bound; `symbolic` flags those dims.
-std::vector<int64_t> bounded_sizes(ImportContext& ctx, const NodeView& node,
-                                   std::vector<bool>& symbolic) {
-  const ir::Shape shape = ctx.input_shape(node, 0);
-  std::vector<int64_t> out;
-  symbolic.clear();
-  for (const ir::SymInt& d : shape) {
-    out.push_back(d.upper_bound());
-    symbolic.push_back(d.is_symbolic());
-  }
-  return out;
-}
-
 void import_split(ImportContext& ctx, const NodeView& node) {
   std::vector<bool> symbolic;
   // Only the split axis must be static; other dims may be dynamic.
@@ -381,8 +368,8 @@ void import_gather(ImportContext& ctx, const NodeView& node) {
 }
 
 void import_pad(ImportContext& ctx, const NodeView& node) {
-  const std::vector<int64_t> in = ctx.input_sizes(node, 0);
-  const size_t rank = in.size();
+  // Dims that are not padded may be dynamic (constant_pad_nd keeps them).
+  const auto rank = static_cast<size_t>(ctx.input_rank(node, 0));
   const std::string mode = node.attr_string("mode", "constant");
   std::vector<int64_t> pads;
   double value = 0.0;

@@ -281,6 +281,42 @@ TEST(SymbolicShape, ScatterElementsIntoACountWrapsNegativeIndices) {
   EXPECT_EQ(three.values, (std::vector<float>{6, 3, 1}));
 }
 
+// Pad and Resize of the last two dims keep a dynamic batch (Mask R-CNN's mask head pads and
+// Keypoint R-CNN's upsamples a box count): x[batch, 1, 2, 2], batch in [1, 4].
+TEST(SymbolicShape, PadAndResizeKeepADynamicBatch) {
+  ModelBuilder b(13);
+  b.input("x", {std::string("batch"), 1, 2, 2});
+  b.init_int64("pads", {8}, {0, 0, 1, 0, 0, 0, 0, 1});
+  b.node("Pad", {"x", "pads"}, {"padded"});  // [batch, 1, 3, 3]: a row above, a column after
+  b.init_float("scales", {4}, {1.0f, 1.0f, 2.0f, 2.0f});
+  onnx::NodeProto& resize = b.node("Resize", {"padded", "", "scales"}, {"y"});
+  set_attr(resize, "mode", std::string("nearest"));
+  set_attr(resize, "coordinate_transformation_mode", std::string("asymmetric"));
+  set_attr(resize, "nearest_mode", std::string("floor"));
+  b.output("y", onnx::TensorProto::FLOAT, {std::string("batch"), 1, 6, 6});
+  OnnxImportOptions options;
+  options.dynamic_dims.push_back(DynamicDim{"x", 0, "batch", 1, 4});
+  PortableProgram p(b, options);
+  for (int32_t n : {1, 3}) {
+    std::vector<float> x(static_cast<size_t>(4 * n));
+    for (size_t i = 0; i < x.size(); ++i) x[i] = static_cast<float>(i + 1);
+    std::vector<runtime::OwnedTensor> inputs;
+    inputs.push_back(runtime::OwnedTensor::from<float>(DType::Float, {n, 1, 2, 2}, x));
+    const std::vector<PortableProgram::Output> out = p.run(inputs);
+    ASSERT_EQ(out.size(), 1u);
+    ASSERT_EQ(out[0].sizes, (std::vector<int32_t>{n, 1, 6, 6}));
+    // Image k's padded rows are [0 0 0], [a b 0], [c d 0], each value doubled both ways.
+    for (int32_t k = 0; k < n; ++k) {
+      const float* img = out[0].values.data() + 36 * k;
+      const float a = x[static_cast<size_t>(4 * k)], d = x[static_cast<size_t>(4 * k + 3)];
+      EXPECT_EQ(img[0], 0.0f);
+      EXPECT_EQ(img[2 * 6 + 0], a);
+      EXPECT_EQ(img[5 * 6 + 3], d);
+      EXPECT_EQ(img[5 * 6 + 5], 0.0f);
+    }
+  }
+}
+
 // ReverseSequence with lengths known only at run time: x is [time 3, batch 2], the graph input
 // lens reverses the first lens[b] steps of column b.
 TEST(SymbolicShape, ReverseSequenceWithRunTimeLengths) {
