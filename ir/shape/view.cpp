@@ -617,7 +617,7 @@ std::vector<TensorSpec> topk(const OpSchema& op, const ArgumentList& args) {
   const int64_t dim = normalize_dim(op, "dim", int_value(op, args, "dim"), self.rank());
   if (self.dtype == DType::Bool) fail(op, "self", "Bool is not supported");
   Shape shape = self.shape;
-  if (!k_arg.is_int()) {
+  if (k_arg.is_node()) {
     // k computed at run time (torchvision's min(candidates, pre_nms_top_n)): a dim's own size
     // keeps its symbol, anything else is a count in [0, its bound] that the kernel sets per run.
     if (self.rank() == 0) fail(op, "k", "must be known at export for a 0-dim tensor");
@@ -636,7 +636,7 @@ std::vector<TensorSpec> topk(const OpSchema& op, const ArgumentList& args) {
     }
     return {make_spec(self.dtype, shape), make_spec(DType::Long, shape)};
   }
-  const int64_t k = k_arg.as_int();
+  const int64_t k = int_value(op, args, "k");
   if (self.rank() == 0) {
     if (k < 0 || k > 1) fail(op, "k", "{} is out of range for a 0-dim tensor", k);
   } else {
