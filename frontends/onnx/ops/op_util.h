@@ -148,9 +148,37 @@ inline std::vector<int64_t> bounded_sizes(ImportContext& ctx, const NodeView& no
   return out;
 }
 
+/// True when every value of `index` is known to be >= 0: positions from aten::nonzero, topk,
+/// argmax or argmin, through copies that move or repeat values (views, expand, casts to int64).
+/// torchvision's box selections index this way.
+inline bool known_non_negative(const ir::Node* index) {
+  for (const ir::Node* n = index; n != nullptr;) {
+    if (n->is_op("aten::nonzero") || n->is_op("aten::argmax") || n->is_op("aten::argmin")) {
+      return true;
+    }
+    if (n->is_op("getitem") && n->arg(1).is_int() && n->arg(1).as_int() == 1 &&
+        n->arg(0).is_node() && n->arg(0).as_node()->is_op("aten::topk")) {
+      return true;  // topk's indices
+    }
+    static constexpr std::string_view kMoves[] = {
+        "aten::view_copy",         "aten::expand_copy",       "aten::unsqueeze_copy",
+        "aten::squeeze_copy.dims", "aten::squeeze_copy.dim",  "aten::permute_copy",
+        "aten::select_copy.int",   "aten::slice_copy.Tensor", "aten::clone",
+        "aten::_to_copy"};
+    bool moves = false;
+    for (std::string_view op : kMoves) moves = moves || n->is_op(op);
+    if (!moves || n->args().empty() || !n->arg(0).is_node()) return false;
+    if (n->is_op("aten::_to_copy") && n->spec().dtype != DType::Long) return false;
+    n = n->arg(0).as_node();
+  }
+  return false;
+}
+
 /// Index tensor `index` with negative entries wrapped by `size` (ONNX allows [-size, size)):
-/// where(index < 0, index + size, index). Out-of-range indices are left to the kernel.
+/// where(index < 0, index + size, index), unless no entry can be negative. Out-of-range indices
+/// are left to the kernel.
 inline ir::Node* wrap_negative_indices(ImportContext& ctx, ir::Node* index, ir::Argument size) {
+  if (known_non_negative(index)) return index;
   ir::Node* negative = ctx.call("aten::lt.Scalar", {index, int64_t{0}});
   ir::Node* shifted = ctx.call("aten::add.Scalar", {index, std::move(size), 1});
   return ctx.call("aten::where.self", {negative, shifted, index});

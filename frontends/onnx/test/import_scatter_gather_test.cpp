@@ -60,6 +60,22 @@ TEST(OnnxImportScatterGather, ScatterElementsWrapsRunTimeIndicesAndMapsReduction
   EXPECT_EQ(out_sizes(p, 2), (V{3, 5}));
 }
 
+// Indices that cannot be negative (ArgMax's, through a Reshape and an Expand, as torchvision
+// scatters its per-level RoI features) skip the run-time wrap; a graph input's are wrapped.
+TEST(OnnxImportScatterGather, IndicesKnownNonNegativeAreNotWrapped) {
+  ModelBuilder b(13);
+  b.input("data", {3, 5}).input("scores", {2, 5}).input("upd", {2, 5});
+  b.output("y");
+  set_attr(b.node("ArgMax", {"scores"}, {"best"}), "axis", int64_t{1});  // keepdims: [2, 1]
+  b.init_int64("shape", {2}, {2, 5});
+  b.node("Expand", {"best", "shape"}, {"idx"});
+  b.node("ScatterElements", {"data", "idx", "upd"}, {"y"});
+  const ir::ExportedProgram p = import(b);
+  EXPECT_THAT(calls(p), Contains("aten::scatter.src"));
+  EXPECT_THAT(calls(p), Not(Contains("aten::where.self")));
+  EXPECT_THAT(calls(p), Not(Contains("aten::lt.Scalar")));
+}
+
 TEST(OnnxImportScatterGather, ScatterOpset10AndConstantIndicesAreCheckedAtImport) {
   ModelBuilder b(10);
   b.input("data", {3, 3}).input("upd", {1, 2}).output("y");
