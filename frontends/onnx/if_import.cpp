@@ -14,22 +14,10 @@ onnx::GraphProto& branch_graph(const NodeView& node, onnx::NodeProto& proto, con
   node.fail(Error::InvalidArgument, "no {} graph", name);
 }
 
-/// Imports the nodes of `branch` (after its initializers), named under the If's source, and
-/// returns its outputs' values.
+/// Imports `branch` under the If's source and returns its outputs' values.
 std::vector<Value> import_branch(ImportContext& ctx, const NodeView& node, onnx::GraphProto& branch,
                                  const ImportNodeFn& import_node) {
-  for (onnx::TensorProto& init : *branch.mutable_initializer()) {
-    ctx.define(init.name(),
-               Value{nullptr, ctx.tensor_from_proto(init, init.name()), true, init.name()});
-  }
-  int child = 0;
-  for (onnx::NodeProto& inner : *branch.mutable_node()) {
-    import_node(inner,
-                fmt::format("{}/{}", node.source(),
-                            inner.name().empty() ? fmt::format("{}_{}", inner.op_type(), child)
-                                                 : inner.name()));
-    ++child;
-  }
+  import_subgraph(ctx, branch, node.source(), import_node);
   ctx.set_current(&node);
   std::vector<Value> outputs;
   for (const onnx::ValueInfoProto& out : branch.output()) {

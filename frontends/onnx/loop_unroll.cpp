@@ -84,18 +84,7 @@ class BodyUnroller {
     onnx::GraphProto& copy = copies_.emplace_back(body_);
     for (size_t i = 0; i < inputs.size(); ++i)
       define(copy.input(static_cast<int>(i)).name(), inputs[i]);
-    for (onnx::TensorProto& init : *copy.mutable_initializer()) {
-      ctx_.define(init.name(),
-                  Value{nullptr, ctx_.tensor_from_proto(init, init.name()), true, init.name()});
-    }
-    int child = 0;
-    for (onnx::NodeProto& inner : *copy.mutable_node()) {
-      import_node_(inner,
-                   fmt::format("{}/{}/{}", node_.source(), it,
-                               inner.name().empty() ? fmt::format("{}_{}", inner.op_type(), child)
-                                                    : inner.name()));
-      ++child;
-    }
+    import_subgraph(ctx_, copy, fmt::format("{}/{}", node_.source(), it), import_node_);
     ctx_.set_current(&node_);
     std::vector<Carried> outputs;
     for (const auto& out : copy.output()) outputs.push_back(value(out.name(), "body output"));
@@ -120,6 +109,22 @@ const onnx::GraphProto& body_of(const NodeView& node, const onnx::NodeProto& pro
 }
 
 }  // namespace
+
+void import_subgraph(ImportContext& ctx, onnx::GraphProto& graph, const std::string& prefix,
+                     const ImportNodeFn& import_node) {
+  for (onnx::TensorProto& init : *graph.mutable_initializer()) {
+    ctx.define(init.name(),
+               Value{nullptr, ctx.tensor_from_proto(init, init.name()), true, init.name()});
+  }
+  int child = 0;
+  for (onnx::NodeProto& inner : *graph.mutable_node()) {
+    import_node(inner,
+                fmt::format("{}/{}", prefix,
+                            inner.name().empty() ? fmt::format("{}_{}", inner.op_type(), child)
+                                                 : inner.name()));
+    ++child;
+  }
+}
 
 void import_loop(ImportContext& ctx, const NodeView& node, onnx::NodeProto& proto,
                  const ImportNodeFn& import_node) {

@@ -10,6 +10,11 @@ namespace ptec::onnx_import {
 /// Imports one ONNX node (with `source` as its meta.source prefix); the importer's own loop.
 using ImportNodeFn = std::function<void(onnx::NodeProto&, std::string)>;
 
+/// Imports a subgraph's (If branch's, Loop or Scan body's) initializers, then its nodes, each
+/// named "<prefix>/<node name>" ("<prefix>/<op>_<i>" for an unnamed one).
+void import_subgraph(ImportContext& ctx, onnx::GraphProto& graph, const std::string& prefix,
+                     const ImportNodeFn& import_node);
+
 /// Imports a Loop whose iteration count is known at export as its body repeated: the trip count
 /// M and the initial condition must be known at import time, and so must each iteration's
 /// condition output (a body that passes its condition through, or computes it from the

@@ -68,13 +68,22 @@ CT rounded_quotient(CT x, CT y, bool trunc, bool& divided_by_zero) {
   }
 }
 
-// The rounding mode's check: "trunc" or "floor" (true when "trunc"); false with the context
-// failed for anything else.
-bool valid_mode(KernelRuntimeContext& ctx, const char* op, std::string_view mode, bool& trunc) {
-  trunc = mode == "trunc";
-  PTEC_KERNEL_CHECK_MSG(ctx, trunc || mode == "floor", InvalidArgument, false,
+// What the two rounding divisions share: the mode ("trunc" or "floor") and dtype checks, and the
+// division-by-zero report. `run(trunc, divided_by_zero)` runs the prologue and the element loop
+// and returns false when the prologue failed.
+template <typename Run>
+Tensor& rounded_div(KernelRuntimeContext& ctx, const char* op, std::string_view mode, DType common,
+                    Tensor& out, Run run) {
+  const bool trunc = mode == "trunc";
+  PTEC_KERNEL_CHECK_MSG(ctx, trunc || mode == "floor", InvalidArgument, out,
                         "%s: rounding_mode must be 'trunc' or 'floor'", op);
-  return true;
+  PTEC_KERNEL_CHECK_MSG(ctx, common != DType::Bool, InvalidArgument, out,
+                        "%s: bool inputs are not supported", op);
+  bool divided_by_zero = false;
+  if (!run(trunc, divided_by_zero)) return out;
+  PTEC_KERNEL_CHECK_MSG(ctx, !divided_by_zero, InvalidArgument, out, "%s: integer division by zero",
+                        op);
+  return out;
 }
 
 }  // namespace
@@ -85,21 +94,16 @@ Tensor& div_out_mode(KernelRuntimeContext& ctx, const Tensor& self, const Tensor
                      const std::optional<std::string_view>& rounding_mode, Tensor& out) {
   constexpr const char* kOp = "div.out_mode";
   if (!rounding_mode) return div_out(ctx, self, other, out);
-  bool trunc = false;
-  if (!valid_mode(ctx, kOp, *rounding_mode, trunc)) return out;
   const DType common = result_type(self, other);
-  PTEC_KERNEL_CHECK_MSG(ctx, common != DType::Bool, InvalidArgument, out,
-                        "%s: bool inputs are not supported", kOp);
-  if (!binary_op_prologue(ctx, kOp, self, other, out, common, kReducedFloat)) return out;
-  bool divided_by_zero = false;
-  dispatch_real(compute_dtype(common), [&](auto tag) {
-    using CT = decltype(tag);
-    apply_binary<CT>(ctx, kOp, self, other, out,
-                     [&](CT x, CT y) { return rounded_quotient(x, y, trunc, divided_by_zero); });
+  return rounded_div(ctx, kOp, *rounding_mode, common, out, [&](bool trunc, bool& zero) {
+    if (!binary_op_prologue(ctx, kOp, self, other, out, common, kReducedFloat)) return false;
+    dispatch_real(compute_dtype(common), [&](auto tag) {
+      using CT = decltype(tag);
+      apply_binary<CT>(ctx, kOp, self, other, out,
+                       [&](CT x, CT y) { return rounded_quotient(x, y, trunc, zero); });
+    });
+    return true;
   });
-  PTEC_KERNEL_CHECK_MSG(ctx, !divided_by_zero, InvalidArgument, out, "%s: integer division by zero",
-                        kOp);
-  return out;
 }
 
 // div.Scalar_mode_out: div.out_mode with a Scalar divisor (ATen's scalar promotion).
@@ -107,22 +111,17 @@ Tensor& div_scalar_mode_out(KernelRuntimeContext& ctx, const Tensor& self, const
                             const std::optional<std::string_view>& rounding_mode, Tensor& out) {
   constexpr const char* kOp = "div.Scalar_mode_out";
   if (!rounding_mode) return div_scalar_out(ctx, self, other, out);
-  bool trunc = false;
-  if (!valid_mode(ctx, kOp, *rounding_mode, trunc)) return out;
   const DType common = result_type(self, other);
-  PTEC_KERNEL_CHECK_MSG(ctx, common != DType::Bool, InvalidArgument, out,
-                        "%s: bool inputs are not supported", kOp);
-  if (!unary_op_prologue(ctx, kOp, self, out, common, kReducedFloat)) return out;
-  bool divided_by_zero = false;
-  dispatch_real(compute_dtype(common), [&](auto tag) {
-    using CT = decltype(tag);
-    const CT s = scalar_to<CT>(other);
-    apply_unary<CT>(ctx, kOp, self, out,
-                    [&](CT x) { return rounded_quotient(x, s, trunc, divided_by_zero); });
+  return rounded_div(ctx, kOp, *rounding_mode, common, out, [&](bool trunc, bool& zero) {
+    if (!unary_op_prologue(ctx, kOp, self, out, common, kReducedFloat)) return false;
+    dispatch_real(compute_dtype(common), [&](auto tag) {
+      using CT = decltype(tag);
+      const CT s = scalar_to<CT>(other);
+      apply_unary<CT>(ctx, kOp, self, out,
+                      [&](CT x) { return rounded_quotient(x, s, trunc, zero); });
+    });
+    return true;
   });
-  PTEC_KERNEL_CHECK_MSG(ctx, !divided_by_zero, InvalidArgument, out, "%s: integer division by zero",
-                        kOp);
-  return out;
 }
 
 }  // namespace ptec::kernels
