@@ -69,12 +69,13 @@ double peak_gflops(bool avx512) {
 
 // args: M, N, K, isa (0 generic, 1 avx2, 2 avx512), weights: 0 = A prepacked and B packed per
 // call (a convolution's weights x columns), 1 = B prepacked and A read in place (a linear layer's
-// activations x weights), 2 = both prepacked (the kernel and its blocking alone).
+// activations x weights), 2 = both prepacked (the kernel and its blocking alone), 3 = neither
+// (the optimized mm / addmm kernels outside the CPU backend: B packed per call).
 void BM_Gemm(benchmark::State& state) {
   const int64_t m = state.range(0), n = state.range(1), k = state.range(2);
   const auto isa = static_cast<GemmIsa>(state.range(3));
-  const bool prepack_a = state.range(4) != 1;
-  const bool prepack_b = state.range(4) != 0;
+  const bool prepack_a = state.range(4) == 0 || state.range(4) == 2;
+  const bool prepack_b = state.range(4) == 1 || state.range(4) == 2;
   if (!set_gemm_isa(isa)) {
     state.SkipWithError("ISA not available on this CPU");
     return;
@@ -137,6 +138,10 @@ void Shapes(benchmark::internal::Benchmark* b) {
       {197, 192, 768, 1},   // ViT-Ti MLP down-projection
       {64, 1024, 1024, 2},  // the same without any packing
       {512, 512, 512, 2},
+      {64, 1024, 1024, 3},  // the linear layers with weights packed per call
+      {512, 512, 512, 3},
+      {128, 768, 768, 3},     // BERT-base projection, seq 128 (dynamic shapes: not delegated)
+      {150, 1024, 12544, 3},  // Faster R-CNN's box head fc6 (a run-time box count)
   };
   for (const auto& s : shapes) {
     for (int64_t isa : {0, 1, 2}) b->Args({s[0], s[1], s[2], isa, s[3]});

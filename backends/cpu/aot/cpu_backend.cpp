@@ -122,7 +122,8 @@ class Lowering {
  private:
   uint32_t new_tensor(const ir::TensorSpec& spec, std::string constant = {}) {
     auto t = std::make_unique<fb::TensorT>();
-    for (const ir::SymInt& s : spec.shape) t->sizes.push_back(s.value());
+    for (const ir::SymInt& s : spec.shape) t->sizes.push_back(s.value());  // bounds
+    if (std::optional<size_t> d = row_dim(spec)) t->dynamic_dim = static_cast<int32_t>(*d);
     t->constant = std::move(constant);
     t->dtype = spec.dtype == DType::Byte   ? fb::TensorType::U8
                : spec.dtype == DType::Char ? fb::TensorType::S8

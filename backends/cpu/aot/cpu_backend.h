@@ -12,7 +12,7 @@
 namespace ptec::backends::cpu {
 
 /// Blob format version written by preprocess and accepted by the runtime.
-inline constexpr uint32_t kCpuBlobVersion = 10;
+inline constexpr uint32_t kCpuBlobVersion = 11;
 
 class CpuBackend final : public partition::Backend {
  public:

@@ -8,8 +8,10 @@
 namespace ptec::backends::cpu {
 namespace {
 
+// An fp32 contiguous tensor whose sizes the backend knows at init: static, or rows of a run-time
+// count (row_dim); classify() keeps the latter to the row-wise ops.
 bool float_static(const ir::TensorSpec& spec) {
-  return spec.dtype == DType::Float && spec.is_static() &&
+  return spec.dtype == DType::Float && (spec.is_static() || row_dim(spec)) &&
          (spec.dim_order.empty() || std::is_sorted(spec.dim_order.begin(), spec.dim_order.end()));
 }
 
@@ -213,7 +215,10 @@ bool is_constant(const ir::ExportedProgram& program, const ir::Node& node) {
   return node.is_placeholder() && program.constant_for_placeholder(node.name()) != nullptr;
 }
 
-CpuOpKind classify(const ir::ExportedProgram& program, const ir::Node& node) {
+namespace {
+
+// classify() for tensors of known sizes (row_dim tensors pass as their bounds).
+CpuOpKind classify_sizes(const ir::ExportedProgram& program, const ir::Node& node) {
   if (!node.is_call() || node.op() == nullptr) return CpuOpKind::Unsupported;
   if (node.is_op("getitem")) {
     const ir::Argument& src = node.arg(0);
@@ -359,6 +364,111 @@ CpuOpKind classify(const ir::ExportedProgram& program, const ir::Node& node) {
   }
   if (node.is_op("aten::cat")) return CpuOpKind::Cat;
   return CpuOpKind::Unsupported;
+}
+
+// The tensors `node` computes or reads that are not constants.
+std::vector<const ir::TensorSpec*> activations(const ir::ExportedProgram& program,
+                                               const ir::Node& node) {
+  std::vector<const ir::TensorSpec*> specs;
+  for (const ir::TensorSpec& spec : node.meta().val) specs.push_back(&spec);
+  for (const ir::Node* input : node.inputs()) {
+    if (is_constant(program, *input) || is_weight_permute(program, *input)) continue;
+    for (const ir::TensorSpec& spec : input->meta().val) specs.push_back(&spec);
+  }
+  return specs;
+}
+
+// Elements per unit of the run-time count: the product of the static dims.
+int64_t elements_per_row(const ir::TensorSpec& spec) {
+  int64_t n = 1;
+  for (const ir::SymInt& d : spec.shape) n *= d.is_static() ? d.value() : 1;
+  return n;
+}
+
+// Whether a node of `kind` whose activations include row_dim tensors runs on the rows the run
+// gives: every activation has rows of one symbol; the op works row by row (a linear layer, an
+// element-wise op, a normalization, mean or copy along the last dim) and keeps the rows: its
+// output has them too, with as many elements per row as its input (the last dim aside), and an
+// element-wise operand either has them in the output's dim (broadcast along others) or is static
+// and broadcast along them.
+bool runs_on_rows(const ir::ExportedProgram& program, const ir::Node& node, CpuOpKind kind) {
+  const std::vector<const ir::TensorSpec*> specs = activations(program, node);
+  const ir::TensorSpec* first = nullptr;
+  for (const ir::TensorSpec* spec : specs) {
+    if (row_dim(*spec)) {
+      first = spec;
+      break;
+    }
+  }
+  if (first == nullptr) return true;  // static
+  switch (kind) {
+    case CpuOpKind::Linear:
+    case CpuOpKind::Unary:
+    case CpuOpKind::Binary:
+    case CpuOpKind::Copy:
+    case CpuOpKind::ScalarBinary:
+    case CpuOpKind::Math:
+    case CpuOpKind::MeanInner:
+    case CpuOpKind::LayerNorm:
+    case CpuOpKind::GetItem: break;
+    default: return false;
+  }
+  const ir::SymInt& symbol = first->shape[*row_dim(*first)];
+  const bool elementwise = kind != CpuOpKind::Linear && kind != CpuOpKind::MeanInner &&
+                           kind != CpuOpKind::Copy && kind != CpuOpKind::GetItem &&
+                           kind != CpuOpKind::LayerNorm;
+  const ir::TensorSpec& out = node.meta().val[0];
+  const std::optional<size_t> out_dim = row_dim(out);
+  if (!out_dim || !(out.shape[*out_dim] == symbol)) return false;
+  auto rows_of = [](const ir::TensorSpec& t) {
+    return elements_per_row(t) / t.shape.back().value();
+  };
+  for (const ir::TensorSpec* spec : specs) {
+    const std::optional<size_t> d = row_dim(*spec);
+    if (d) {
+      if (!(spec->shape[*d] == symbol)) return false;
+      // An element-wise operand broadcasts along the other dims only (numbered from the last).
+      if (elementwise && *d + out.rank() != *out_dim + spec->rank()) return false;
+      if (kind == CpuOpKind::Copy
+              ? elements_per_row(*spec) != elements_per_row(out)
+              : spec->shape.back().value() > 0 && out.shape.back().value() > 0 &&
+                    rows_of(*spec) != rows_of(out)) {
+        return false;
+      }
+      continue;
+    }
+    // A static operand of an element-wise op broadcasts along the rows (size 1 there).
+    if (!elementwise || !spec->is_static()) return false;
+    const int64_t j = static_cast<int64_t>(*out_dim) -
+                      (static_cast<int64_t>(out.rank()) - static_cast<int64_t>(spec->rank()));
+    if (j >= 0 && spec->shape[static_cast<size_t>(j)].value() != 1) return false;
+  }
+  return true;
+}
+
+}  // namespace
+
+std::optional<size_t> row_dim(const ir::TensorSpec& spec) {
+  std::optional<size_t> found;
+  for (size_t d = 0; d < spec.rank(); ++d) {
+    if (spec.shape[d].is_static()) continue;
+    if (found || d + 1 == spec.rank()) return std::nullopt;
+    found = d;
+  }
+  return found;
+}
+
+CpuOpKind classify(const ir::ExportedProgram& program, const ir::Node& node) {
+  const CpuOpKind kind = classify_sizes(program, node);
+  if (kind == CpuOpKind::Unsupported || runs_on_rows(program, node, kind)) return kind;
+  return CpuOpKind::Unsupported;
+}
+
+std::string rows_symbol(const ir::ExportedProgram& program, const ir::Node& node) {
+  for (const ir::TensorSpec* spec : activations(program, node)) {
+    if (std::optional<size_t> d = row_dim(*spec)) return spec->shape[*d].symbol()->name;
+  }
+  return {};
 }
 
 namespace {

@@ -48,8 +48,19 @@ enum class CpuOpKind {
 };
 
 /// The kind of `node` in `program` (an EDGE program), Unsupported when the backend cannot run it
-/// with these arguments: every tensor it reads or writes must be fp32 with static sizes.
+/// with these arguments: every tensor it reads or writes must be fp32 and contiguous, with
+/// static sizes, or (row-wise ops only: Linear, Unary, Binary, Copy, ScalarBinary, Math,
+/// MeanInner, LayerNorm and its GetItem) rows of one run-time count (see row_dim).
 CpuOpKind classify(const ir::ExportedProgram& program, const ir::Node& node);
+
+/// The dim of `spec` whose size is known only at run time, when it is the only one and not the
+/// last (a tensor of rows: tokens of a dynamic sequence, boxes a detector kept). The backend
+/// sizes such tensors at their bound and runs them at the count each run gives.
+std::optional<size_t> row_dim(const ir::TensorSpec& spec);
+
+/// The symbol of the rows `node` runs on (row_dim), empty for a node of static tensors. Nodes of
+/// different symbols, or static and dynamic ones, never share a delegate.
+std::string rows_symbol(const ir::ExportedProgram& program, const ir::Node& node);
 
 /// The decomposed LayerNorm of the last dim that ONNX exporters and torch produce:
 ///   m = mean(x, [-1], keepdim) → d = x - m → p = d ** 2 → v = mean(p, [-1], keepdim) →

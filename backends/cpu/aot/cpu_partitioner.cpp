@@ -24,10 +24,13 @@ constexpr Group kNone = -1;
 // feeding group B through one path and B feeding A through another): the delegates could not be
 // ordered. `reach[n]`: the groups from which a path leaves the group and arrives at n;
 // `reached[g]`: the groups with a path into g (transitively). Group ids are resolved through
-// `merged_into` (union-find) before every comparison.
+// `merged_into` (union-find) before every comparison. Nodes join or merge only with groups of
+// their own `rows` key (rows_symbol: static nodes, and each run-time row count, apart).
 std::map<const ir::Node*, Group> group_nodes(const ir::Graph& graph,
-                                             const std::set<const ir::Node*>& claimed) {
+                                             const std::set<const ir::Node*>& claimed,
+                                             const std::map<const ir::Node*, std::string>& rows) {
   std::map<const ir::Node*, Group> group;
+  std::vector<std::string> group_rows;  // by group id (merged groups share their key)
   std::map<const ir::Node*, std::set<Group>> reach;
   std::vector<Group> merged_into;
   std::map<Group, std::set<Group>> reached;
@@ -55,8 +58,9 @@ std::map<const ir::Node*, Group> group_nodes(const ir::Graph& graph,
     }
     // Node may join `cand` unless that closes a cycle between groups: a path from cand leaves
     // it and reaches a group that feeds node.
+    const std::string& key = claimed.count(node) != 0 ? rows.at(node) : std::string();
     auto can_join = [&](Group cand) {
-      if (incoming.count(cand) != 0) return false;
+      if (incoming.count(cand) != 0 || group_rows[static_cast<size_t>(cand)] != key) return false;
       for (Group h : feeding) {
         if (h != cand && resolved(reached[h]).count(cand) != 0) return false;
       }
@@ -74,12 +78,16 @@ std::map<const ir::Node*, Group> group_nodes(const ir::Graph& graph,
       if (g == kNone) {
         g = static_cast<Group>(merged_into.size());
         merged_into.push_back(g);
+        group_rows.push_back(key);
       } else {
         for (const ir::Node* input : node->inputs()) {
           auto it = group.find(input);
           if (it == group.end()) continue;
           const Group other = find(it->second);
-          if (other == g || incoming.count(other) != 0) continue;
+          if (other == g || incoming.count(other) != 0 ||
+              group_rows[static_cast<size_t>(other)] != key) {
+            continue;
+          }
           const std::set<Group> into_g = resolved(reached[g]);
           const std::set<Group> into_other = resolved(reached[other]);
           if (into_g.count(other) != 0 || into_other.count(g) != 0) continue;
@@ -112,6 +120,7 @@ partition::PartitionResult CpuPartitioner::partition(
   // afterwards instead of seeding groups of their own.
   std::set<const ir::Node*> claimed;
   std::set<const ir::Node*> permutes;
+  std::map<const ir::Node*, std::string> rows;
   for (const ir::Node* node : graph.nodes()) {
     const CpuOpKind kind = classify(program, *node);
     if (kind == CpuOpKind::WeightPermute) {
@@ -119,6 +128,7 @@ partition::PartitionResult CpuPartitioner::partition(
     } else if (kind != CpuOpKind::Unsupported) {
       claimed.insert(node);
     }
+    rows[node] = rows_symbol(program, *node);
   }
   // Quantized patterns (dq → conv / linear → q, q / dq around simple ops, lone q and dq): each
   // set must end up whole in one delegate, which lowers it to int8 kernels.
@@ -139,7 +149,7 @@ partition::PartitionResult CpuPartitioner::partition(
   std::map<const ir::Node*, Group> constant_group;
   for (bool changed = true; changed;) {
     changed = false;
-    group = group_nodes(graph, claimed);
+    group = group_nodes(graph, claimed, rows);
     for (const ir::Node* permute : permutes) {
       auto it = group.find(permute->users()[0]);  // a weight permute has one user
       if (it != group.end()) group[permute] = it->second;

@@ -39,7 +39,7 @@ using runtime::MemoryAllocator;
 
 constexpr uint32_t kAbsent = 0xFFFFFFFFu;
 constexpr uint32_t kMinBlobVersion = 1;
-constexpr uint32_t kBlobVersion = 10;  // kCpuBlobVersion of backends/cpu/aot
+constexpr uint32_t kBlobVersion = 11;  // kCpuBlobVersion of backends/cpu/aot
 constexpr int64_t kMaxRank = 8;
 constexpr size_t kAlign = 64;
 
@@ -51,6 +51,12 @@ struct TensorSlot {
   int64_t rank = 0;
   int64_t numel = 0;
   fb::TensorType dtype = fb::TensorType::F32;
+  // A tensor of rows whose count each run gives (Tensor.dynamic_dim, -1: none): `sizes` is then
+  // `run_sizes`, whose dim `dynamic_dim` execute() sets, up to `bound`; numel = per_row * that.
+  int64_t dynamic_dim = -1;
+  int64_t bound = 0;
+  int64_t per_row = 0;
+  int64_t* run_sizes = nullptr;
 
   bool quantized() const { return dtype != fb::TensorType::F32; }
   size_t element_size() const { return quantized() ? 1 : sizeof(float); }
@@ -128,6 +134,7 @@ struct Handle {
   void* scratch = nullptr;
   opt::GemmIsa isa = opt::GemmIsa::Generic;
   opt::QGemmIsa qisa = opt::QGemmIsa::Generic;
+  bool dynamic = false;  // some tensor has a dynamic_dim
 };
 
 opt::Activation activation_of(fb::Activation a) {
@@ -823,6 +830,61 @@ Error prepare_node(Handle& h, NodeState& st, MemoryAllocator& alloc, size_t* scr
   return Error::InvalidProgram;
 }
 
+// A graph with dynamic rows (Tensor.dynamic_dim) reads and writes them only in row-wise nodes, so
+// that the bounds' shape checks (prepare_node) hold at every row count: each node's outputs and
+// computed inputs have rows (a Binary may also broadcast a static operand, of size 1 there, along
+// them), in the same dim counted from the last for element-wise nodes, and a graph input gives
+// the count.
+Error check_rows(const Handle& h) {
+  auto dynamic = [&](uint32_t id) { return id < h.num_tensors && h.tensors[id].dynamic_dim >= 0; };
+  bool input_rows = false;
+  for (uint32_t i = 0; i < num_inputs(h.graph); ++i)
+    input_rows |= dynamic(h.graph->inputs()->Get(i));
+  CPU_CHECK(input_rows, Error::InvalidProgram,
+            "PtecCpuBackend: a graph with dynamic rows has no input that gives their count");
+  for (const fb::Node* n : *h.graph->nodes()) {
+    bool any = false;
+    for (const auto* ids : {n->inputs(), n->outputs()}) {
+      if (ids == nullptr) continue;
+      for (uint32_t id : *ids) any |= dynamic(id);
+    }
+    if (!any) continue;
+    const char* name = n->name() != nullptr ? n->name()->c_str() : "?";
+    const fb::NodeKind kind = n->kind();
+    CPU_CHECK(kind == fb::NodeKind::Linear || kind == fb::NodeKind::Unary ||
+                  kind == fb::NodeKind::Binary || kind == fb::NodeKind::Copy ||
+                  kind == fb::NodeKind::ScalarBinary || kind == fb::NodeKind::Math ||
+                  kind == fb::NodeKind::MeanInner || kind == fb::NodeKind::LayerNorm,
+              Error::InvalidProgram,
+              "PtecCpuBackend: node '%s' (kind %d) cannot run on dynamic rows", name,
+              static_cast<int>(kind));
+    CPU_CHECK(n->outputs() != nullptr && n->outputs()->size() == 1 && dynamic(n->outputs()->Get(0)),
+              Error::InvalidProgram,
+              "PtecCpuBackend: node '%s' reads dynamic rows into a static "
+              "output",
+              name);
+    const TensorSlot& out = h.tensors[n->outputs()->Get(0)];
+    const bool elementwise = kind == fb::NodeKind::Unary || kind == fb::NodeKind::Binary ||
+                             kind == fb::NodeKind::ScalarBinary || kind == fb::NodeKind::Math;
+    for (uint32_t i = 0; n->inputs() != nullptr && i < n->inputs()->size(); ++i) {
+      const uint32_t id = n->inputs()->Get(i);
+      if (id >= h.num_tensors || h.constants[id].data() != nullptr) continue;
+      const TensorSlot& t = h.tensors[id];
+      // The dim of t that lines up with the output's rows (element-wise nodes broadcast from
+      // the last dim).
+      const int64_t at = out.dynamic_dim - (out.rank - t.rank);
+      if (t.dynamic_dim >= 0) {
+        CPU_CHECK(!elementwise || t.dynamic_dim == at, Error::InvalidProgram,
+                  "PtecCpuBackend: node '%s' has operands with rows in other dims", name);
+        continue;
+      }
+      CPU_CHECK(kind == fb::NodeKind::Binary && (at < 0 || t.sizes[at] == 1), Error::InvalidProgram,
+                "PtecCpuBackend: node '%s' mixes dynamic rows with a static operand", name);
+    }
+  }
+  return Error::Ok;
+}
+
 // Row-wise work (softmax, LayerNorm) goes to the thread pool only when there is enough of it:
 // below this many elements the region's fork and join cost more than they save (vit_tiny's
 // attention softmax, 116K elements, ran measurably slower in parallel on two cores).
@@ -1436,7 +1498,8 @@ Error run_node(Handle& h, const NodeState& st, runtime::BackendExecutionContext&
       e.activation = activation_of(n->activation());
       e.clamp_min = n->clamp_min();
       e.clamp_max = n->clamp_max();
-      return opt::gemm(st.m, st.n, st.k, opt::GemmOperand::matrix(slot(0)->data, st.k),
+      const int64_t m = st.k > 0 ? slot(0)->numel / st.k : st.m;  // rows of this run
+      return opt::gemm(m, st.n, st.k, opt::GemmOperand::matrix(slot(0)->data, st.k),
                        opt::GemmOperand::prepacked(st.packed_b), out.data, st.n, e, h.scratch)
                  ? Error::Ok
                  : Error::Internal;
@@ -1744,6 +1807,25 @@ Result<runtime::DelegateHandle*> CpuBackendRuntime::init(
     CPU_CHECK(t->dtype() <= fb::TensorType::S8 && (graph->version() >= 3 || !slot.quantized()),
               Error::InvalidProgram, "PtecCpuBackend: tensor %u has an unknown type", i);
     slot.dtype = t->dtype();
+    if (t->dynamic_dim() != -1) {
+      const int64_t d = t->dynamic_dim();
+      CPU_CHECK(graph->version() >= 11 && d >= 0 && d < slot.rank &&
+                    slot.dtype == fb::TensorType::F32 &&
+                    (t->constant() == nullptr || t->constant()->size() == 0) && slot.sizes[d] > 0,
+                Error::InvalidProgram,
+                "PtecCpuBackend: tensor %u has a malformed dynamic dim (blob version 11: an fp32 "
+                "non-constant tensor's dim, of bound > 0)",
+                i);
+      slot.dynamic_dim = d;
+      slot.bound = slot.sizes[d];
+      slot.per_row = slot.numel / slot.bound;
+      slot.run_sizes = allocate_array<int64_t>(*alloc, static_cast<size_t>(slot.rank));
+      CPU_CHECK(slot.run_sizes != nullptr, Error::MemoryAllocationFailed,
+                "PtecCpuBackend: out of memory");
+      std::copy(slot.sizes, slot.sizes + slot.rank, slot.run_sizes);
+      slot.sizes = slot.run_sizes;
+      h->dynamic = true;
+    }
     const size_t nbytes = static_cast<size_t>(slot.numel) * slot.element_size();
     if (t->constant() != nullptr && t->constant()->size() > 0) {
       const runtime::NamedDataMap* map = context.get_named_data_map();
@@ -1849,6 +1931,13 @@ Result<runtime::DelegateHandle*> CpuBackendRuntime::init(
     o.data = src.data;
     h->nodes[i].skip = true;
   }
+  if (h->dynamic) {
+    const Error e = check_rows(*h);
+    if (e != Error::Ok) {
+      destroy(h);
+      return e;
+    }
+  }
   size_t scratch = 0;
   for (uint32_t i = 0; i < h->num_nodes; ++i) {
     h->nodes[i].node = graph->nodes()->Get(i);
@@ -1883,6 +1972,32 @@ Error CpuBackendRuntime::execute(runtime::BackendExecutionContext& context,
             "PtecCpuBackend: %zu arguments, expected %u", args.size(), num_in + outputs->size());
   CPU_CHECK(opt::active_gemm_isa() == h->isa && opt::active_qgemm_isa() == h->qisa,
             Error::InvalidState, "PtecCpuBackend: weights were packed for another GEMM ISA");
+  if (h->dynamic) {
+    // This run's row count, from the inputs with dynamic rows: it sizes every such tensor.
+    int64_t rows = -1;
+    for (uint32_t i = 0; i < num_in && i < args.size(); ++i) {
+      const TensorSlot& slot = h->tensors[inputs->Get(i)];
+      if (slot.dynamic_dim < 0 || args[i] == nullptr || !args[i]->is_tensor()) continue;
+      const runtime::Tensor& t = args[i]->to_tensor();
+      const int64_t d = slot.dynamic_dim;
+      CPU_CHECK(static_cast<int64_t>(t.dim()) == slot.rank && t.size(d) >= 0 &&
+                    t.size(d) <= slot.bound && (rows < 0 || t.size(d) == rows),
+                Error::InvalidArgument,
+                "PtecCpuBackend: argument %u has %lld rows in dim %lld, expected at most %lld "
+                "(and as many as the other inputs)",
+                i, static_cast<long long>(static_cast<int64_t>(t.dim()) > d ? t.size(d) : -1),
+                static_cast<long long>(d), static_cast<long long>(slot.bound));
+      rows = t.size(d);
+    }
+    CPU_CHECK(rows >= 0, Error::InvalidArgument,
+              "PtecCpuBackend: no input gives the row count of this run");
+    for (size_t i = 0; i < h->num_tensors; ++i) {
+      TensorSlot& slot = h->tensors[i];
+      if (slot.dynamic_dim < 0) continue;
+      slot.run_sizes[slot.dynamic_dim] = rows;
+      slot.numel = slot.per_row * rows;
+    }
+  }
   for (size_t i = 0; i < args.size(); ++i) {
     const uint32_t id = i < num_in ? inputs->Get(static_cast<flatbuffers::uoffset_t>(i))
                                    : outputs->Get(static_cast<flatbuffers::uoffset_t>(i - num_in));
@@ -1898,7 +2013,7 @@ Error CpuBackendRuntime::execute(runtime::BackendExecutionContext& context,
               to_string(want));
     bool same = static_cast<int64_t>(t.dim()) == slot.rank;
     for (int64_t d = 0; same && d < slot.rank; ++d) same = t.size(d) == slot.sizes[d];
-    if (!same && i >= num_in) {  // an output may need resizing to the static sizes
+    if (!same && i >= num_in) {  // an output may need resizing to this run's sizes
       runtime::SizesType sizes[kMaxRank];
       for (int64_t d = 0; d < slot.rank; ++d)
         sizes[d] = static_cast<runtime::SizesType>(slot.sizes[d]);

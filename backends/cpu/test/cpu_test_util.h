@@ -9,9 +9,11 @@
 #include <cmath>
 #include <cstring>
 #include <functional>
+#include <map>
 #include <memory>
 #include <new>
 #include <random>
+#include <string>
 #include <vector>
 
 #include "backends/cpu/aot/cpu_backend.h"
@@ -50,6 +52,28 @@ inline std::vector<ptec_cpu_fb::NodeKind> blob_kinds(const ir::ExportedProgram& 
   for (const auto* n : *graph->nodes()) kinds.push_back(n->kind());
   return kinds;
 }
+
+// The preprocessed weights of a blob, served to init as the program's named data would be.
+class WeightMap final : public runtime::NamedDataMap {
+ public:
+  explicit WeightMap(const std::map<std::string, ir::BufferPtr>& data) : data_(data) {}
+  Result<runtime::TensorLayout> get_tensor_layout(std::string_view) const override {
+    return Error::NotImplemented;
+  }
+  Result<runtime::FreeableBuffer> get_data(std::string_view key) const override {
+    auto it = data_.find(std::string(key));
+    if (it == data_.end()) return Error::NotFound;
+    return runtime::FreeableBuffer(it->second->data(), it->second->size(), nullptr);
+  }
+  Error load_data_into(std::string_view, void*, size_t) const override {
+    return Error::NotImplemented;
+  }
+  Result<uint32_t> get_num_keys() const override { return static_cast<uint32_t>(data_.size()); }
+  Result<const char*> get_key(uint32_t) const override { return Error::NotImplemented; }
+
+ private:
+  const std::map<std::string, ir::BufferPtr>& data_;
+};
 
 class CpuBackendTest : public ::testing::Test {
  protected:
