@@ -177,21 +177,8 @@ TEST_F(CpuBackendRows, RowDimIsTheOnlySymbolicDimBeforeTheLast) {
 // init with row_block's blob after `edit` changed it.
 template <typename F>
 Error init_edited(F edit) {
-  const partition::PreprocessResult r = CpuBackend().preprocess(program::to_edge(row_block()), {});
-  std::unique_ptr<ptec_cpu_fb::GraphT> g = ptec_cpu_fb::UnPackGraph(r.processed_bytes->data());
-  edit(*g);
-  flatbuffers::FlatBufferBuilder builder;
-  builder.Finish(ptec_cpu_fb::Graph::Pack(builder, g.get()), ptec_cpu_fb::GraphIdentifier());
-  runtime::FreeableBuffer processed(builder.GetBufferPointer(), builder.GetSize(), nullptr);
-  std::vector<uint8_t> arena(size_t{8} << 20);
-  runtime::MemoryAllocator alloc(arena.data(), arena.size());
-  cpu_test::WeightMap weights(r.named_data);
-  runtime::BackendInitContext context(&alloc, nullptr, "forward", &weights);
-  CpuBackendRuntime backend;
-  auto handle = backend.init(context, &processed, {});
-  if (!handle.ok()) return handle.error();
-  backend.destroy(*handle);
-  return Error::Ok;
+  return cpu_test::init_edited_blob(CpuBackend().preprocess(program::to_edge(row_block()), {}),
+                                    edit);
 }
 
 TEST_F(CpuBackendRows, MalformedDynamicDimsAreRefusedAtInit) {

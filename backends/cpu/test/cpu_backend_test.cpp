@@ -33,7 +33,6 @@ using builder::Value;
 using cpu_test::blob_kinds;
 using cpu_test::random_vector;
 using cpu_test::tensor;
-using cpu_test::WeightMap;
 
 class CpuBackend : public cpu_test::CpuBackendTest {};
 
@@ -506,22 +505,11 @@ TEST_F(CpuBackend, MalformedBlobIsRefusedAtInit) {
 // init with `program`'s blob after `edit` changed its nodes.
 template <typename F>
 Error init_edited_program(const ir::ExportedProgram& program, F edit, uint32_t version) {
-  const partition::PreprocessResult r = cpu::CpuBackend().preprocess(program, {});
-  std::unique_ptr<ptec_cpu_fb::GraphT> g = ptec_cpu_fb::UnPackGraph(r.processed_bytes->data());
-  for (auto& node : g->nodes) edit(*node);
-  g->version = version;
-  flatbuffers::FlatBufferBuilder builder;
-  builder.Finish(ptec_cpu_fb::Graph::Pack(builder, g.get()), ptec_cpu_fb::GraphIdentifier());
-  runtime::FreeableBuffer processed(builder.GetBufferPointer(), builder.GetSize(), nullptr);
-  std::vector<uint8_t> arena(size_t{8} << 20);
-  runtime::MemoryAllocator alloc(arena.data(), arena.size());
-  WeightMap weights(r.named_data);
-  runtime::BackendInitContext context(&alloc, nullptr, "forward", &weights);
-  CpuBackendRuntime backend;
-  auto handle = backend.init(context, &processed, {});
-  if (!handle.ok()) return handle.error();
-  backend.destroy(*handle);
-  return Error::Ok;
+  return cpu_test::init_edited_blob(cpu::CpuBackend().preprocess(program, {}),
+                                    [&](ptec_cpu_fb::GraphT& g) {
+                                      for (auto& node : g.nodes) edit(*node);
+                                      g.version = version;
+                                    });
 }
 
 // init with resnet_like's blob after `edit` changed its nodes.

@@ -75,6 +75,26 @@ class WeightMap final : public runtime::NamedDataMap {
   const std::map<std::string, ir::BufferPtr>& data_;
 };
 
+// CpuBackendRuntime::init on the blob of `r` after `edit` changed its unpacked graph (the
+// weights served from r's named data): Ok, or init's error.
+template <typename F>
+Error init_edited_blob(const partition::PreprocessResult& r, F edit) {
+  std::unique_ptr<ptec_cpu_fb::GraphT> g = ptec_cpu_fb::UnPackGraph(r.processed_bytes->data());
+  edit(*g);
+  flatbuffers::FlatBufferBuilder builder;
+  builder.Finish(ptec_cpu_fb::Graph::Pack(builder, g.get()), ptec_cpu_fb::GraphIdentifier());
+  runtime::FreeableBuffer processed(builder.GetBufferPointer(), builder.GetSize(), nullptr);
+  std::vector<uint8_t> arena(size_t{8} << 20);
+  runtime::MemoryAllocator alloc(arena.data(), arena.size());
+  WeightMap weights(r.named_data);
+  runtime::BackendInitContext context(&alloc, nullptr, "forward", &weights);
+  CpuBackendRuntime backend;
+  auto handle = backend.init(context, &processed, {});
+  if (!handle.ok()) return handle.error();
+  backend.destroy(*handle);
+  return Error::Ok;
+}
+
 class CpuBackendTest : public ::testing::Test {
  protected:
   static void SetUpTestSuite() {
