@@ -116,8 +116,7 @@ bool is_max_pool(const ir::Node& node) {
   for (const ir::Node* user : node.users()) {
     if (!user->is_op("getitem") || user->arg(1).as_int() != 0) return false;
   }
-  return node.meta().val[0].dtype == DType::Float && node.meta().val[0].is_static() &&
-         node.arg("self").as_node()->meta().val.size() == 1 &&
+  return float_static(node.meta().val[0]) && node.arg("self").as_node()->meta().val.size() == 1 &&
          float_static(node.arg("self").as_node()->spec());
 }
 
@@ -366,14 +365,24 @@ CpuOpKind classify_sizes(const ir::ExportedProgram& program, const ir::Node& nod
   return CpuOpKind::Unsupported;
 }
 
-// The tensors `node` computes or reads that are not constants.
+// The tensors `node` computes or reads that are not constants or weights: its first output (the
+// others of a claimed node, a max pool's indices or a norm's statistics, are unused), and what
+// it reads (of a multi-output node, the getitem's part).
 std::vector<const ir::TensorSpec*> activations(const ir::ExportedProgram& program,
                                                const ir::Node& node) {
   std::vector<const ir::TensorSpec*> specs;
-  for (const ir::TensorSpec& spec : node.meta().val) specs.push_back(&spec);
+  if (node.meta().val.empty()) return specs;
+  specs.push_back(&node.meta().val[0]);
   for (const ir::Node* input : node.inputs()) {
     if (is_constant(program, *input) || is_weight_permute(program, *input)) continue;
-    for (const ir::TensorSpec& spec : input->meta().val) specs.push_back(&spec);
+    const std::vector<ir::TensorSpec>& vals = input->meta().val;
+    if (node.is_op("getitem") && node.arg(1).is_int()) {
+      const int64_t i = node.arg(1).as_int();
+      if (i >= 0 && static_cast<size_t>(i) < vals.size())
+        specs.push_back(&vals[static_cast<size_t>(i)]);
+      continue;
+    }
+    for (const ir::TensorSpec& spec : vals) specs.push_back(&spec);
   }
   return specs;
 }
@@ -386,11 +395,14 @@ int64_t elements_per_row(const ir::TensorSpec& spec) {
 }
 
 // Whether a node of `kind` whose activations include row_dim tensors runs on the rows the run
-// gives: every activation has rows of one symbol; the op works row by row (a linear layer, an
-// element-wise op, a normalization, mean or copy along the last dim) and keeps the rows: its
-// output has them too, with as many elements per row as its input (the last dim aside), and an
-// element-wise operand either has them in the output's dim (broadcast along others) or is static
-// and broadcast along them.
+// gives. Every activation has rows of one symbol, and so does the output, and the op keeps
+// them apart:
+//   - images (convolution, pooling, batch and group norm): the rows are the batch, dim 0;
+//   - cat and softmax along a dim after the rows, getitem: the rows in the output's dim;
+//   - row by row (a linear layer, an element-wise op, a normalization, mean or copy along the
+//     last dim): as many elements per row in and out (the last dim aside); an element-wise
+//     operand has the rows in the output's dim (broadcast along others) or is static and
+//     broadcast along them.
 bool runs_on_rows(const ir::ExportedProgram& program, const ir::Node& node, CpuOpKind kind) {
   const std::vector<const ir::TensorSpec*> specs = activations(program, node);
   const ir::TensorSpec* first = nullptr;
@@ -401,6 +413,11 @@ bool runs_on_rows(const ir::ExportedProgram& program, const ir::Node& node, CpuO
     }
   }
   if (first == nullptr) return true;  // static
+  const bool image = kind == CpuOpKind::Conv2d || kind == CpuOpKind::MaxPool2d ||
+                     kind == CpuOpKind::AvgPool2d || kind == CpuOpKind::GlobalAvgPool ||
+                     kind == CpuOpKind::BatchNorm || kind == CpuOpKind::GroupNorm;
+  const bool along =
+      image || kind == CpuOpKind::Cat || kind == CpuOpKind::Softmax || kind == CpuOpKind::GetItem;
   switch (kind) {
     case CpuOpKind::Linear:
     case CpuOpKind::Unary:
@@ -409,14 +426,29 @@ bool runs_on_rows(const ir::ExportedProgram& program, const ir::Node& node, CpuO
     case CpuOpKind::ScalarBinary:
     case CpuOpKind::Math:
     case CpuOpKind::MeanInner:
-    case CpuOpKind::LayerNorm:
-    case CpuOpKind::GetItem: break;
-    default: return false;
+    case CpuOpKind::LayerNorm: break;
+    default:
+      if (!along) return false;
+  }
+  if (along) {
+    const ir::TensorSpec& out = node.meta().val[0];
+    const std::optional<size_t> d = row_dim(out);
+    if (!d || (image && *d != 0)) return false;
+    for (const ir::TensorSpec* spec : specs) {
+      if (row_dim(*spec) != d || !(spec->shape[*d] == out.shape[*d])) return false;
+    }
+    const int64_t rank = static_cast<int64_t>(out.rank());
+    auto dim_arg = [&](std::string_view name) {
+      const int64_t v = arg_or_default(node, name).as_int();
+      return v < 0 ? v + rank : v;
+    };
+    if (kind == CpuOpKind::Cat) return dim_arg("dim") != static_cast<int64_t>(*d);
+    if (kind == CpuOpKind::Softmax) return dim_arg("dim") > static_cast<int64_t>(*d);
+    return true;
   }
   const ir::SymInt& symbol = first->shape[*row_dim(*first)];
   const bool elementwise = kind != CpuOpKind::Linear && kind != CpuOpKind::MeanInner &&
-                           kind != CpuOpKind::Copy && kind != CpuOpKind::GetItem &&
-                           kind != CpuOpKind::LayerNorm;
+                           kind != CpuOpKind::Copy && kind != CpuOpKind::LayerNorm;
   const ir::TensorSpec& out = node.meta().val[0];
   const std::optional<size_t> out_dim = row_dim(out);
   if (!out_dim || !(out.shape[*out_dim] == symbol)) return false;

@@ -49,8 +49,10 @@ enum class CpuOpKind {
 
 /// The kind of `node` in `program` (an EDGE program), Unsupported when the backend cannot run it
 /// with these arguments: every tensor it reads or writes must be fp32 and contiguous, with
-/// static sizes, or (row-wise ops only: Linear, Unary, Binary, Copy, ScalarBinary, Math,
-/// MeanInner, LayerNorm and its GetItem) rows of one run-time count (see row_dim).
+/// static sizes, or rows of one run-time count (see row_dim) that the op keeps apart: row-wise
+/// ops (Linear, Unary, Binary, Copy, ScalarBinary, Math, MeanInner, LayerNorm), ops on images
+/// whose batch is the count (Conv2d, MaxPool2d, AvgPool2d, GlobalAvgPool, BatchNorm,
+/// GroupNorm), Cat and Softmax along a later dim, and GetItem.
 CpuOpKind classify(const ir::ExportedProgram& program, const ir::Node& node);
 
 /// The dim of `spec` whose size is known only at run time, when it is the only one and not the

@@ -830,16 +830,19 @@ Error prepare_node(Handle& h, NodeState& st, MemoryAllocator& alloc, size_t* scr
   return Error::InvalidProgram;
 }
 
-// A graph with dynamic rows (Tensor.dynamic_dim) reads and writes them only in row-wise nodes, so
-// that the bounds' shape checks (prepare_node) hold at every row count: each node's outputs and
-// computed inputs have rows (a Binary may also broadcast a static operand, of size 1 there, along
-// them), in the same dim counted from the last for element-wise nodes, and a graph input gives
-// the count.
+// A graph with dynamic rows (Tensor.dynamic_dim) reads and writes them only in nodes that keep
+// the rows apart, so that the bounds' shape checks (prepare_node) hold at every row count: row by
+// row (Linear, element-wise, LayerNorm, MeanInner, Copy), images whose batch is the count
+// (Conv2d, pooling, BatchNorm, GroupNorm: rows in dim 0), Cat and Softmax along another dim. Each
+// node's output and computed inputs have the rows (a Binary may also broadcast a static operand,
+// of size 1 there, along them), in the same dim (counted from the last for element-wise nodes;
+// any for the row-by-row ones, which only count elements), and a graph input gives the count.
 Error check_rows(const Handle& h) {
   auto dynamic = [&](uint32_t id) { return id < h.num_tensors && h.tensors[id].dynamic_dim >= 0; };
   bool input_rows = false;
-  for (uint32_t i = 0; i < num_inputs(h.graph); ++i)
+  for (uint32_t i = 0; i < num_inputs(h.graph); ++i) {
     input_rows |= dynamic(h.graph->inputs()->Get(i));
+  }
   CPU_CHECK(input_rows, Error::InvalidProgram,
             "PtecCpuBackend: a graph with dynamic rows has no input that gives their count");
   for (const fb::Node* n : *h.graph->nodes()) {
@@ -851,30 +854,39 @@ Error check_rows(const Handle& h) {
     if (!any) continue;
     const char* name = n->name() != nullptr ? n->name()->c_str() : "?";
     const fb::NodeKind kind = n->kind();
-    CPU_CHECK(kind == fb::NodeKind::Linear || kind == fb::NodeKind::Unary ||
-                  kind == fb::NodeKind::Binary || kind == fb::NodeKind::Copy ||
-                  kind == fb::NodeKind::ScalarBinary || kind == fb::NodeKind::Math ||
-                  kind == fb::NodeKind::MeanInner || kind == fb::NodeKind::LayerNorm,
-              Error::InvalidProgram,
+    const bool row_by_row = kind == fb::NodeKind::Linear || kind == fb::NodeKind::Copy ||
+                            kind == fb::NodeKind::MeanInner || kind == fb::NodeKind::LayerNorm;
+    const bool elementwise = kind == fb::NodeKind::Unary || kind == fb::NodeKind::Binary ||
+                             kind == fb::NodeKind::ScalarBinary || kind == fb::NodeKind::Math;
+    const bool image = kind == fb::NodeKind::Conv2d || kind == fb::NodeKind::MaxPool2d ||
+                       kind == fb::NodeKind::AvgPool2d || kind == fb::NodeKind::GlobalAvgPool ||
+                       kind == fb::NodeKind::BatchNorm || kind == fb::NodeKind::GroupNorm;
+    const bool along = kind == fb::NodeKind::Cat || kind == fb::NodeKind::Softmax;
+    CPU_CHECK(row_by_row || elementwise || image || along, Error::InvalidProgram,
               "PtecCpuBackend: node '%s' (kind %d) cannot run on dynamic rows", name,
               static_cast<int>(kind));
     CPU_CHECK(n->outputs() != nullptr && n->outputs()->size() == 1 && dynamic(n->outputs()->Get(0)),
               Error::InvalidProgram,
-              "PtecCpuBackend: node '%s' reads dynamic rows into a static "
-              "output",
-              name);
+              "PtecCpuBackend: node '%s' reads dynamic rows into a static output", name);
     const TensorSlot& out = h.tensors[n->outputs()->Get(0)];
-    const bool elementwise = kind == fb::NodeKind::Unary || kind == fb::NodeKind::Binary ||
-                             kind == fb::NodeKind::ScalarBinary || kind == fb::NodeKind::Math;
+    const int64_t dd = out.dynamic_dim;
+    CPU_CHECK(!image || dd == 0, Error::InvalidProgram,
+              "PtecCpuBackend: node '%s' runs on images whose batch is not the dynamic dim", name);
+    // Cat and Softmax: their dim lies after the rows (Cat: any other dim).
+    const int64_t dim =
+        along && n->ints() != nullptr && n->ints()->size() >= 1 ? n->ints()->Get(0) : -1;
+    CPU_CHECK(!along || (kind == fb::NodeKind::Cat ? dim >= 0 && dim != dd : dim > dd),
+              Error::InvalidProgram, "PtecCpuBackend: node '%s' works along its dynamic dim %lld",
+              name, static_cast<long long>(dd));
     for (uint32_t i = 0; n->inputs() != nullptr && i < n->inputs()->size(); ++i) {
       const uint32_t id = n->inputs()->Get(i);
       if (id >= h.num_tensors || h.constants[id].data() != nullptr) continue;
       const TensorSlot& t = h.tensors[id];
       // The dim of t that lines up with the output's rows (element-wise nodes broadcast from
       // the last dim).
-      const int64_t at = out.dynamic_dim - (out.rank - t.rank);
+      const int64_t at = elementwise ? dd - (out.rank - t.rank) : dd;
       if (t.dynamic_dim >= 0) {
-        CPU_CHECK(!elementwise || t.dynamic_dim == at, Error::InvalidProgram,
+        CPU_CHECK(row_by_row || t.dynamic_dim == at, Error::InvalidProgram,
                   "PtecCpuBackend: node '%s' has operands with rows in other dims", name);
         continue;
       }
@@ -902,10 +914,12 @@ void for_rows(int64_t rows, int64_t elements, F f) {
 // softmax(scale * x) along the node's dim; `scale` 0 (blobs before it existed) or 1: none. A
 // scale is only given for the last dim: each row is scaled into the output (in cache) and
 // normalized there.
-void softmax(const NodeState& st, const float* x, float scale, float* out) {
+void softmax(const NodeState& st, const float* x, float scale, float* out, int64_t numel) {
   const int64_t len = st.len, inner = st.inner;
+  // Rows of this run: the dims before the softmax's, dynamic ones included (at most st.outer).
+  const int64_t outer = len * inner > 0 ? numel / (len * inner) : st.outer;
   const bool scaled = scale != 0.0f && scale != 1.0f;
-  for_rows(st.outer, st.outer * len * inner, [&](int64_t o) {
+  for_rows(outer, outer * len * inner, [&](int64_t o) {
     if (inner == 1) {  // contiguous rows (the last dimension): vectorized
       const float* row = x + o * len;
       if (scaled) {
@@ -1474,12 +1488,14 @@ Error run_node(Handle& h, const NodeState& st, runtime::BackendExecutionContext&
       e.clamp_min = n->clamp_min();
       e.clamp_max = n->clamp_max();
       const float* scale = slot(4) != nullptr ? slot(4)->data : nullptr;
+      opt::Conv2dShape s = st.conv;
+      s.n = slot(0)->sizes[0];  // the images of this run (dynamic rows: at most the bound)
       const bool ok =
           st.winograd
-              ? opt::conv2d_winograd(st.conv, st.variant, slot(0)->data, st.packed, e, out.data,
-                                     st.block, h.scratch, scale, st.workers)
-              : opt::conv2d(st.conv, slot(0)->data, st.sliced ? nullptr : slot(1)->data, st.packed,
-                            e, out.data, h.scratch, scale, st.depthwise_path, st.rows, st.layouts,
+              ? opt::conv2d_winograd(s, st.variant, slot(0)->data, st.packed, e, out.data, st.block,
+                                     h.scratch, scale, st.workers)
+              : opt::conv2d(s, slot(0)->data, st.sliced ? nullptr : slot(1)->data, st.packed, e,
+                            out.data, h.scratch, scale, st.depthwise_path, st.rows, st.layouts,
                             std::min<int64_t>(st.workers, num_threads()));
       return ok ? Error::Ok : Error::Internal;
     }
@@ -1583,7 +1599,9 @@ Error run_node(Handle& h, const NodeState& st, runtime::BackendExecutionContext&
       }
       return Error::Ok;
     }
-    case fb::NodeKind::Softmax: softmax(st, slot(0)->data, n->scalar(), out.data); return Error::Ok;
+    case fb::NodeKind::Softmax:
+      softmax(st, slot(0)->data, n->scalar(), out.data, out.numel);
+      return Error::Ok;
     case fb::NodeKind::LayerNorm:
       layer_norm(*slot(0), slot(1) != nullptr ? slot(1)->data : nullptr,
                  slot(2) != nullptr ? slot(2)->data : nullptr, n->scalar(), out);

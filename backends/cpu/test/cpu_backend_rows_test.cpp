@@ -103,6 +103,55 @@ TEST_F(CpuBackendRows, BlobCarriesTheBoundsAndTheDynamicDim) {
   EXPECT_EQ(constants, 7u);
 }
 
+// A CNN on a batch of n images (n in [1, 4]): conv + relu, batch norm after it, a conv whose
+// output is added back, cat along the channels, max and average pooling, a depthwise conv,
+// global average pooling, a linear classifier and softmax: one delegate at every batch size.
+ir::ExportedProgram image_block() {
+  builder::GraphBuilder b("image_block");
+  ir::SymInt n = b.symbol("n", 1, 4);
+  Value x = b.input("x", DType::Float, {n, 3, 10, 9});
+  Value w1 = b.parameter("w1", tensor({8, 3, 3, 3}, 1));
+  Value b1 = b.parameter("b1", tensor({8}, 2));
+  Value w2 = b.parameter("w2", tensor({8, 8, 3, 3}, 3));
+  Value wd = b.parameter("wd", tensor({16, 1, 3, 3}, 4));
+  Value bn_w = b.parameter("bn_w", tensor({8}, 5));
+  Value bn_b = b.parameter("bn_b", tensor({8}, 6));
+  Value bn_m = b.parameter("bn_m", tensor({8}, 7));
+  const std::vector<float> var = {0.5f, 1.0f, 0.25f, 2.0f, 0.75f, 1.5f, 0.3f, 0.9f};
+  Value bn_v = b.parameter(
+      "bn_v", ir::TensorData{ir::TensorSpec(DType::Float, std::vector<int64_t>{8}),
+                             ir::Buffer::copy_of(var.data(), var.size() * sizeof(float))});
+  Value fc_w = b.parameter("fc_w", tensor({5, 16}, 9));
+  Value fc_b = b.parameter("fc_b", tensor({5}, 10));
+  const std::vector<int64_t> one = {1, 1}, zero = {0, 0}, two = {2, 2};
+  Value c1 = b.call("aten::relu",
+                    {b.call("aten::convolution", {x, w1, b1, one, one, one, false, zero, 1})});
+  Value bn = b.call_multi("aten::_native_batch_norm_legit_no_training",
+                          {c1, bn_w, bn_b, bn_m, bn_v, 0.1, 1e-5})[0];
+  Value c2 = b.call("aten::convolution", {bn, w2, nullptr, one, one, one, false, zero, 1});
+  Value r = b.call("aten::relu", {b.call("aten::add.Tensor", {c2, c1})});
+  Value cat = b.call("aten::cat", {std::vector<Value>{r, c1}, 1});  // 16 channels
+  Value p = b.call_multi("aten::max_pool2d_with_indices",
+                         {cat, std::vector<int64_t>{3, 3}, two, one, one, false})[0];
+  Value a = b.call("aten::avg_pool2d", {p, std::vector<int64_t>{2, 2}, one, zero, false, true});
+  Value d = b.call("aten::convolution", {a, wd, nullptr, one, one, one, false, zero, 16});
+  Value m = b.call("aten::mean.dim",
+                   {b.call("aten::hardtanh", {d, 0.0, 6.0}), std::vector<int64_t>{-1, -2}, false});
+  Value t = b.call("aten::permute_copy", {fc_w, std::vector<int64_t>{1, 0}});
+  b.output({b.call("aten::_softmax", {b.call("aten::addmm", {fc_b, m, t}), 1, false})});
+  return b.build();
+}
+
+TEST_F(CpuBackendRows, ImagesOfADynamicBatchRunInOneDelegateAtEverySize) {
+  for (int64_t n : {1, 3, 4}) {
+    SCOPED_TRACE(n);
+    EXPECT_EQ(expect_same(image_block, {{n, 3, 10, 9}}), 1u);
+  }
+  set_num_threads(2);
+  EXPECT_EQ(expect_same(image_block, {{2, 3, 10, 9}}), 1u);
+  set_num_threads(1);
+}
+
 // softmax over the rows (dim 0) is not row-wise: it stays on the portable kernels, between two
 // delegates, and the result is still the portable one.
 TEST_F(CpuBackendRows, AnOpAcrossTheRowsSplitsTheDelegates) {
@@ -174,11 +223,10 @@ TEST_F(CpuBackendRows, RowDimIsTheOnlySymbolicDimBeforeTheLast) {
   EXPECT_FALSE(row_dim(ir::TensorSpec(DType::Float, {ir::SymInt(3), ir::SymInt(4)})));
 }
 
-// init with row_block's blob after `edit` changed it.
+// init with the blob of `build`'s program (row_block by default) after `edit` changed it.
 template <typename F>
-Error init_edited(F edit) {
-  return cpu_test::init_edited_blob(CpuBackend().preprocess(program::to_edge(row_block()), {}),
-                                    edit);
+Error init_edited(F edit, ir::ExportedProgram (*build)() = row_block) {
+  return cpu_test::init_edited_blob(CpuBackend().preprocess(program::to_edge(build()), {}), edit);
 }
 
 TEST_F(CpuBackendRows, MalformedDynamicDimsAreRefusedAtInit) {
@@ -201,7 +249,7 @@ TEST_F(CpuBackendRows, MalformedDynamicDimsAreRefusedAtInit) {
   // A node that is not row-wise on dynamic rows.
   EXPECT_EQ(init_edited([](ptec_cpu_fb::GraphT& g) {
               for (auto& n : g.nodes) {
-                if (n->kind == K::LayerNorm) n->kind = K::Softmax;
+                if (n->kind == K::LayerNorm) n->kind = K::BatchMatMul;
               }
             }),
             Error::InvalidProgram);
@@ -209,6 +257,33 @@ TEST_F(CpuBackendRows, MalformedDynamicDimsAreRefusedAtInit) {
   EXPECT_EQ(init_edited([](ptec_cpu_fb::GraphT& g) {
               g.tensors[g.nodes.back()->outputs[0]]->dynamic_dim = -1;
             }),
+            Error::InvalidProgram);
+  // Images: the batch must be the dynamic dim, and a cat must not run along it.
+  EXPECT_EQ(init_edited([](ptec_cpu_fb::GraphT&) {}, image_block), Error::Ok);
+  EXPECT_EQ(init_edited(
+                [](ptec_cpu_fb::GraphT& g) {
+                  for (auto& t : g.tensors) {
+                    if (t->dynamic_dim == 0 && t->sizes.size() == 4) t->dynamic_dim = 1;
+                  }
+                },
+                image_block),
+            Error::InvalidProgram);
+  EXPECT_EQ(init_edited(
+                [](ptec_cpu_fb::GraphT& g) {
+                  for (auto& n : g.nodes) {
+                    if (n->kind == K::Cat) n->ints = {0};
+                  }
+                },
+                image_block),
+            Error::InvalidProgram);
+  // A softmax along the rows.
+  EXPECT_EQ(init_edited(
+                [](ptec_cpu_fb::GraphT& g) {
+                  for (auto& n : g.nodes) {
+                    if (n->kind == K::Softmax) n->ints = {0};
+                  }
+                },
+                image_block),
             Error::InvalidProgram);
 }
 
