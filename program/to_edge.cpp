@@ -13,6 +13,7 @@
 #include "passes/decompose.h"
 #include "passes/group_norm_fusion.h"
 #include "passes/half_to_float.h"
+#include "passes/infer_view_size.h"
 #include "passes/pad_folding.h"
 #include "passes/pass_manager.h"
 
@@ -49,6 +50,7 @@ ir::ExportedProgram to_edge(const ir::ExportedProgram& aten, const EdgeCompileCo
   manager.add(std::make_unique<passes::BatchNormFolding>());
   manager.add(std::make_unique<passes::PadFolding>());
   manager.add(std::make_unique<passes::GroupNormFusion>());
+  manager.add(std::make_unique<passes::InferViewSize>());
   manager.add(std::make_unique<passes::DeadCodeElimination>());
   manager.run(edge);
 

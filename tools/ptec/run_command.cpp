@@ -132,12 +132,15 @@ std::string preview(const runtime::Tensor& t) {
 }
 
 /// Checks the inputs against the dynamic-dim ranges `ptec export` recorded (the runtime checks
-/// upper bounds itself; the lower bounds and the input names live in the record).
-void check_dynamic_dims(runtime::Module& module, const std::vector<std::string>& names,
+/// upper bounds itself; the lower bounds and the input names live in the record). The record is
+/// read through a module of its own, without the run's event tracer: an ETDump holds the runs
+/// of the method asked for, which its ETRecord describes, not this record's.
+void check_dynamic_dims(const std::string& data_path, const std::vector<std::string>& names,
                         const RunArgs& args, const std::vector<HostTensor>& inputs,
                         const std::string& source) {
   if (std::find(names.begin(), names.end(), kDynamicDimsMethod) == names.end()) return;
   RuntimeErrorCapture errors;
+  runtime::Module module(args.program, data_path, runtime::Module::LoadMode::Mmap);
   auto record = module.execute(kDynamicDimsMethod);
   errors.check(record.error(), fmt::format("{}: method {}", args.program, kDynamicDimsMethod));
   if (record->size() != 1 || !(*record)[0].is_string()) return;
@@ -234,7 +237,7 @@ int run_run(const RunArgs& args) {
     PTEC_ENFORCE(host_inputs.size() == meta->num_inputs(), InvalidArgument,
                  "{}: {} input files but method {} takes {} inputs", args.inputs_dir,
                  host_inputs.size(), args.method, meta->num_inputs());
-    check_dynamic_dims(module, *names, args, host_inputs, source);
+    check_dynamic_dims(data_path, *names, args, host_inputs, source);
   }
   std::vector<OwnedTensor> input_tensors;
   std::vector<EValue> inputs;
