@@ -20,6 +20,8 @@ std::tuple<Tensor&, Tensor&, Tensor&> native_group_norm_out(
     KernelRuntimeContext& ctx, const Tensor& input, const OptTensor& weight, const OptTensor& bias,
     int64_t n, int64_t c, int64_t hxw, int64_t group, double eps, Tensor& out0, Tensor& out1,
     Tensor& out2);
+Tensor& softmax_out(KernelRuntimeContext& ctx, const Tensor& self, int64_t dim, bool half_to_float,
+                    Tensor& out);
 Tensor& upsample_bilinear2d_vec_out(KernelRuntimeContext& ctx, const Tensor& input,
                                     const OptIntList& output_size, bool align_corners,
                                     const std::optional<Span<const double>>& scale_factors,

@@ -15,6 +15,7 @@ const runtime::Kernel kOptimizedKernels[] = {
     PTEC_KERNEL("aten::bmm.out", optimized::bmm_out),
     PTEC_KERNEL("aten::addmm.out", optimized::addmm_out),
     PTEC_KERNEL("aten::native_group_norm.out", optimized::native_group_norm_out),
+    PTEC_KERNEL("aten::_softmax.out", optimized::softmax_out),
     PTEC_KERNEL("aten::upsample_bilinear2d.vec_out", optimized::upsample_bilinear2d_vec_out),
     PTEC_KERNEL("aten::upsample_nearest2d.vec_out", optimized::upsample_nearest2d_vec_out),
 };

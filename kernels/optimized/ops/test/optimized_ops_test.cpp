@@ -268,6 +268,48 @@ TEST_F(OptimizedOps, GroupNormMatchesPortable) {
   }
 }
 
+TEST_F(OptimizedOps, SoftmaxMatchesPortableAlongEveryDim) {
+  // Last dim (the vectorized rows, serial and spread over the threads), other dims (the
+  // portable kernel), one element per row, and a row of -infinity with a large value beside it.
+  const std::vector<std::vector<runtime::SizesType>> shapes = {{3, 7}, {2, 4, 33}, {1, 1},
+                                                               {5, 1}, {300, 257}, {4, 6, 5}};
+  for (const auto& sizes : shapes) {
+    const int64_t rank = static_cast<int64_t>(sizes.size());
+    for (int64_t dim : {int64_t{-1}, int64_t{0}, rank - 2}) {
+      SCOPED_TRACE(::testing::Message()
+                   << "rank " << rank << " dim " << dim << " numel " << numel(sizes));
+      Tensor& x = random(sizes, 3);
+      x.mutable_data_ptr<float>()[0] = -INFINITY;
+      x.mutable_data_ptr<float>()[numel(sizes) - 1] = 80.0f;
+      Tensor& got = zeros(sizes);
+      Tensor& want = zeros(sizes);
+      auto ctx = context();
+      softmax_out(ctx, x, dim, false, got);
+      kernels::softmax_out(ctx, x, dim, false, want);
+      ASSERT_EQ(ctx.failure_state(), Error::Ok);
+      // A row of only -infinity is NaN in both (ATen's as well).
+      for (size_t i = 0; i < numel(sizes); ++i) {
+        const float g = got.const_data_ptr<float>()[i], w = want.const_data_ptr<float>()[i];
+        if (std::isnan(w)) {
+          EXPECT_TRUE(std::isnan(g)) << "at " << i;
+        } else {
+          ASSERT_NEAR(g, w, 1e-6 + 1e-5 * std::fabs(w)) << "at " << i;
+        }
+      }
+    }
+  }
+}
+
+TEST_F(OptimizedOps, SoftmaxErrorsAreThePortableKernelsErrors) {
+  Tensor& x = random({2, 3}, 1);
+  Tensor& out = zeros({2, 3});
+  test::LogCapture log;
+  auto ctx = context();
+  softmax_out(ctx, x, 2, false, out);  // no dim 2
+  EXPECT_EQ(ctx.failure_state(), Error::InvalidArgument);
+  EXPECT_NE(log.text().find("_softmax.out"), std::string::npos) << log.text();
+}
+
 TEST_F(OptimizedOps, ErrorsAreThePortableKernelsErrors) {
   Tensor& a = random({4, 5}, 1);
   Tensor& b = random({6, 3}, 2);  // inner sizes differ
