@@ -61,7 +61,7 @@ ir::ExportedProgram row_block() {
 // sanitizer build catches a read of the bound's).
 ir::ExportedProgram linear_on_input() {
   builder::GraphBuilder b("linear_on_input");
-  ir::SymInt n = b.symbol("n", 1, 64);
+  ir::SymInt n = b.symbol("n", 0, 64);
   Value x = b.input("x", DType::Float, {n, 24});
   Value w = b.parameter("w", tensor({24, 40}, 1));
   Value bias = b.parameter("bias", tensor({40}, 2));
@@ -108,7 +108,7 @@ TEST_F(CpuBackendRows, BlobCarriesTheBoundsAndTheDynamicDim) {
 // global average pooling, a linear classifier and softmax: one delegate at every batch size.
 ir::ExportedProgram image_block() {
   builder::GraphBuilder b("image_block");
-  ir::SymInt n = b.symbol("n", 1, 4);
+  ir::SymInt n = b.symbol("n", 0, 4);
   Value x = b.input("x", DType::Float, {n, 3, 10, 9});
   Value w1 = b.parameter("w1", tensor({8, 3, 3, 3}, 1));
   Value b1 = b.parameter("b1", tensor({8}, 2));
@@ -150,6 +150,18 @@ TEST_F(CpuBackendRows, ImagesOfADynamicBatchRunInOneDelegateAtEverySize) {
   set_num_threads(2);
   EXPECT_EQ(expect_same(image_block, {{2, 3, 10, 9}}), 1u);
   set_num_threads(1);
+}
+
+// No rows at all (no boxes kept, an empty batch): every node runs on nothing, and the outputs
+// are empty.
+TEST_F(CpuBackendRows, ZeroRowsGiveEmptyOutputs) {
+  const std::vector<std::pair<ir::ExportedProgram (*)(), std::vector<int32_t>>> cases = {
+      {linear_on_input, {0, 24}}, {image_block, {0, 3, 10, 9}}};
+  for (const auto& [build, sizes] : cases) {
+    runtime::OwnedTensor x = runtime::OwnedTensor::from(DType::Float, sizes, std::vector<float>{});
+    EXPECT_EQ(count_delegates(build()), 1u);
+    EXPECT_TRUE(run(export_pte(build(), true), {&x}).empty());
+  }
 }
 
 // softmax over the rows (dim 0) is not row-wise: it stays on the portable kernels, between two
