@@ -37,8 +37,9 @@ while read -r spec; do
   [[ -n "$spec" ]] && dyn_args+=(--dynamic "$spec")
 done <"$model_dir/$name.dynamic"
 
-echo "+ $ptec export $onnx_file -o $pte ${dyn_args[*]}"
-"$ptec" export "$onnx_file" -o "$pte" "${dyn_args[@]}" 2>"$tmp/export.err" || {
+echo "+ $ptec export $onnx_file -o $pte ${dyn_args[*]} --etrecord $tmp/$name.etrecord"
+"$ptec" export "$onnx_file" -o "$pte" "${dyn_args[@]}" --etrecord "$tmp/$name.etrecord" \
+  2>"$tmp/export.err" || {
   cat "$tmp/export.err" >&2
   fail "export FAILED"
 }
@@ -59,6 +60,18 @@ for data_dir in "$model_dir/$name"/test_data_set_*; do
   count=$((count + 1))
 done
 [[ $count -ge 2 ]] || fail "expected at least 2 test data sets, found $count"
+
+# A profiled run holds the asked method's blocks only (not those of the record of dynamic dims
+# that run reads), so the Inspector joins it with the export's ETRecord, logged outputs and all.
+data_dir="$model_dir/$name/test_data_set_0"
+"$ptec" run "$pte" --inputs "$data_dir" --etdump "$tmp/run.etdp" --debug-buffer "$tmp/run.bin" \
+  >/dev/null || fail "profiled run FAILED"
+"$ptec" inspect --etrecord "$tmp/$name.etrecord" --etdump "$tmp/run.etdp" \
+  --debug-buffer "$tmp/run.bin" --numeric-gap --program "$pte" --inputs "$data_dir" \
+  >"$tmp/inspect.txt" 2>&1 || {
+  cat "$tmp/inspect.txt" >&2
+  fail "inspect of the profiled run FAILED"
+}
 
 for bad_dir in "$model_dir/$name"/bad_*; do
   [[ -d "$bad_dir" ]] || continue
