@@ -18,6 +18,8 @@ Models (seeded random weights, small so that the suite stays fast):
   resnet18_dynbatch torchvision ResNet-18 with a dynamic batch axis in [1, 4], run at 1 and 3
   transformer_encoder  nn.TransformerEncoder (2 layers, d 32, 4 heads, batch_first, eval,
                     enable_nested_tensor=False so torch 1.13 exports plain ops), seq in [1, 64]
+  enc_dec           nn.Transformer encoder-decoder with a causal target mask: src[1, s, 32] and
+                    tgt[1, t, 32], two symbols, s and t in [1, 32], at three (s, t) pairs
   vit               ViT-style classifier on 16x16 images (static shapes; test_data_set_0 only)
   gpt_prefill       GPT-style decoder prefill: ids[1, 8] -> logits + KV caches [2, 1, 2, 8, 16]
   gpt_decode        the same weights, one token + the caches -> logits + caches of 9 positions
@@ -170,6 +172,36 @@ def build_bert_like(gen):
     dynamic = {"ids": {1: "seq"}, "mask": {1: "seq"}}
     return (model, inputs(8), ["ids", "mask"], dynamic, good, bad,
             ["ids:1=seq:2..64", "mask:1=seq:2..64"], 17)
+
+
+class EncDec(nn.Module):
+    """nn.Transformer (2 encoder and 2 decoder layers, d 32, 4 heads, batch_first) with a causal
+    target mask built from the target's length: two dynamic axes of their own, src's s and tgt's
+    t, meeting in the cross-attention."""
+
+    def __init__(self):
+        super().__init__()
+        self.t = nn.Transformer(d_model=32, nhead=4, num_encoder_layers=2, num_decoder_layers=2,
+                                dim_feedforward=64, dropout=0.0, batch_first=True)
+
+    def forward(self, src, tgt):  # src: [1, s, 32], tgt: [1, t, 32]
+        n = tgt.shape[1]
+        mask = torch.triu(torch.full((n, n), float("-inf")), diagonal=1)
+        return self.t(src, tgt, tgt_mask=mask)
+
+
+def build_enc_dec(gen):
+    torch.manual_seed(SEED)
+    model = EncDec().eval()
+
+    def inputs(s, t):
+        return torch.randn(1, s, 32, generator=gen), torch.randn(1, t, 32, generator=gen)
+
+    good = [inputs(s, t) for s, t in ((12, 7), (20, 3), (5, 16))]
+    bad = [inputs(40, 3)]
+    dynamic = {"src": {1: "s"}, "tgt": {1: "t"}}
+    return (model, inputs(12, 7), ["src", "tgt"], dynamic, good, bad,
+            ["src:1=s:1..32", "tgt:1=t:1..32"], 14)
 
 
 class TinyVit(nn.Module):
@@ -450,6 +482,7 @@ MODELS = {
     "resnet18_dynbatch": build_resnet18_dynbatch,
     "transformer_encoder": build_transformer_encoder,
     "bert_like": build_bert_like,
+    "enc_dec": build_enc_dec,
     "vit": build_vit,
     "gpt_prefill": build_gpt_prefill,
     "gpt_decode": build_gpt_decode,
