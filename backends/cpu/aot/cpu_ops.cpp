@@ -9,20 +9,20 @@ namespace ptec::backends::cpu {
 namespace {
 
 // An fp32 contiguous tensor whose sizes the backend knows at init: static, or rows of a run-time
-// count (row_dim); classify() keeps the latter to the row-wise ops.
-bool float_static(const ir::TensorSpec& spec) {
+// count (row_dim); classify() keeps the latter to the ops that keep rows apart.
+bool float_sized(const ir::TensorSpec& spec) {
   return spec.dtype == DType::Float && (spec.is_static() || row_dim(spec)) &&
          (spec.dim_order.empty() || std::is_sorted(spec.dim_order.begin(), spec.dim_order.end()));
 }
 
-// Every tensor `node` writes and every node it reads is an fp32 static contiguous tensor.
+// Every tensor `node` writes and every node it reads is an fp32 contiguous tensor (float_sized).
 bool tensors_ok(const ir::Node& node) {
   if (node.meta().val.empty()) return false;
   for (const ir::TensorSpec& spec : node.meta().val) {
-    if (!float_static(spec)) return false;
+    if (!float_sized(spec)) return false;
   }
   for (const ir::Node* input : node.inputs()) {
-    if (input->meta().val.size() != 1 || !float_static(input->spec())) return false;
+    if (input->meta().val.size() != 1 || !float_sized(input->spec())) return false;
   }
   return true;
 }
@@ -84,7 +84,7 @@ bool is_linear(const ir::ExportedProgram& program, const ir::Node& node) {
   // A computed `self` of the product's shape is added as a residual (a recurrent cell's
   // H * R^T on top of its input projection); a constant one is the bias.
   if (!is_constant(program, *self.as_node())) {
-    return self.as_node()->meta().val.size() == 1 && float_static(self.as_node()->spec()) &&
+    return self.as_node()->meta().val.size() == 1 && float_sized(self.as_node()->spec()) &&
            self.as_node()->spec().shape == node.spec().shape;
   }
   const ir::TensorSpec& bias = self.as_node()->spec();
@@ -100,11 +100,11 @@ bool is_split(const ir::Node& node) {
     if (!user->is_op("getitem")) return false;
   }
   const ir::Node* x = node.arg(0).as_node();
-  if (x->meta().val.size() != 1 || !float_static(x->spec()) || x->spec().rank() > kMaxRank) {
+  if (x->meta().val.size() != 1 || !float_sized(x->spec()) || x->spec().rank() > kMaxRank) {
     return false;
   }
   for (const ir::TensorSpec& part : node.meta().val) {
-    if (!float_static(part)) return false;
+    if (!float_sized(part)) return false;
   }
   return true;
 }
@@ -116,8 +116,8 @@ bool is_max_pool(const ir::Node& node) {
   for (const ir::Node* user : node.users()) {
     if (!user->is_op("getitem") || user->arg(1).as_int() != 0) return false;
   }
-  return float_static(node.meta().val[0]) && node.arg("self").as_node()->meta().val.size() == 1 &&
-         float_static(node.arg("self").as_node()->spec());
+  return float_sized(node.meta().val[0]) && node.arg("self").as_node()->meta().val.size() == 1 &&
+         float_sized(node.arg("self").as_node()->spec());
 }
 
 // The input of a normalization `op` (three outputs: the normalized values and two statistics)
@@ -130,8 +130,8 @@ const ir::Node* normalized_input(const ir::Node& node, std::string_view op) {
     }
   }
   const ir::Node* x = node.arg(0).as_node();
-  if (x->meta().val.size() != 1 || !float_static(x->spec()) || x->spec().rank() < 2 ||
-      !float_static(node.meta().val[0])) {
+  if (x->meta().val.size() != 1 || !float_sized(x->spec()) || x->spec().rank() < 2 ||
+      !float_sized(node.meta().val[0])) {
     return nullptr;
   }
   return x;
@@ -148,7 +148,7 @@ bool is_batch_norm(const ir::ExportedProgram& program, const ir::Node& node) {
     if (a.is_none() && i <= 2) continue;
     if (!a.is_node() || !is_constant(program, *a.as_node())) return false;
     const ir::TensorSpec& spec = a.as_node()->spec();
-    if (!float_static(spec) || spec.numel_upper_bound() != channels) return false;
+    if (!float_sized(spec) || spec.numel_upper_bound() != channels) return false;
   }
   return node.arg(6).is_double() || node.arg(6).is_int();
 }
@@ -168,7 +168,7 @@ bool is_layer_norm(const ir::ExportedProgram& program, const ir::Node& node) {
     const ir::Argument& a = node.arg(i);
     if (a.is_none()) continue;
     if (!a.is_node() || !is_constant(program, *a.as_node()) || a.as_node()->spec().rank() != 1 ||
-        !float_static(a.as_node()->spec()) || a.as_node()->spec().shape[0].value() != c) {
+        !float_sized(a.as_node()->spec()) || a.as_node()->spec().shape[0].value() != c) {
       return false;
     }
   }
@@ -191,7 +191,7 @@ bool is_group_norm(const ir::Node& node) {
   for (size_t i = 1; i <= 2; ++i) {
     const ir::Argument& a = node.arg(i);
     if (a.is_none()) continue;
-    if (!a.is_node() || a.as_node()->meta().val.size() != 1 || !float_static(a.as_node()->spec()) ||
+    if (!a.is_node() || a.as_node()->meta().val.size() != 1 || !float_sized(a.as_node()->spec()) ||
         a.as_node()->spec().numel_upper_bound() != c) {
       return false;
     }

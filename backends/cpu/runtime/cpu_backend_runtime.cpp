@@ -897,20 +897,6 @@ Error check_rows(const Handle& h) {
   return Error::Ok;
 }
 
-// Row-wise work (softmax, LayerNorm) goes to the thread pool only when there is enough of it:
-// below this many elements the region's fork and join cost more than they save (vit_tiny's
-// attention softmax, 116K elements, ran measurably slower in parallel on two cores).
-constexpr int64_t kParallelElements = int64_t{1} << 18;
-
-template <typename F>
-void for_rows(int64_t rows, int64_t elements, F f) {
-  if (elements >= kParallelElements) {
-    opt::parallel_for(rows, std::move(f));
-  } else {
-    for (int64_t i = 0; i < rows; ++i) f(i);
-  }
-}
-
 // softmax(scale * x) along the node's dim; `scale` 0 (blobs before it existed) or 1: none. A
 // scale is only given for the last dim: each row is scaled into the output (in cache) and
 // normalized there.
@@ -919,7 +905,7 @@ void softmax(const NodeState& st, const float* x, float scale, float* out, int64
   // Rows of this run: the dims before the softmax's, dynamic ones included (at most st.outer).
   const int64_t outer = len * inner > 0 ? numel / (len * inner) : st.outer;
   const bool scaled = scale != 0.0f && scale != 1.0f;
-  for_rows(outer, outer * len * inner, [&](int64_t o) {
+  opt::for_rows(outer, outer * len * inner, [&](int64_t o) {
     if (inner == 1) {  // contiguous rows (the last dimension): vectorized
       const float* row = x + o * len;
       if (scaled) {
@@ -950,7 +936,7 @@ void softmax(const NodeState& st, const float* x, float scale, float* out, int64
 void layer_norm(const TensorSlot& x, const float* weight, const float* bias, float eps,
                 const TensorSlot& out) {
   const int64_t c = x.sizes[x.rank - 1];
-  for_rows(x.numel / c, x.numel, [&](int64_t row) {
+  opt::for_rows(x.numel / c, x.numel, [&](int64_t row) {
     opt::layer_norm_row(x.data + row * c, out.data + row * c, c, weight, bias, eps);
   });
 }

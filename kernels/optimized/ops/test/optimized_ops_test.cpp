@@ -272,7 +272,7 @@ TEST_F(OptimizedOps, SoftmaxMatchesPortableAlongEveryDim) {
   // Last dim (the vectorized rows, serial and spread over the threads), other dims (the
   // portable kernel), one element per row, and a row of -infinity with a large value beside it.
   const std::vector<std::vector<runtime::SizesType>> shapes = {{3, 7}, {2, 4, 33}, {1, 1},
-                                                               {5, 1}, {300, 257}, {4, 6, 5}};
+                                                               {5, 1}, {600, 513}, {4, 6, 5}};
   for (const auto& sizes : shapes) {
     const int64_t rank = static_cast<int64_t>(sizes.size());
     for (int64_t dim : {int64_t{-1}, int64_t{0}, rank - 2}) {
