@@ -3,6 +3,7 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <vector>
 
 namespace ptec::ir {
 
@@ -16,9 +17,11 @@ struct Symbol {
   /// names it after the node's input, which passes may replace; the verifier then accepts
   /// another data-dependent symbol of the same range in its place.
   bool data_dependent = false;
-  /// For a multiple of another symbol (a view that merges a symbolic dim with static ones, e.g.
-  /// [n, 4, 4] -> [n * 4, 4]): that symbol and the factor; the name is "<base>_x<factor>".
-  std::shared_ptr<const Symbol> base = nullptr;
+  /// For a product (a view that merges a symbolic dim with static ones or with other symbolic
+  /// dims, e.g. [n, 4, 4] -> [n * 4, 4] or [b, s, 8] -> [b * s, 8]): the symbols it multiplies
+  /// (sorted by name, repeated as often as they occur; never products themselves) and a static
+  /// factor. Empty for a symbol of its own. See product_of for the name.
+  std::vector<std::shared_ptr<const Symbol>> roots = {};
   int64_t factor = 1;
 };
 using SymbolPtr = std::shared_ptr<const Symbol>;
@@ -48,5 +51,15 @@ class SymInt {
   int64_t value_;
   SymbolPtr symbol_;
 };
+
+/// The symbols `symbol` multiplies: its roots, or itself for a symbol of its own.
+std::vector<SymbolPtr> roots_of(const SymbolPtr& symbol);
+
+/// factor * roots[0] * roots[1] * ... as a dim (roots: symbols of their own, in any order): the
+/// constant `factor` without roots, the root itself for one root and a factor of 1, else a
+/// data-dependent symbol named "<r1>*<r2>..." (roots by name) with "_x<factor>" for a factor
+/// other than 1, e.g. "n_x4" or "batch*seq", whose range is the product of the roots' ranges
+/// (saturating at INT64_MAX). Equal products get equal names and ranges, so they compare equal.
+SymInt product_of(std::vector<SymbolPtr> roots, int64_t factor);
 
 }  // namespace ptec::ir

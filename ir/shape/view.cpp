@@ -30,32 +30,25 @@ std::optional<SymInt> optional_sym_int(const OpSchema& op, const ArgumentList& a
   return sym_int(op, args, name);
 }
 
-/// `root` * `factor` as a dim: root itself for 1, else a symbol recording both (Symbol::base).
-SymInt multiple_of(const SymbolPtr& root, int64_t factor) {
-  if (factor == 1) return SymInt(root);
-  const int64_t max = root->max > INT64_MAX / factor ? INT64_MAX : root->max * factor;
-  auto s = std::make_shared<Symbol>(
-      Symbol{fmt::format("{}_x{}", root->name, factor), root->min * factor, max, true});
-  s->base = root;
-  s->factor = factor;
-  return SymInt(std::move(s));
-}
-
 }  // namespace
 
 std::vector<TensorSpec> view_copy(const OpSchema& op, const ArgumentList& args) {
   const TensorSpec& self = tensor(op, args, "self");
   Shape size = sym_int_list(op, args, "size");
-  // Static products and symbol multisets of both sides: symbols must cancel out.
+  // Both sides as a static product times root symbols (a product dim counts its factor and each
+  // of its roots): the roots must cancel out, and what is left of self's makes the -1.
   int64_t in_static = 1;
-  std::map<std::string, int> symbols;  // input symbols minus output symbols
-  std::map<std::string, SymInt> by_name;
+  std::map<std::string, int> roots;  // self's roots minus the size's
+  std::map<std::string, SymbolPtr> by_name;
   for (const SymInt& d : self.shape) {
     if (d.is_static()) {
       in_static *= d.value();
-    } else {
-      ++symbols[d.symbol()->name];
-      by_name.emplace(d.symbol()->name, d);
+      continue;
+    }
+    in_static *= d.symbol()->factor;
+    for (const SymbolPtr& r : roots_of(d.symbol())) {
+      ++roots[r->name];
+      by_name.emplace(r->name, r);
     }
   }
   int64_t out_static = 1;
@@ -69,42 +62,30 @@ std::vector<TensorSpec> view_copy(const OpSchema& op, const ArgumentList& args) 
       if (d.value() < 0) fail(op, "size", "invalid size {}", d.value());
       out_static *= d.value();
     } else {
-      if (--symbols[d.symbol()->name] < 0) {
-        fail(op, "size", "symbol '{}' of {} is not a dimension of self {}", d.symbol()->name,
-             shape_string(size), self.to_string());
+      out_static *= d.symbol()->factor;
+      for (const SymbolPtr& r : roots_of(d.symbol())) {
+        if (--roots[r->name] < 0) {
+          fail(op, "size", "symbol '{}' of {} is not a dimension of self {}", d.symbol()->name,
+               shape_string(size), self.to_string());
+        }
       }
     }
   }
-  std::vector<std::string> left;
-  for (const auto& [name, count] : symbols) {
-    for (int k = 0; k < count; ++k) left.push_back(name);
+  std::vector<SymbolPtr> left;
+  for (const auto& [name, count] : roots) {
+    for (int k = 0; k < count; ++k) left.push_back(by_name.at(name));
   }
   if (infer >= 0) {
-    if (left.empty()) {
-      if (out_static == 0 || in_static % out_static != 0) {
+    if (out_static == 0 || in_static % out_static != 0) {
+      if (left.empty() || out_static == 0) {
         fail(op, "size", "shape {} is invalid for an input {}", shape_string(size),
              self.to_string());
       }
-      size[static_cast<size_t>(infer)] = SymInt(in_static / out_static);
-    } else if (left.size() == 1 && in_static == out_static) {
-      size[static_cast<size_t>(infer)] = by_name.at(left[0]);
-    } else if (left.size() == 1 && out_static != 0) {
-      // One symbol s times a static ratio: s * k, as a multiple of s's own base (so that
-      // [n * 4, 4] -> [-1, 16] gives n back).
-      const SymbolPtr& s = by_name.at(left[0]).symbol();
-      const SymbolPtr root = s->base != nullptr ? s->base : s;
-      const int64_t scaled = (s->base != nullptr ? s->factor : 1) * in_static;
-      if (scaled % out_static != 0) {
-        fail(op, "size",
-             "cannot infer -1 in {} for the symbolic input {} ({} is not a multiple "
-             "of {})",
-             shape_string(size), self.to_string(), left[0], out_static);
-      }
-      size[static_cast<size_t>(infer)] = multiple_of(root, scaled / out_static);
-    } else {
-      fail(op, "size", "cannot infer -1 in {} for the symbolic input {} (needs static dims)",
-           shape_string(size), self.to_string());
+      fail(op, "size",
+           "cannot infer -1 in {} for the symbolic input {} ({} is not a multiple of {})",
+           shape_string(size), self.to_string(), product_of(left, 1).to_string(), out_static);
     }
+    size[static_cast<size_t>(infer)] = product_of(std::move(left), in_static / out_static);
   } else if (!left.empty() || in_static != out_static) {
     fail(op, "size", "shape {} is invalid for an input {}", shape_string(size), self.to_string());
   }

@@ -251,6 +251,34 @@ TEST_F(ShapeFnTest, ViewsAndShapeOps) {
             "b_x2");
   EXPECT_EQ(one("aten::view_copy", {line, std::vector<int64_t>{-1, 3, 4}}),
             TensorSpec(DType::Float, Shape{b, 3, 4}));
+  // Two symbols merge into their product, named and bounded canonically, which views split
+  // again by the symbols themselves or by multiples of them (a batch of heads).
+  const SymInt s = sym("s", 1, 10);
+  Node* bs = t(DType::Float, {s, b, 8});
+  const TensorSpec rows = one("aten::view_copy", {bs, std::vector<int64_t>{-1, 8}});
+  ASSERT_EQ(rows.rank(), 2u);
+  EXPECT_EQ(rows.shape[0].to_string(), "b*s");
+  EXPECT_EQ(rows.shape[0].lower_bound(), 1);
+  EXPECT_EQ(rows.shape[0].upper_bound(), 64 * 10);
+  EXPECT_EQ(
+      rows.shape[0],
+      one("aten::view_copy", {t(DType::Float, {b, s, 8}), std::vector<int64_t>{-1, 8}}).shape[0]);
+  Node* flat_bs = t(DType::Float, {rows.shape[0], 8});
+  Node* s_size = graph_.add_call(get_op("aten::sym_size.int"), {bs, int64_t{0}});
+  Node* b_size = graph_.add_call(get_op("aten::sym_size.int"), {bs, int64_t{1}});
+  EXPECT_EQ(one("aten::view_copy", {flat_bs, ArgumentList{b_size, s_size, int64_t{8}}}),
+            TensorSpec(DType::Float, Shape{b, s, 8}));
+  const TensorSpec heads = one("aten::view_copy", {flat_bs, ArgumentList{s_size, int64_t{-1}, 2}});
+  EXPECT_EQ(heads.shape[1].to_string(), "b_x4");
+  EXPECT_EQ(
+      one("aten::view_copy", {t(DType::Float, heads.shape), ArgumentList{int64_t{-1}, 8}}).shape[0],
+      rows.shape[0]);
+  EXPECT_EQ(error("aten::view_copy", {flat_bs, ArgumentList{s_size, s_size, int64_t{8}}}),
+            "aten::view_copy: argument 'size': symbol 's' of [s, s, 8] is not a dimension of self "
+            "f32[b*s, 8]");
+  EXPECT_EQ(error("aten::view_copy", {bs, std::vector<int64_t>{-1, 3}}),
+            "aten::view_copy: argument 'size': cannot infer -1 in [-1, 3] for the symbolic input "
+            "f32[s, b, 8] (b*s is not a multiple of 3)");
   EXPECT_EQ(
       error("aten::view_copy", {x, std::vector<int64_t>{-1, 5}}),
       "aten::view_copy: argument 'size': cannot infer -1 in [-1, 5] for the symbolic input f32[b, "
