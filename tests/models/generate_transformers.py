@@ -34,6 +34,10 @@ Models (seeded random weights, small so that the suite stays fast):
                     box head included; two reference sets
   bert_like         int64 token ids (Gather embeddings) + position table, a [1, seq] 0/1 attention
                     mask input sharing the seq symbol, 2 encoder layers, GELU, classifier on token 0
+  bert_batch        bert_like with batch and seq both dynamic (ids and mask [batch, seq], batch in
+                    [1, 4]), another padding length per row
+  encoder_batch     transformer_encoder with batch and seq both dynamic, batch in [1, 4]
+  vit_batch         vit with a dynamic batch in [1, 4], run at 1 and 3
 Needs Debian's /usr/bin/python3 (torch 1.13, torchvision, onnx, numpy); no network.
 """
 
@@ -139,19 +143,19 @@ class BertLike(nn.Module):
                 "ff1": nn.Linear(d, 2 * d), "ff2": nn.Linear(2 * d, d), "ln2": nn.LayerNorm(d)}))
         self.cls = nn.Linear(d, 3)
 
-    def forward(self, ids, mask):  # ids, mask: [1, seq] int64
-        s = ids.shape[1]
+    def forward(self, ids, mask):  # ids, mask: [batch, seq] int64
+        b, s = ids.shape
         d = self.pos.shape[2]
         hd = d // self.heads
         h = self.ln(self.tok(ids) + self.pos[:, :s])
         bias = (1.0 - mask[:, None, None, :].float()) * -10000.0
         for l in self.layers:
             q, k, v = l["qkv"](h).split(d, dim=-1)
-            q = q.reshape(1, s, self.heads, hd).transpose(1, 2)
-            k = k.reshape(1, s, self.heads, hd).transpose(1, 2)
-            v = v.reshape(1, s, self.heads, hd).transpose(1, 2)
+            q = q.reshape(b, s, self.heads, hd).transpose(1, 2)
+            k = k.reshape(b, s, self.heads, hd).transpose(1, 2)
+            v = v.reshape(b, s, self.heads, hd).transpose(1, 2)
             att = torch.softmax(q @ k.transpose(-1, -2) / (hd ** 0.5) + bias, dim=-1)
-            o = (att @ v).transpose(1, 2).reshape(1, s, d)
+            o = (att @ v).transpose(1, 2).reshape(b, s, d)
             h = l["ln1"](h + l["out"](o))
             h = l["ln2"](h + l["ff2"](torch.nn.functional.gelu(l["ff1"](h))))
         return self.cls(h[:, 0])
@@ -172,6 +176,37 @@ def build_bert_like(gen):
     dynamic = {"ids": {1: "seq"}, "mask": {1: "seq"}}
     return (model, inputs(8), ["ids", "mask"], dynamic, good, bad,
             ["ids:1=seq:2..64", "mask:1=seq:2..64"], 17)
+
+
+def build_bert_batch(gen):
+    """bert_like with a dynamic batch as well: ids and mask [batch, seq] share both symbols, and
+    the views, attention and mask broadcast carry batch * seq and batch * heads."""
+    torch.manual_seed(SEED)
+    model = BertLike().eval()
+
+    def inputs(b, n):
+        ids = torch.randint(0, 100, (b, n), generator=gen)
+        mask = torch.ones(b, n, dtype=torch.int64)
+        for i in range(b):
+            mask[i, n - (n * (i + 1)) // 5:] = 0  # another padding length per row
+        return ids, mask
+
+    good = [inputs(b, n) for b, n in ((2, 5), (1, 16), (3, 40))]
+    bad = [inputs(5, 8)]
+    dynamic = {"ids": {0: "batch", 1: "seq"}, "mask": {0: "batch", 1: "seq"}}
+    return (model, inputs(2, 8), ["ids", "mask"], dynamic, good, bad,
+            ["ids:0=batch:1..4", "ids:1=seq:2..64", "mask:0=batch:1..4", "mask:1=seq:2..64"], 17)
+
+
+def build_encoder_batch(gen):
+    """transformer_encoder with dynamic batch and seq: nn.MultiheadAttention flattens
+    [seq, batch, d] to [seq * batch, d] and splits heads into [batch * heads, seq, hd]."""
+    model, _, names, _, _, _, _, opset = build_transformer_encoder(gen)
+    example = torch.randn(2, 10, 32, generator=gen)
+    good = [torch.randn(b, n, 32, generator=gen) for b, n in ((2, 4), (1, 10), (3, 24))]
+    bad = [torch.randn(6, 10, 32, generator=gen)]
+    return (model, example, names, {"x": {0: "batch", 1: "seq"}}, good, bad,
+            ["x:0=batch:1..4", "x:1=seq:1..64"], opset)
 
 
 class EncDec(nn.Module):
@@ -231,6 +266,14 @@ def build_vit(gen):
     torch.manual_seed(SEED)
     x = torch.randn(1, 3, 16, 16, generator=gen)
     return TinyVit().eval(), (x,), ["x"], {}, [(x,)], [], [], 17
+
+
+def build_vit_batch(gen):
+    torch.manual_seed(SEED)
+    good = [torch.randn(b, 3, 16, 16, generator=gen) for b in (1, 3)]
+    bad = [torch.randn(5, 3, 16, 16, generator=gen)]
+    return (TinyVit().eval(), good[1], ["x"], {"x": {0: "batch"}}, good, bad,
+            ["x:0=batch:1..4"], 17)
 
 
 class TinyGpt(nn.Module):
@@ -482,6 +525,9 @@ MODELS = {
     "resnet18_dynbatch": build_resnet18_dynbatch,
     "transformer_encoder": build_transformer_encoder,
     "bert_like": build_bert_like,
+    "bert_batch": build_bert_batch,
+    "encoder_batch": build_encoder_batch,
+    "vit_batch": build_vit_batch,
     "enc_dec": build_enc_dec,
     "vit": build_vit,
     "gpt_prefill": build_gpt_prefill,

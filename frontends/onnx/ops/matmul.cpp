@@ -88,32 +88,45 @@ ir::Node* matmul_nodes(ImportContext& ctx, const NodeView& node, ir::Node* x, ir
     out_sizes.assign(a.begin(), a.end() - 1);
     out_sizes.push_back(n);
   } else {
+    // Batch dims broadcast as ONNX does (a dim of 1 takes the other side's); a symbolic dim
+    // must meet the same symbol or a 1.
     ir::Shape batch_a(a.begin(), a.end() - 2), batch_b(b.begin(), b.end() - 2);
-    auto static_part = [&](const ir::Shape& s) {
-      std::vector<int64_t> v;
-      for (const ir::SymInt& d : s) {
-        if (d.is_symbolic()) {
-          node.fail(Error::NotSupported, "MatMul of {} and {}: symbolic batch dims", a_text,
-                    b_text);
-        }
-        v.push_back(d.value());
+    const size_t rank = std::max(batch_a.size(), batch_b.size());
+    batch_a.insert(batch_a.begin(), rank - batch_a.size(), ir::SymInt(1));
+    batch_b.insert(batch_b.begin(), rank - batch_b.size(), ir::SymInt(1));
+    ir::Shape batch;
+    for (size_t i = 0; i < rank; ++i) {
+      const ir::SymInt& p = batch_a[i];
+      const ir::SymInt& q = batch_b[i];
+      if (p == q || (q.is_static() && q.value() == 1)) {
+        batch.push_back(p);
+      } else if (p.is_static() && p.value() == 1) {
+        batch.push_back(q);
+      } else {
+        node.fail(Error::InvalidArgument, "MatMul of {} and {}: batch dims {} and {} differ",
+                  a_text, b_text, p.to_string(), q.to_string());
       }
-      return v;
-    };
-    const std::vector<int64_t> batch =
-        eval::broadcast_sizes(static_part(batch_a), static_part(batch_b));
-    const int64_t nb = product(batch, 0, batch.size());
-    ir::Shape ea(batch.begin(), batch.end()), eb(batch.begin(), batch.end());
+    }
+    ir::Shape ea = batch, eb = batch;
     ea.insert(ea.end(), {m, k});
     eb.insert(eb.end(), {k, n});
     auto expand = [&](ir::Node* t, const ir::Shape& to) {
       if (t->spec().shape == to) return t;
       return ctx.call("aten::expand_copy", {t, ctx.size_args(to), false});
     };
-    ir::Node* bx = sym_view(ctx, expand(sym_view(ctx, x, a), ea), {nb, m, k});
-    ir::Node* by = sym_view(ctx, expand(sym_view(ctx, y, b), eb), {nb, k, n});
+    // The batch dims flattened into one: static, one of them, or -1 (a product of symbols
+    // view_copy infers).
+    const std::optional<ir::SymInt> nb = sym_product(batch, 0, batch.size());
+    auto flat = [&](ir::Node* t, const ir::SymInt& rows, const ir::SymInt& cols) {
+      if (nb && t->spec().shape == ir::Shape{*nb, rows, cols}) return t;
+      ir::ArgumentList size{nb ? ctx.sym_size(*nb) : ir::Argument(int64_t{-1}), ctx.sym_size(rows),
+                            ctx.sym_size(cols)};
+      return ctx.call("aten::view_copy", {t, std::move(size)});
+    };
+    ir::Node* bx = flat(expand(sym_view(ctx, x, a), ea), m, k);
+    ir::Node* by = flat(expand(sym_view(ctx, y, b), eb), k, n);
     out = ctx.call("aten::bmm", {bx, by});
-    out_sizes.assign(batch.begin(), batch.end());
+    out_sizes = batch;
     out_sizes.insert(out_sizes.end(), {m, n});
   }
   if (a_vector) out_sizes.erase(out_sizes.end() - 2);
