@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <deque>
 #include <random>
@@ -308,6 +309,70 @@ TEST_F(OptimizedOps, SoftmaxErrorsAreThePortableKernelsErrors) {
   softmax_out(ctx, x, 2, false, out);  // no dim 2
   EXPECT_EQ(ctx.failure_state(), Error::InvalidArgument);
   EXPECT_NE(log.text().find("_softmax.out"), std::string::npos) << log.text();
+}
+
+TEST_F(OptimizedOps, MeanMatchesPortable) {
+  // The last dim (the vectorized rows, serial and over the threads), with and without keepdim,
+  // -1 or its index; other dims and several dims fall back.
+  const std::vector<std::vector<runtime::SizesType>> shapes = {
+      {3, 7}, {2, 4, 33}, {1, 1}, {5}, {700, 500}};
+  for (const auto& sizes : shapes) {
+    const int64_t rank = static_cast<int64_t>(sizes.size());
+    for (const std::vector<int64_t>& dims :
+         {std::vector<int64_t>{-1}, std::vector<int64_t>{rank - 1}, std::vector<int64_t>{0},
+          std::vector<int64_t>{0, rank - 1}}) {
+      if (dims.size() == 2 && rank == 1) continue;  // {0, 0}: a repeated dim
+      for (bool keepdim : {true, false}) {
+        SCOPED_TRACE(::testing::Message() << "rank " << rank << " dims[0] " << dims[0] << " of "
+                                          << dims.size() << " keepdim " << keepdim);
+        Tensor& x = random(sizes, 5);
+        std::vector<runtime::SizesType> out_sizes;
+        for (int64_t d = 0; d < rank; ++d) {
+          const bool reduced = std::find(dims.begin(), dims.end(), d) != dims.end() ||
+                               (d == rank - 1 && dims[0] == -1);
+          if (!reduced) out_sizes.push_back(sizes[static_cast<size_t>(d)]);
+          if (reduced && keepdim) out_sizes.push_back(1);
+        }
+        Tensor& got = zeros(out_sizes);
+        Tensor& want = zeros(out_sizes);
+        auto ctx = context();
+        const Span<const int64_t> dim_span(dims.data(), dims.size());
+        mean_out(ctx, x, dim_span, keepdim, std::nullopt, got);
+        kernels::mean_out(ctx, x, dim_span, keepdim, std::nullopt, want);
+        ASSERT_EQ(ctx.failure_state(), Error::Ok);
+        ASSERT_EQ(got.dim(), want.dim());
+        expect_close(got, want);
+      }
+    }
+  }
+}
+
+TEST_F(OptimizedOps, PowMatchesPortable) {
+  // The exponents with a fast path (2, 3, 0.5, -1, as ints or doubles) and one without (1.5);
+  // negative bases give NaN for 0.5 and 1.5 in both, a zero gives infinity for -1.
+  for (const Scalar e : {Scalar(int64_t{2}), Scalar(2.0), Scalar(int64_t{3}), Scalar(0.5),
+                         Scalar(-1.0), Scalar(int64_t{-1}), Scalar(1.5)}) {
+    SCOPED_TRACE(::testing::Message() << "exponent " << e.to_double());
+    Tensor& x = random({3, 41}, 7);
+    x.mutable_data_ptr<float>()[0] = 0.0f;
+    Tensor& got = zeros({3, 41});
+    Tensor& want = zeros({3, 41});
+    auto ctx = context();
+    pow_tensor_scalar_out(ctx, x, e, got);
+    kernels::pow_tensor_scalar_out(ctx, x, e, want);
+    ASSERT_EQ(ctx.failure_state(), Error::Ok);
+    for (size_t i = 0; i < got.numel(); ++i) {
+      const float g = got.const_data_ptr<float>()[i], w = want.const_data_ptr<float>()[i];
+      if (std::isnan(w) || std::isinf(w)) {
+        EXPECT_EQ(std::isnan(g), std::isnan(w)) << "at " << i;
+        if (std::isinf(w)) {
+          EXPECT_EQ(g, w) << "at " << i;
+        }
+      } else {
+        ASSERT_NEAR(g, w, 1e-6f * std::max(1.0f, std::fabs(w))) << "at " << i;
+      }
+    }
+  }
 }
 
 TEST_F(OptimizedOps, ErrorsAreThePortableKernelsErrors) {
