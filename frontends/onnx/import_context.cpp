@@ -261,6 +261,12 @@ std::vector<int64_t> ImportContext::input_sizes_batch(const NodeView& node, size
 }
 
 ir::Argument ImportContext::sym_size(const ir::SymInt& dim) {
+  if (std::optional<ir::Argument> found = find_sym_size(dim)) return *found;
+  fail(Error::Internal,
+       fmt::format("symbol '{}' is not a dimension of any input", dim.symbol()->name));
+}
+
+std::optional<ir::Argument> ImportContext::find_sym_size(const ir::SymInt& dim) {
   if (dim.is_static()) return ir::Argument(dim.value());
   auto it = sym_sizes_.find(dim.symbol()->name);
   if (it != sym_sizes_.end()) return ir::Argument(it->second);
@@ -279,8 +285,7 @@ ir::Argument ImportContext::sym_size(const ir::SymInt& dim) {
       return ir::Argument(n);
     }
   }
-  fail(Error::Internal,
-       fmt::format("symbol '{}' is not a dimension of any input", dim.symbol()->name));
+  return std::nullopt;
 }
 
 ir::ArgumentList ImportContext::size_args(const ir::Shape& shape) {

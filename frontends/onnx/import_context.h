@@ -176,6 +176,9 @@ class ImportContext {
   /// node reading a user input's dim that carries the symbol, or for a data-dependent symbol the
   /// first call whose output has it (one node per symbol).
   ir::Argument sym_size(const ir::SymInt& dim);
+  /// sym_size(dim), or nullopt where no value carries the symbol (a product of symbols that
+  /// only a flattening view would make).
+  std::optional<ir::Argument> find_sym_size(const ir::SymInt& dim);
   /// A size list for `shape` (ints and sym_size nodes).
   ir::ArgumentList size_args(const ir::Shape& shape);
   /// A CONSTANT_TENSOR placeholder holding `value` (constants entry named after `hint`).

@@ -12,7 +12,9 @@
 //    where broadcasting left a size-1 dim.
 //
 // Handles any number of operands, "..." (its dims take internal letters below ' ') and the
-// implicit output form. Static shapes only.
+// implicit output form. Dims may be dynamic: a letter's dims are then the same symbol (or 1 where
+// they broadcast), and flattened dims become products of symbols (flat_view); a repeated letter
+// needs a static dim.
 
 #include <cctype>
 #include <map>
@@ -40,18 +42,27 @@ std::string expand_ellipsis(const NodeView& node, const std::string& term, size_
   return term.substr(0, dots) + pseudo + term.substr(dots + 3);
 }
 
+/// The size of letter `c` where it has sizes `a` and `b`: the same, or one of them where the
+/// other is 1 (broadcast).
+ir::SymInt broadcast_size(const NodeView& node, char c, const ir::SymInt& a, const ir::SymInt& b) {
+  if (a == b || (b.is_static() && b.value() == 1)) return a;
+  if (a.is_static() && a.value() == 1) return b;
+  node.fail(Error::InvalidArgument, "subscript '{}' has sizes {} and {}", c, a.to_string(),
+            b.to_string());
+}
+
 /// An operand on the way: its value and one letter per dim.
 struct Operand {
   ir::Node* value;
   std::string letters;
-  std::vector<int64_t> sizes;
+  ir::Shape sizes;
 };
 
 /// x permuted so that its dims follow `order` (a permutation of x.letters); no node if already.
 Operand permuted(ImportContext& ctx, const Operand& x, const std::string& order) {
   if (order == x.letters) return x;
   std::vector<int64_t> perm;
-  std::vector<int64_t> sizes;
+  ir::Shape sizes;
   for (char c : order) {
     const size_t d = x.letters.find(c);
     perm.push_back(static_cast<int64_t>(d));
@@ -84,11 +95,17 @@ Operand diagonals(ImportContext& ctx, const NodeView& node, Operand x) {
     const size_t d2 = x.letters.find(x.letters[d1], d1 + 1);
     if (d2 == std::string::npos) continue;
     const char c = x.letters[d1];
-    const int64_t n = x.sizes[d1];
-    if (x.sizes[d2] != n) {
+    if (x.sizes[d1] != x.sizes[d2]) {
       node.fail(Error::InvalidArgument,
-                "subscript '{}' repeated in one operand has sizes {} and {}", c, n, x.sizes[d2]);
+                "subscript '{}' repeated in one operand has sizes {} and {}", c,
+                x.sizes[d1].to_string(), x.sizes[d2].to_string());
     }
+    if (x.sizes[d1].is_symbolic()) {
+      node.fail(Error::NotSupported,
+                "subscript '{}' repeated in one operand has the dynamic size {}", c,
+                x.sizes[d1].to_string());
+    }
+    const int64_t n = x.sizes[d1].value();
     std::string order;
     for (size_t d = 0; d < x.letters.size(); ++d) {
       if (d != d1 && d != d2) order += x.letters[d];
@@ -97,7 +114,7 @@ Operand diagonals(ImportContext& ctx, const NodeView& node, Operand x) {
     Operand named = x;
     named.letters[d2] = '\x7f';
     named = permuted(ctx, named, order + c + '\x7f');
-    std::vector<int64_t> flat(named.sizes.begin(), named.sizes.end() - 2);
+    ir::Shape flat(named.sizes.begin(), named.sizes.end() - 2);
     flat.push_back(n * n);
     std::vector<int64_t> positions;
     for (int64_t k = 0; k < n; ++k) positions.push_back(k * (n + 1));
@@ -105,8 +122,8 @@ Operand diagonals(ImportContext& ctx, const NodeView& node, Operand x) {
         ctx.constant_tensor(node.source() + ".diagonal", ConstTensor::int64_vector(positions));
     ir::Node* diagonal =
         ctx.call("aten::index_select",
-                 {view(ctx, named.value, flat), static_cast<int64_t>(flat.size() - 1), index});
-    std::vector<int64_t> sizes(named.sizes.begin(), named.sizes.end() - 2);
+                 {sym_view(ctx, named.value, flat), static_cast<int64_t>(flat.size() - 1), index});
+    ir::Shape sizes(named.sizes.begin(), named.sizes.end() - 2);
     sizes.push_back(n);
     x = {diagonal, order + c, sizes};
     d1 = static_cast<size_t>(-1);  // rescan: the letters moved
@@ -130,22 +147,18 @@ Operand contract(ImportContext& ctx, const NodeView& node, const Operand& a0, co
   }
   auto size_in = [](const Operand& x, char c) { return x.sizes[x.letters.find(c)]; };
   // Shared letters take the broadcast size of the two.
-  std::map<char, int64_t> shared;
+  std::map<char, ir::SymInt> shared;
   for (const std::string* s : {&batch, &inner}) {
     for (char c : *s) {
-      const int64_t sa = size_in(a, c), sb = size_in(b, c);
-      if (sa != sb && sa != 1 && sb != 1) {
-        node.fail(Error::InvalidArgument, "subscript '{}' has sizes {} and {}", c, sa, sb);
-      }
-      shared[c] = std::max(sa, sb);
+      shared[c] = broadcast_size(node, c, size_in(a, c), size_in(b, c));
     }
   }
   auto product_of = [](const Operand& x, const std::string& letters,
-                       const std::map<char, int64_t>& fixed) {
-    int64_t p = 1;
+                       const std::map<char, ir::SymInt>& fixed) {
+    ir::SymInt p(1);
     for (char c : letters) {
       const auto it = fixed.find(c);
-      p *= it != fixed.end() ? it->second : x.sizes[x.letters.find(c)];
+      p = sym_mul(p, it != fixed.end() ? it->second : x.sizes[x.letters.find(c)]);
     }
     return p;
   };
@@ -153,15 +166,17 @@ Operand contract(ImportContext& ctx, const NodeView& node, const Operand& a0, co
   // (2-D without batch letters).
   auto arrange = [&](const Operand& x, const std::string& first, const std::string& second) {
     Operand p = permuted(ctx, x, batch + first + second);
-    std::vector<int64_t> full = p.sizes;
+    ir::Shape full = p.sizes;
     for (size_t d = 0; d < p.letters.size(); ++d) {
       if (const auto it = shared.find(p.letters[d]); it != shared.end()) full[d] = it->second;
     }
     ir::Node* value = p.value;
-    if (full != p.sizes) value = ctx.call("aten::expand_copy", {value, full, false});
-    std::vector<int64_t> flat = {product_of(p, first, shared), product_of(p, second, shared)};
+    if (full != p.sizes) {
+      value = ctx.call("aten::expand_copy", {value, ctx.size_args(full), false});
+    }
+    ir::Shape flat = {product_of(p, first, shared), product_of(p, second, shared)};
     if (!batch.empty()) flat.insert(flat.begin(), product_of(p, batch, shared));
-    return view(ctx, value, flat);
+    return flat_view(ctx, node, value, flat, "an operand's flattened dims");
   };
   ir::Node* product = ctx.call(batch.empty() ? "aten::mm" : "aten::bmm",
                                {arrange(a, left, inner), arrange(b, inner, right)});
@@ -172,7 +187,7 @@ Operand contract(ImportContext& ctx, const NodeView& node, const Operand& a0, co
                         : a.letters.find(c) != std::string::npos ? size_in(a, c)
                                                                  : size_in(b, c));
   }
-  out.value = view(ctx, product, out.sizes);
+  out.value = sym_view(ctx, product, out.sizes);
   return out;
 }
 
@@ -202,16 +217,16 @@ void import_einsum(ImportContext& ctx, const NodeView& node) {
   }
   size_t max_ellipsis = 0;
   for (size_t i = 0; i < terms.size(); ++i) {
-    const size_t rank = ctx.input_sizes(node, i).size();
+    const size_t rank = ctx.input_shape(node, i).size();
     if (terms[i].find("...") != std::string::npos && rank + 3 >= terms[i].size()) {
       max_ellipsis = std::max(max_ellipsis, rank + 3 - terms[i].size());
     }
   }
-  std::map<char, int64_t> size_of;
+  std::map<char, ir::SymInt> size_of;
   std::map<char, int> count;  // operands using each letter
   std::vector<Operand> operands;
   for (size_t i = 0; i < terms.size(); ++i) {
-    const std::vector<int64_t> sizes = ctx.input_sizes(node, i);
+    const ir::Shape sizes = ctx.input_shape(node, i);
     terms[i] = expand_ellipsis(node, terms[i], sizes.size(), max_ellipsis);
     if (terms[i].size() != sizes.size()) {
       node.fail(Error::InvalidArgument, "operand {} has rank {} but subscripts '{}'", i,
@@ -221,11 +236,7 @@ void import_einsum(ImportContext& ctx, const NodeView& node) {
       const char c = terms[i][d];
       if (terms[i].find(c) == d) ++count[c];
       auto [it, inserted] = size_of.emplace(c, sizes[d]);
-      if (!inserted && it->second != sizes[d] && it->second != 1 && sizes[d] != 1) {
-        node.fail(Error::InvalidArgument, "subscript '{}' has sizes {} and {}", c, it->second,
-                  sizes[d]);
-      }
-      it->second = std::max(it->second, sizes[d]);
+      if (!inserted) it->second = broadcast_size(node, c, it->second, sizes[d]);
     }
     operands.push_back(diagonals(ctx, node, {ctx.input(node, i), terms[i], sizes}));
   }
@@ -260,11 +271,11 @@ void import_einsum(ImportContext& ctx, const NodeView& node) {
     result = contract(ctx, node, result, operands[i], keep);
   }
   result = permuted(ctx, summed_out(ctx, result, output), output);
-  std::vector<int64_t> out_sizes;
+  ir::Shape out_sizes;
   for (char c : output) out_sizes.push_back(size_of.at(c));
   // A broadcast operand may leave a size-1 dim where the output needs the full size.
   if (result.sizes != out_sizes) {
-    result.value = ctx.call("aten::expand_copy", {result.value, out_sizes, false});
+    result.value = ctx.call("aten::expand_copy", {result.value, ctx.size_args(out_sizes), false});
   }
   ctx.set_output(node, 0, result.value);
 }

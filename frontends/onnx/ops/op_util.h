@@ -81,6 +81,47 @@ inline std::optional<ir::SymInt> sym_product(const ir::Shape& shape, size_t begi
   return symbol;
 }
 
+/// a * b as a dim: an int for two ints, else the product of their symbols' roots and factors
+/// (ir::product_of).
+inline ir::SymInt sym_mul(const ir::SymInt& a, const ir::SymInt& b) {
+  if (a.is_static() && b.is_static()) return ir::SymInt(a.value() * b.value());
+  std::vector<ir::SymbolPtr> roots;
+  int64_t factor = 1;
+  for (const ir::SymInt* d : {&a, &b}) {
+    if (d->is_static()) {
+      factor *= d->value();
+      continue;
+    }
+    factor *= d->symbol()->factor;
+    for (const ir::SymbolPtr& r : ir::roots_of(d->symbol())) roots.push_back(r);
+  }
+  return ir::product_of(std::move(roots), factor);
+}
+
+/// view_copy to `shape` where dims may be products of symbols that no value carries yet (dims
+/// flattened together): that dim becomes -1, which view_copy infers. More than one such dim is
+/// refused (NotSupported, naming `what`).
+inline ir::Node* flat_view(ImportContext& ctx, const NodeView& node, ir::Node* x,
+                           const ir::Shape& shape, std::string_view what) {
+  if (x->spec().shape == shape) return x;
+  ir::ArgumentList size;
+  bool inferred = false;
+  for (const ir::SymInt& d : shape) {
+    std::optional<ir::Argument> item = ctx.find_sym_size(d);
+    if (!item) {
+      if (inferred) {
+        node.fail(Error::NotSupported,
+                  "{}: more than one dim of {} is a new product of dynamic dims", what,
+                  ir::TensorSpec(x->spec().dtype, shape).to_string());
+      }
+      inferred = true;
+      item = ir::Argument(int64_t{-1});
+    }
+    size.push_back(std::move(*item));
+  }
+  return ctx.call("aten::view_copy", {x, std::move(size)});
+}
+
 /// Begin and end padding of one spatial dim for ONNX auto_pad SAME_UPPER / SAME_LOWER.
 struct Pads {
   std::vector<int64_t> begin;

@@ -74,8 +74,15 @@ void import_dropout(ImportContext& ctx, const NodeView& node) {
   }
   ctx.forward_input(node, 0, 0);
   if (node.has_output(1)) {  // the mask of an inference Dropout is all true
-    const std::vector<int64_t> sizes = ctx.input_sizes(node, 0);
-    ctx.set_output(node, 1, eval::fill(sizes, ConstTensor::from_int64(DType::Bool, {}, {1})));
+    const ir::Shape shape = ctx.input_shape(node, 0);
+    if (std::all_of(shape.begin(), shape.end(),
+                    [](const ir::SymInt& d) { return d.is_static(); })) {
+      ctx.set_output(
+          node, 1,
+          eval::fill(ctx.input_sizes(node, 0), ConstTensor::from_int64(DType::Bool, {}, {1})));
+    } else {
+      ctx.set_output(node, 1, ctx.call("aten::full", {ctx.size_args(shape), true, DType::Bool}));
+    }
   }
 }
 

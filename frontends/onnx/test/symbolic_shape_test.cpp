@@ -317,6 +317,53 @@ TEST(SymbolicShape, PadAndResizeKeepADynamicBatch) {
   }
 }
 
+// Einsum over a dynamic batch and a dynamic row count (attention scores, "bhid,bhjd->bhij"):
+// the batch letters flatten into a product of symbols, and the output takes the symbols back.
+// An inference Dropout after it gives its all-true mask at the run's sizes.
+TEST(SymbolicShape, EinsumAndDropoutOnDynamicDims) {
+  ModelBuilder b(13);
+  b.input("q", {std::string("batch"), 2, std::string("seq"), 3});
+  b.input("k", {std::string("batch"), 2, 4, 3});
+  set_attr(b.node("Einsum", {"q", "k"}, {"s"}), "equation", std::string("bhid,bhjd->bhij"));
+  b.node("Dropout", {"s"}, {"y", "mask"});
+  set_attr(b.node("Cast", {"mask"}, {"maskf"}), "to", int64_t{onnx::TensorProto::FLOAT});
+  const std::vector<Dim> out_dims = {std::string("batch"), 2, std::string("seq"), 4};
+  b.output("y", onnx::TensorProto::FLOAT, out_dims);
+  b.output("maskf", onnx::TensorProto::FLOAT, out_dims);
+  OnnxImportOptions options;
+  options.dynamic_dims.push_back(DynamicDim{"q", 0, "batch", 1, 4});
+  options.dynamic_dims.push_back(DynamicDim{"q", 2, "seq", 1, 8});
+  options.dynamic_dims.push_back(DynamicDim{"k", 0, "batch", 1, 4});
+  PortableProgram p(b, options);
+  for (const auto& [n, s] : {std::pair{1, 5}, std::pair{3, 2}, std::pair{4, 8}}) {
+    SCOPED_TRACE(::testing::Message() << "batch " << n << " seq " << s);
+    std::vector<float> q(static_cast<size_t>(n * 2 * s * 3)), k(static_cast<size_t>(n * 2 * 4 * 3));
+    for (size_t i = 0; i < q.size(); ++i) q[i] = static_cast<float>(i % 7) - 3.0f;
+    for (size_t i = 0; i < k.size(); ++i) k[i] = static_cast<float>(i % 5) * 0.5f;
+    std::vector<runtime::OwnedTensor> inputs;
+    inputs.push_back(runtime::OwnedTensor::from<float>(DType::Float, {n, 2, s, 3}, q));
+    inputs.push_back(runtime::OwnedTensor::from<float>(DType::Float, {n, 2, 4, 3}, k));
+    const std::vector<PortableProgram::Output> out = p.run(inputs);
+    ASSERT_EQ(out.size(), 2u);
+    ASSERT_EQ(out[0].sizes, (std::vector<int32_t>{n, 2, s, 4}));
+    ASSERT_EQ(out[1].sizes, out[0].sizes);
+    for (int32_t bh = 0; bh < n * 2; ++bh) {
+      for (int32_t i = 0; i < s; ++i) {
+        for (int32_t j = 0; j < 4; ++j) {
+          float want = 0.0f;
+          for (int32_t d = 0; d < 3; ++d) {
+            want += q[static_cast<size_t>((bh * s + i) * 3 + d)] *
+                    k[static_cast<size_t>((bh * 4 + j) * 3 + d)];
+          }
+          const size_t at = static_cast<size_t>((bh * s + i) * 4 + j);
+          EXPECT_FLOAT_EQ(out[0].values[at], want) << bh << "," << i << "," << j;
+          EXPECT_EQ(out[1].values[at], 1.0f);
+        }
+      }
+    }
+  }
+}
+
 // ReverseSequence with lengths known only at run time: x is [time 3, batch 2], the graph input
 // lens reverses the first lens[b] steps of column b.
 TEST(SymbolicShape, ReverseSequenceWithRunTimeLengths) {
