@@ -1,6 +1,7 @@
 #include "ir/sym_int.h"
 
 #include <algorithm>
+#include <numeric>
 
 #include <fmt/format.h>
 
@@ -47,6 +48,58 @@ SymInt product_of(std::vector<SymbolPtr> roots, int64_t factor) {
   auto s = std::make_shared<Symbol>(Symbol{std::move(name), min, max, true});
   s->roots = std::move(roots);
   s->factor = factor;
+  return SymInt(std::move(s));
+}
+
+namespace {
+// floor(a / b) for b > 0.
+int64_t floor_div(int64_t a, int64_t b) {
+  const int64_t q = a / b;
+  return (a % b != 0 && a < 0) ? q - 1 : q;
+}
+
+// x's name as a term of another expression: parenthesized unless it is a plain name.
+std::string term(const std::string& name) {
+  return name.find_first_of("+-*/") == std::string::npos ? name : "(" + name + ")";
+}
+}  // namespace
+
+SymInt affine(const SymInt& x, int64_t scale, int64_t offset, int64_t divisor) {
+  if (x.is_static()) return SymInt(floor_div(scale * x.value() + offset, divisor));
+  if (scale == 1 && offset == 0 && divisor == 1) return x;
+  SymbolPtr of = x.symbol();
+  // floor((M * floor((m * r + a) / d) + A) / D) is floor((M * m * r + M * a + A) / D) when d is
+  // 1, and floor((m * r + a + A * d) / (d * D)) when M is 1.
+  if (of->of != nullptr && (of->divisor == 1 || scale == 1)) {
+    const int64_t m = of->scale, a = of->offset, d = of->divisor;
+    if (d == 1) {
+      offset += scale * a;
+      scale *= m;
+    } else {
+      offset = a + offset * d;
+      scale = m;
+      divisor *= d;
+    }
+    of = of->of;
+  }
+  // floor((g * m * r + g * a) / (g * d)) is floor((m * r + a) / d).
+  const int64_t g = std::gcd(std::gcd(scale, offset), divisor);
+  scale /= g;
+  offset /= g;
+  divisor /= g;
+  if (scale == 1 && offset == 0 && divisor == 1) return SymInt(of);
+  std::string name = scale == 1 ? term(of->name) : fmt::format("{}*{}", scale, term(of->name));
+  if (offset != 0) name += fmt::format("{:+}", offset);
+  if (divisor != 1) name = fmt::format("({})/{}", name, divisor);
+  const auto at = [&](int64_t v) {
+    if (v == INT64_MAX) return v;  // an unbounded symbol stays unbounded
+    return floor_div(saturating_mul(scale, v) + offset, divisor);
+  };
+  auto s = std::make_shared<Symbol>(Symbol{std::move(name), at(of->min), at(of->max), true});
+  s->of = of;
+  s->scale = scale;
+  s->offset = offset;
+  s->divisor = divisor;
   return SymInt(std::move(s));
 }
 

@@ -23,6 +23,12 @@ struct Symbol {
   /// factor. Empty for a symbol of its own. See product_of for the name.
   std::vector<std::shared_ptr<const Symbol>> roots = {};
   int64_t factor = 1;
+  /// For a window count of another dim (a convolution's or pooling's output size, a padded or
+  /// upsampled dim): floor((scale * of + offset) / divisor) of that symbol. See affine.
+  std::shared_ptr<const Symbol> of = nullptr;
+  int64_t scale = 1;
+  int64_t offset = 0;
+  int64_t divisor = 1;
 };
 using SymbolPtr = std::shared_ptr<const Symbol>;
 
@@ -61,5 +67,13 @@ std::vector<SymbolPtr> roots_of(const SymbolPtr& symbol);
 /// other than 1, e.g. "n_x4" or "batch*seq", whose range is the product of the roots' ranges
 /// (saturating at INT64_MAX). Equal products get equal names and ranges, so they compare equal.
 SymInt product_of(std::vector<SymbolPtr> roots, int64_t factor);
+
+/// floor((scale * x + offset) / divisor) as a dim (scale >= 1, divisor >= 1): an int for a
+/// static x, x itself for the identity, else a data-dependent symbol of x's symbol whose range
+/// maps x's (the function never decreases). Of a window count it composes where the result is
+/// again of that form (scale or the inner divisor 1: a pool after a convolution is one count of
+/// the input), so that equal sizes reached along different paths compare equal; the name spells
+/// the function, e.g. "(h+1)/2" or "2*w-1".
+SymInt affine(const SymInt& x, int64_t scale, int64_t offset, int64_t divisor);
 
 }  // namespace ptec::ir

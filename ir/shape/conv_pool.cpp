@@ -37,6 +37,17 @@ int64_t pooled_size(int64_t in, int64_t k, int64_t pad, int64_t stride, int64_t 
   return out;
 }
 
+// floor((in + add) / stride) + 1 windows along the dynamic dim `dim` of `t`, at least one for
+// every size in its range.
+SymInt windows(const OpSchema& op, const TensorSpec& t, size_t dim, int64_t add, int64_t stride) {
+  const SymInt size = affine(t.shape[dim], 1, add + stride, stride);
+  if (size.lower_bound() <= 0) {
+    fail(op, "input", "{} is too small at {} = {}, the smallest size of its dynamic dim {}",
+         t.to_string(), t.shape[dim].to_string(), t.shape[dim].lower_bound(), dim);
+  }
+  return size;
+}
+
 struct PoolParams {
   std::vector<int64_t> kernel, stride, padding, dilation;
   bool ceil_mode = false;
@@ -57,6 +68,20 @@ std::vector<TensorSpec> pool_nd(const OpSchema& op, const ArgumentList& args, co
     if (p.stride[i] <= 0) fail(op, "stride", "must be positive, got {}", p.stride[i]);
     if (p.padding[i] < 0 || p.padding[i] * 2 > p.kernel[i]) {
       fail(op, "padding", "must be between 0 and half the kernel size, got {}", p.padding[i]);
+    }
+    if (self.shape[dim].is_symbolic()) {
+      // floor(numerator / stride) + 1 as pooled_size, with ceil mode's correction (a last window
+      // starting in the padding) ruled out for every size: it needs padding + stride > window.
+      const int64_t window = p.dilation[i] * (p.kernel[i] - 1) + 1;
+      if (p.ceil_mode && p.padding[i] + p.stride[i] > window) {
+        fail(op, "ceil_mode",
+             "with the dynamic dim {} of {}, a last window may start in the padding (kernel {}, "
+             "stride {}, padding {})",
+             dim, self.to_string(), p.kernel[i], p.stride[i], p.padding[i]);
+      }
+      const int64_t add = 2 * p.padding[i] - window + (p.ceil_mode ? p.stride[i] - 1 : 0);
+      out.push_back(windows(op, self, dim, add, p.stride[i]));
+      continue;
     }
     const int64_t in = static_dim(op, "self", self, dim);
     const int64_t size =
@@ -150,10 +175,26 @@ std::vector<TensorSpec> convolution(const OpSchema& op, const ArgumentList& args
   }
   Shape out = {input.shape[0], out_channels};
   for (size_t i = 0; i < spatial; ++i) {
-    const int64_t in = static_dim(op, "input", input, i + 2);
     const int64_t k = static_dim(op, "weight", weight, i + 2);
     if (stride[i] <= 0) fail(op, "stride", "must be positive, got {}", stride[i]);
     if (dilation[i] <= 0) fail(op, "dilation", "must be positive, got {}", dilation[i]);
+    if (input.shape[i + 2].is_symbolic()) {
+      const int64_t window = dilation[i] * (k - 1) + 1;
+      if (!transposed) {
+        out.push_back(windows(op, input, i + 2, 2 * padding[i] - window, stride[i]));
+        continue;
+      }
+      // (in - 1) * stride - 2 * padding + window + output_padding
+      const SymInt size = affine(input.shape[i + 2], stride[i],
+                                 window + output_padding[i] - stride[i] - 2 * padding[i], 1);
+      if (size.lower_bound() <= 0) {
+        fail(op, "input", "{} gives no output at {} = {}", input.to_string(),
+             input.shape[i + 2].to_string(), input.shape[i + 2].lower_bound());
+      }
+      out.push_back(size);
+      continue;
+    }
+    const int64_t in = static_dim(op, "input", input, i + 2);
     int64_t size = 0;
     if (!transposed) {
       size = (in + 2 * padding[i] - dilation[i] * (k - 1) - 1) / stride[i] + 1;
@@ -241,6 +282,12 @@ std::vector<TensorSpec> upsample2d_vec(const OpSchema& op, const ArgumentList& a
       if (!(s > 0)) fail(op, "scale_factors", "must be positive, got {}", s);
       if (s == 1.0) {
         out.push_back(input.shape[2 + i]);
+      } else if (input.shape[2 + i].is_symbolic()) {
+        if (s != std::floor(s)) {
+          fail(op, "scale_factors", "{} of the dynamic dim {} of {} is not an integer", s, 2 + i,
+               input.to_string());
+        }
+        out.push_back(affine(input.shape[2 + i], static_cast<int64_t>(s), 0, 1));
       } else {
         out.emplace_back(static_cast<int64_t>(
             std::floor(static_cast<double>(static_dim(op, "input", input, 2 + i)) * s)));
@@ -263,6 +310,14 @@ std::vector<TensorSpec> constant_pad_nd(const OpSchema& op, const ArgumentList& 
     const int64_t before = pad[2 * i];
     const int64_t after = pad[2 * i + 1];
     if (before == 0 && after == 0) continue;
+    if (self.shape[dim].is_symbolic()) {
+      out[dim] = affine(self.shape[dim], 1, before + after, 1);
+      if (out[dim].lower_bound() < 0) {
+        fail(op, "pad", "padding gives dimension {} a negative size at {} = {}", dim,
+             self.shape[dim].to_string(), self.shape[dim].lower_bound());
+      }
+      continue;
+    }
     const int64_t size = static_dim(op, "self", self, dim) + before + after;
     if (size < 0) fail(op, "pad", "padding gives dimension {} a negative size {}", dim, size);
     out[dim] = SymInt(size);
@@ -280,6 +335,17 @@ std::vector<TensorSpec> pad_nd_fixed(const OpSchema& op, const ArgumentList& arg
   Shape out = self.shape;
   for (size_t i = 0; i < dims; ++i) {
     const size_t dim = self.rank() - 1 - i;
+    if (self.shape[dim].is_symbolic()) {
+      const int64_t smallest = self.shape[dim].lower_bound();
+      if (op.name.rfind("reflection", 0) == 0 &&
+          (pad[2 * i] >= smallest || pad[2 * i + 1] >= smallest)) {
+        fail(op, "padding",
+             "reflection padding must be smaller than the dimension ({} = {} at its smallest)",
+             self.shape[dim].to_string(), smallest);
+      }
+      out[dim] = affine(self.shape[dim], 1, pad[2 * i] + pad[2 * i + 1], 1);
+      continue;
+    }
     const int64_t in = static_dim(op, "self", self, dim);
     if (op.name.rfind("reflection", 0) == 0 && (pad[2 * i] >= in || pad[2 * i + 1] >= in)) {
       fail(op, "padding", "reflection padding must be smaller than the dimension ({})", in);

@@ -119,7 +119,7 @@ TEST_F(ShapeFnTest, ElementwiseErrors) {
             "aten::relu: argument 'self': expected a tensor, got 1");
 }
 
-TEST_F(ShapeFnTest, ConvolutionPropagatesBatchSymbolAndNeedsStaticSpatialDims) {
+TEST_F(ShapeFnTest, ConvolutionPropagatesBatchSymbol) {
   const SymInt n = sym("n");
   Node* w = t(DType::Float, {8, 3, 3, 3});
   const ArgumentList rest = {
@@ -140,10 +140,6 @@ TEST_F(ShapeFnTest, ConvolutionPropagatesBatchSymbolAndNeedsStaticSpatialDims) {
                  std::vector<int64_t>{2, 2}, std::vector<int64_t>{1, 1}, std::vector<int64_t>{1, 1},
                  true, std::vector<int64_t>{1, 1}, int64_t{1}}),
             TensorSpec(DType::Float, std::vector<int64_t>{1, 2, 10, 10}));
-  args[0] = t(DType::Float, {1, 3, sym("h"), 32});
-  EXPECT_EQ(error("aten::convolution", args),
-            "aten::convolution: argument 'input': needs a static size for dimension 2 of f32[1, 3, "
-            "h, 32], got symbol 'h'");
   args[0] = t(DType::Float, {1, 4, 32, 32});
   EXPECT_EQ(error("aten::convolution", args),
             "aten::convolution: argument 'weight': f32[8, 3, 3, 3] expects 3 input channels (3 per "
@@ -152,6 +148,66 @@ TEST_F(ShapeFnTest, ConvolutionPropagatesBatchSymbolAndNeedsStaticSpatialDims) {
   args[2] = t(DType::Float, {7});
   EXPECT_EQ(error("aten::convolution", args),
             "aten::convolution: argument 'bias': expected [8], got f32[7]");
+}
+
+// Dynamic spatial dims: each convolution, pooling, padding or upsampling counts windows of the
+// input's symbol, floor((scale * h + offset) / divisor); counts of counts compose, so the two
+// paths of a ResNet block (3x3 stride 2 pad 1, and 1x1 stride 2) reach the same symbol.
+TEST_F(ShapeFnTest, WindowCountsOfDynamicSpatialDims) {
+  const SymInt h = sym("h", 32, 128);
+  auto conv = [&](const SymInt& in, int64_t k, int64_t stride, int64_t pad, bool transposed) {
+    const ArgumentList args = {t(DType::Float, {1, 4, in, 8}),
+                               t(DType::Float, {4, 4, k, 1}),
+                               nullptr,
+                               std::vector<int64_t>{stride, 1},
+                               std::vector<int64_t>{pad, 0},
+                               std::vector<int64_t>{1, 1},
+                               transposed,
+                               std::vector<int64_t>{0, 0},
+                               int64_t{1}};
+    return one("aten::convolution", args).shape[2];
+  };
+  const SymInt stem = conv(h, 7, 2, 3, false);
+  EXPECT_EQ(stem.to_string(), "(h+1)/2");
+  EXPECT_EQ(stem.lower_bound(), 16);
+  EXPECT_EQ(stem.upper_bound(), 64);
+  const auto pool = run("aten::max_pool2d_with_indices",
+                        {t(DType::Float, {1, 4, stem, 8}), std::vector<int64_t>{3, 3},
+                         std::vector<int64_t>{2, 2}, std::vector<int64_t>{1, 1}});
+  EXPECT_EQ(pool[0].shape[2].to_string(), "(h+3)/4");
+  EXPECT_EQ(pool[0].shape[2].upper_bound(), 32);
+  EXPECT_EQ(pool[1].shape, pool[0].shape);
+  EXPECT_EQ(conv(stem, 3, 2, 1, false), conv(stem, 1, 2, 0, false));
+  EXPECT_EQ(conv(h, 3, 1, 1, false), h);  // a same-size convolution keeps the symbol
+  // Transposed: (h - 1) * 2 - 2 + 3 + 0 = 2h - 1; then a stride-2 convolution of it.
+  const SymInt up = conv(h, 3, 2, 1, true);
+  EXPECT_EQ(up.to_string(), "2*h-1");
+  EXPECT_EQ(conv(up, 3, 2, 1, false), h);  // floor(2h / 2)
+  EXPECT_EQ(one("aten::constant_pad_nd", {t(DType::Float, {1, h}), std::vector<int64_t>{1, 2}, 0.0})
+                .shape[1]
+                .to_string(),
+            "h+3");
+  const TensorSpec twice =
+      one("aten::upsample_nearest2d.vec",
+          {t(DType::Float, {1, 4, stem, 8}), nullptr, ArgumentList{Argument(2.0), Argument(2.0)}});
+  EXPECT_EQ(twice.shape[2].to_string(), "2*((h+1)/2)");
+  EXPECT_EQ(twice.shape[3], SymInt(16));
+  EXPECT_EQ(error("aten::upsample_nearest2d.vec", {t(DType::Float, {1, 4, h, 8}), nullptr,
+                                                   ArgumentList{Argument(1.5), Argument(2.0)}}),
+            "aten::upsample_nearest2d.vec: argument 'scale_factors': 1.5 of the dynamic dim 2 of "
+            "f32[1, 4, h, 8] is not an integer");
+  // A kernel larger than the smallest input, and ceil mode whose last window could start in the
+  // padding (stride 2 + padding 1 > window 2), are refused.
+  EXPECT_EQ(error("aten::max_pool2d_with_indices",
+                  {t(DType::Float, {1, 4, sym("s", 2, 9), 8}), std::vector<int64_t>{3, 3}}),
+            "aten::max_pool2d_with_indices: argument 'input': f32[1, 4, s, 8] is too small at s = "
+            "2, the smallest size of its dynamic dim 2");
+  EXPECT_EQ(
+      error("aten::max_pool2d_with_indices",
+            {t(DType::Float, {1, 4, h, 8}), std::vector<int64_t>{2, 2}, std::vector<int64_t>{2, 2},
+             std::vector<int64_t>{1, 1}, std::vector<int64_t>{1, 1}, true}),
+      "aten::max_pool2d_with_indices: argument 'ceil_mode': with the dynamic dim 2 of f32[1, "
+      "4, h, 8], a last window may start in the padding (kernel 2, stride 2, padding 1)");
 }
 
 TEST_F(ShapeFnTest, Pooling) {
