@@ -491,6 +491,8 @@ bool import_symbolic(ImportContext& ctx, const NodeView& node) {
   if (!any) return false;
   // TopK reads a shape value K as its k argument (ops/scatter_gather.cpp).
   if (op == "TopK" && !is_sym(ctx, node, 0)) return false;
+  // Resize reads shape values as its sizes (ops/resize.cpp).
+  if (op == "Resize" && !is_sym(ctx, node, 0)) return false;
   if (op == "Gather" && is_sym(ctx, node, 0)) {
     import_gather_items(ctx, node);
   } else if (op == "Concat" && node.attr_int("axis", 0) == 0) {
@@ -552,7 +554,7 @@ bool import_symbolic(ImportContext& ctx, const NodeView& node) {
               "computes on dynamic dims (an input comes from Shape of a dynamic tensor); ptec "
               "supports Shape/Gather/Slice/Concat/Unsqueeze/Squeeze/Cast/Add/Sub/Mul/Div/Min/Max/"
               "ReduceMin/ReduceMax/ReduceProd/ReduceSum/Equal/Where chains feeding "
-              "Reshape/Expand/Slice/ConstantOfShape/Range/TopK");
+              "Reshape/Expand/Slice/ConstantOfShape/Range/TopK/Resize");
   }
   return true;
 }

@@ -38,6 +38,8 @@ Models (seeded random weights, small so that the suite stays fast):
                     [1, 4]), another padding length per row
   encoder_batch     transformer_encoder with batch and seq both dynamic, batch in [1, 4]
   vit_batch         vit with a dynamic batch in [1, 4], run at 1 and 3
+  resnet18_dynhw    ResNet-18 with dynamic height and width in [32, 128], at 64x64, 96x80, 33x127
+  lraspp_dynhw      torchvision's LR-ASPP MobileNetV3 segmenter, height and width in [64, 256]
 Needs Debian's /usr/bin/python3 (torch 1.13, torchvision, onnx, numpy); no network.
 """
 
@@ -421,6 +423,53 @@ def build_llama_dyn(gen):
             ["logits"])
 
 
+def random_batchnorm(model, gen):
+    for m in model.modules():
+        if isinstance(m, nn.BatchNorm2d):
+            with torch.no_grad():
+                m.running_mean.copy_(torch.randn(m.num_features, generator=gen) * 0.1)
+                m.running_var.copy_(torch.rand(m.num_features, generator=gen) + 0.5)
+
+
+def build_resnet18_dynhw(gen):
+    """ResNet-18 with dynamic image height and width: each convolution's and pooling's output
+    size is a window count of the input's (h and w in [32, 128])."""
+    import torchvision.models as tvm
+
+    torch.manual_seed(SEED)
+    model = tvm.resnet18(num_classes=10).eval()
+    random_batchnorm(model, gen)
+    good = [torch.randn(1, 3, h, w, generator=gen) for h, w in ((64, 64), (96, 80), (33, 127))]
+    bad = [torch.randn(1, 3, 24, 64, generator=gen)]
+    return (model, good[0], ["input"], {"input": {2: "h", 3: "w"}}, good, bad,
+            ["input:2=h:32..128", "input:3=w:32..128"], 13)
+
+
+class SegmentationOut(nn.Module):
+    def __init__(self, model):
+        super().__init__()
+        self.model = model
+
+    def forward(self, x):
+        return self.model(x)["out"]
+
+
+def build_lraspp_dynhw(gen):
+    """torchvision's LR-ASPP MobileNetV3 (4 classes) with dynamic height and width: strided and
+    dilated convolutions, squeeze-and-excite, and bilinear Resizes to a feature map's and the
+    image's size (sizes from Shape)."""
+    from torchvision.models.segmentation import lraspp_mobilenet_v3_large
+
+    torch.manual_seed(SEED)
+    model = SegmentationOut(lraspp_mobilenet_v3_large(weights=None, weights_backbone=None,
+                                                      num_classes=4)).eval()
+    random_batchnorm(model, gen)
+    good = [torch.randn(1, 3, h, w, generator=gen) for h, w in ((96, 96), (128, 72))]
+    bad = [torch.randn(1, 3, 96, 300, generator=gen)]
+    return (model, good[0], ["image"], {"image": {2: "h", 3: "w"}}, good, bad,
+            ["image:2=h:64..256", "image:3=w:64..256"], 13)
+
+
 class DetectPost(nn.Module):
     """Detection post-processing on a tiny conv head: 64 anchors on an 8x8 grid get boxes (anchor
     + predicted offsets) and sigmoid scores; boxes[scores > 0.3] (NonZero + GatherND), then
@@ -528,6 +577,8 @@ MODELS = {
     "bert_batch": build_bert_batch,
     "encoder_batch": build_encoder_batch,
     "vit_batch": build_vit_batch,
+    "resnet18_dynhw": build_resnet18_dynhw,
+    "lraspp_dynhw": build_lraspp_dynhw,
     "enc_dec": build_enc_dec,
     "vit": build_vit,
     "gpt_prefill": build_gpt_prefill,

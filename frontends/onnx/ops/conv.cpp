@@ -54,13 +54,13 @@ ConvAttrs conv_attrs(const NodeView& node, const std::vector<int64_t>& x,
 
 ir::Node* conv_nodes(ImportContext& ctx, const NodeView& node, ir::Node* input,
                      const std::vector<int64_t>& x, ir::Node* weight, const std::vector<int64_t>& w,
-                     ir::Argument bias) {
+                     ir::Argument bias, const std::vector<bool>* dynamic) {
   const ConvAttrs a = conv_attrs(node, x, w);
   const size_t n = x.size() - 2;
   std::vector<int64_t> effective(n);
   for (size_t i = 0; i < n; ++i) effective[i] = (a.kernel[i] - 1) * a.dilations[i] + 1;
-  const Pads pads =
-      resolve_pads(node, std::vector<int64_t>(x.begin() + 2, x.end()), effective, a.strides);
+  const Pads pads = resolve_pads(node, std::vector<int64_t>(x.begin() + 2, x.end()), effective,
+                                 a.strides, dynamic);
   std::vector<int64_t> padding(n), extra_begin(n), extra_end(n);
   bool asymmetric = false;
   for (size_t i = 0; i < n; ++i) {
@@ -79,17 +79,20 @@ ir::Node* conv_nodes(ImportContext& ctx, const NodeView& node, ir::Node* input,
 namespace {
 
 void import_conv(ImportContext& ctx, const NodeView& node) {
-  const std::vector<int64_t> x = ctx.input_sizes_batch(node, 0);
+  std::vector<bool> dynamic;
+  const std::vector<int64_t> x = spatial_bounds(ctx, node, 0, &dynamic);
   const std::vector<int64_t> w = ctx.input_sizes(node, 1);
   // Inputs in this order: constants get their placeholders in first-use order.
   ir::Node* input = ctx.input(node, 0);
   ir::Argument bias = node.has_input(2) ? ir::Argument(ctx.input(node, 2)) : ir::Argument();
   ir::Node* weight = ctx.input(node, 1);
-  ctx.set_output(node, 0, conv_nodes(ctx, node, input, x, weight, w, std::move(bias)));
+  ctx.set_output(node, 0, conv_nodes(ctx, node, input, x, weight, w, std::move(bias), &dynamic));
 }
 
 void import_conv_transpose(ImportContext& ctx, const NodeView& node) {
-  const std::vector<int64_t> x = ctx.input_sizes_batch(node, 0);
+  std::vector<bool> dynamic;
+  const std::vector<int64_t> x = spatial_bounds(ctx, node, 0, &dynamic);
+  const bool any_dynamic = std::find(dynamic.begin(), dynamic.end(), true) != dynamic.end();
   const std::vector<int64_t> w = ctx.input_sizes(node, 1);
   const ConvAttrs a = conv_attrs(node, x, w);
   const size_t n = x.size() - 2;
@@ -108,6 +111,13 @@ void import_conv_transpose(ImportContext& ctx, const NodeView& node) {
   }
   const std::string auto_pad = node.attr_string("auto_pad", "NOTSET");
   std::vector<int64_t> begin(n, 0), end(n, 0);
+  if (any_dynamic &&
+      (node.has_attr("output_shape") || auto_pad == "SAME_UPPER" || auto_pad == "SAME_LOWER")) {
+    node.fail(Error::NotSupported,
+              "output_shape or auto_pad {} on a dynamic spatial dim: the padding depends on the "
+              "size",
+              auto_pad);
+  }
   if (node.has_attr("output_shape") || auto_pad == "SAME_UPPER" || auto_pad == "SAME_LOWER") {
     // The spec: total_padding = full - output_shape, split evenly; the odd element goes to the
     // end for SAME_UPPER and to the beginning otherwise. A larger output_shape than `full` extends
@@ -154,6 +164,10 @@ void import_conv_transpose(ImportContext& ctx, const NodeView& node) {
   }
   std::vector<int64_t> padding(n);
   for (size_t i = 0; i < n; ++i) {
+    if (dynamic[i] && begin[i] != end[i]) {
+      node.fail(Error::NotSupported, "asymmetric pads {} and {} on a dynamic spatial dim", begin[i],
+                end[i]);
+    }
     padding[i] = std::min(begin[i], end[i]);
     if (full[i] - begin[i] - end[i] <= 0) {
       node.fail(Error::InvalidArgument, "pads {} + {} remove the whole output of size {}", begin[i],

@@ -122,6 +122,25 @@ inline ir::Node* flat_view(ImportContext& ctx, const NodeView& node, ir::Node* x
   return ctx.call("aten::view_copy", {x, std::move(size)});
 }
 
+/// Input `i`'s sizes with each dynamic dim at its upper bound, for ops whose attributes do not
+/// depend on the spatial sizes (their shape functions size the outputs); `dynamic` gets which
+/// dims past the first two (the spatial ones of [N, C, ...]) are dynamic.
+inline std::vector<int64_t> spatial_bounds(ImportContext& ctx, const NodeView& node, size_t i,
+                                           std::vector<bool>* dynamic) {
+  const ir::Shape shape = ctx.input_shape(node, i);
+  std::vector<int64_t> sizes;
+  dynamic->clear();
+  for (size_t d = 0; d < shape.size(); ++d) {
+    sizes.push_back(shape[d].upper_bound());
+    if (d >= 2) dynamic->push_back(shape[d].is_symbolic());
+  }
+  if (shape.size() > 1 && shape[1].is_symbolic()) {
+    node.fail(Error::NotSupported, "input '{}' has the dynamic channel dim {}", node.input(i),
+              shape[1].to_string());
+  }
+  return sizes;
+}
+
 /// Begin and end padding of one spatial dim for ONNX auto_pad SAME_UPPER / SAME_LOWER.
 struct Pads {
   std::vector<int64_t> begin;
@@ -132,9 +151,13 @@ struct Pads {
 /// The explicit pads of a Conv/MaxPool/AveragePool node: from auto_pad (NOTSET, VALID,
 /// SAME_UPPER, SAME_LOWER) and `pads`. `in` holds the input's spatial sizes; `effective_kernel`
 /// is (k - 1) * dilation + 1 per spatial dim.
+/// `dynamic` (may be null): which of the spatial dims are dynamic (`in` holds their bounds).
+/// SAME padding of a dynamic dim is refused unless its stride is 1, where it does not depend on
+/// the size.
 inline Pads resolve_pads(const NodeView& node, const std::vector<int64_t>& in,
                          const std::vector<int64_t>& effective_kernel,
-                         const std::vector<int64_t>& strides) {
+                         const std::vector<int64_t>& strides,
+                         const std::vector<bool>* dynamic = nullptr) {
   const size_t n = in.size();
   Pads p{std::vector<int64_t>(n, 0), std::vector<int64_t>(n, 0)};
   const std::string auto_pad = node.attr_string("auto_pad", "NOTSET");
@@ -151,6 +174,12 @@ inline Pads resolve_pads(const NodeView& node, const std::vector<int64_t>& in,
     }
   } else if (auto_pad == "SAME_UPPER" || auto_pad == "SAME_LOWER") {
     for (size_t i = 0; i < n; ++i) {
+      if (dynamic != nullptr && (*dynamic)[i] && strides[i] != 1) {
+        node.fail(Error::NotSupported,
+                  "auto_pad {} with stride {} on a dynamic spatial dim: the padding depends on "
+                  "the size",
+                  auto_pad, strides[i]);
+      }
       const int64_t out = (in[i] + strides[i] - 1) / strides[i];
       const int64_t total =
           std::max<int64_t>(0, (out - 1) * strides[i] + effective_kernel[i] - in[i]);
@@ -272,13 +301,13 @@ inline std::vector<int64_t> reduce_axes(ImportContext& ctx, const NodeView& node
   return axes;
 }
 
-/// Conv's lowering applied to graph tensors: aten::convolution of `input` (sizes `x`; the batch
-/// may be an upper bound) and `weight` (sizes `w`) with `bias` (None or a tensor), with the
-/// auto_pad, pads, strides, dilations, group and kernel_shape attributes of `node`.
-/// Defined in ops/conv.cpp.
+/// Conv's lowering applied to graph tensors: aten::convolution of `input` (sizes `x`; dynamic
+/// dims at their upper bounds, `dynamic` telling which spatial ones are, or null for none) and
+/// `weight` (sizes `w`) with `bias` (None or a tensor), with the auto_pad, pads, strides,
+/// dilations, group and kernel_shape attributes of `node`. Defined in ops/conv.cpp.
 ir::Node* conv_nodes(ImportContext& ctx, const NodeView& node, ir::Node* input,
                      const std::vector<int64_t>& x, ir::Node* weight, const std::vector<int64_t>& w,
-                     ir::Argument bias);
+                     ir::Argument bias, const std::vector<bool>* dynamic = nullptr);
 
 /// MatMul's lowering (NumPy matmul: 1-D operands, broadcast batch dims) of two graph tensors.
 /// Defined in ops/matmul.cpp.

@@ -23,12 +23,14 @@ struct PoolSetup {
   std::vector<int64_t> explicit_begin{0, 0}, explicit_end{0, 0};
   std::vector<int64_t> chw;
   ir::SymInt batch;
+  bool dynamic = false;  // some spatial dim is dynamic (chw holds its bound)
 };
 
 /// Kernel, strides, dilations and pads of a MaxPool/AveragePool node in 2-D form. Pads that the
 /// ATen op cannot take are applied with constant_pad_nd(`pad_value`).
 PoolSetup pool_setup(ImportContext& ctx, const NodeView& node, double pad_value) {
-  const std::vector<int64_t> x = ctx.input_sizes_batch(node, 0);
+  std::vector<bool> dynamic;
+  const std::vector<int64_t> x = spatial_bounds(ctx, node, 0, &dynamic);
   const ir::Shape x_shape = ctx.input_shape(node, 0);
   if (x.size() != 3 && x.size() != 4) {
     node.fail(Error::NotSupported, "input of rank {}: only 1-D and 2-D pooling is supported",
@@ -49,13 +51,15 @@ PoolSetup pool_setup(ImportContext& ctx, const NodeView& node, double pad_value)
     }
     effective[i] = (kernel[i] - 1) * dilations[i] + 1;
   }
-  Pads pads = resolve_pads(node, std::vector<int64_t>(x.begin() + 2, x.end()), effective, strides);
+  Pads pads = resolve_pads(node, std::vector<int64_t>(x.begin() + 2, x.end()), effective, strides,
+                           &dynamic);
 
   PoolSetup s;
+  s.dynamic = std::find(dynamic.begin(), dynamic.end(), true) != dynamic.end();
   s.input = ctx.input(node, 0);
   if (n == 1) {
     s.lifted = true;
-    s.input = sym_view(ctx, s.input, {x_shape[0], x[1], 1, x[2]});
+    s.input = sym_view(ctx, s.input, {x_shape[0], x[1], 1, x_shape[2]});
     kernel.insert(kernel.begin(), 1);
     strides.insert(strides.begin(), 1);
     dilations.insert(dilations.begin(), 1);
@@ -95,8 +99,8 @@ ir::Node* unlift(ImportContext& ctx, const PoolSetup& s, ir::Node* y) {
 /// column-major index, then (n * C + c) * H * W is added.
 ir::Node* onnx_indices(ImportContext& ctx, const NodeView& node, const PoolSetup& s, ir::Node* idx,
                        bool column_major) {
-  if (!s.batch.is_static()) {
-    node.fail(Error::NotSupported, "the Indices output needs a static batch size");
+  if (!s.batch.is_static() || s.dynamic) {
+    node.fail(Error::NotSupported, "the Indices output needs static sizes");
   }
   const int64_t batch = s.batch.value();
   const int64_t c = s.chw[0], h = s.chw[1], w = s.chw[2];
@@ -252,6 +256,10 @@ void import_average_pool(ImportContext& ctx, const NodeView& node) {
   const DType dtype = ctx.input_dtype(node, 0);
   if (!is_floating_point(dtype)) {
     node.fail(Error::NotSupported, "AveragePool of a {} tensor", to_string(dtype));
+  }
+  if (s.dynamic) {
+    node.fail(Error::NotSupported,
+              "count_include_pad=0 with pads that need constant_pad_nd, on a dynamic spatial dim");
   }
   // Window sums over the zero-padded input, divided by the number of input elements in each.
   ir::Node* sum = ctx.call("aten::avg_pool2d",

@@ -15,7 +15,9 @@
 // and tf_crop_and_resize's out-of-roi positions become where(mask, extrapolation_value, y).
 //
 // Where ATen's kernels give the same taps (checked index by index at import time), a 4-D resize
-// of H and W stays one call: upsample_nearest2d.vec or upsample_bilinear2d.vec.
+// of H and W stays one call: upsample_nearest2d.vec or upsample_bilinear2d.vec. Dynamic H and W
+// (sizes computed from Shape, or scales of a dynamic input) take those calls by rule
+// (resize_dynamic).
 
 #include <cmath>
 #include <map>
@@ -416,6 +418,74 @@ void resize(ImportContext& ctx, const NodeView& node, const ResizeAttrs& a,
   ctx.set_output(node, 0, y);
 }
 
+/// Resize of a 4-D input's dynamic H and W (a segmentation head upsampled to the image's size,
+/// given by Shape, or a decoder's fixed scale): the taps cannot be checked index by index, so the
+/// modes ATen's 2-D upsampling computes for every size are taken by rule: nearest with
+/// asymmetric coordinates rounding down, linear with align_corners, half_pixel, or
+/// pytorch_half_pixel (for outputs of at least 2). `scales` (4 values) or `sizes` (4 shape items)
+/// is given; N and C keep their sizes.
+void resize_dynamic(ImportContext& ctx, const NodeView& node, const ResizeAttrs& a,
+                    const std::vector<double>& scales, const ir::ArgumentList& sizes) {
+  const ir::Shape in = ctx.input_shape(node, 0);
+  if (in.size() != 4) {
+    node.fail(Error::NotSupported, "resizing dynamic dims of a rank-{} input (only 4-D)",
+              in.size());
+  }
+  const bool nearest =
+      a.mode == "nearest" && a.coordinate_mode == "asymmetric" && a.nearest_rule == "floor";
+  const bool align_corners = a.mode == "linear" && a.coordinate_mode == "align_corners";
+  const bool half_pixel = a.mode == "linear" && (a.coordinate_mode == "half_pixel" ||
+                                                 a.coordinate_mode == "pytorch_half_pixel");
+  if ((!nearest && !align_corners && !half_pixel) || a.antialias) {
+    node.fail(Error::NotSupported,
+              "resizing dynamic dims with mode '{}', coordinate_transformation_mode '{}'{}: only "
+              "nearest (asymmetric, floor) and linear (align_corners, half_pixel, "
+              "pytorch_half_pixel) are supported",
+              a.mode, a.coordinate_mode, a.antialias ? " and antialias" : "");
+  }
+  ir::Argument output_size, scale_factors;
+  if (!scales.empty()) {
+    if (scales.size() != 4 || scales[0] != 1.0 || scales[1] != 1.0) {
+      node.fail(Error::NotSupported, "scales must have 4 values, 1 for N and C");
+    }
+    scale_factors = ir::ArgumentList{ir::Argument(scales[2]), ir::Argument(scales[3])};
+  } else {
+    if (sizes.size() != 4) {
+      node.fail(Error::InvalidArgument, "sizes has {} values for an input of rank 4", sizes.size());
+    }
+    output_size = ir::ArgumentList{sizes[2], sizes[3]};
+  }
+  // N and C must keep their sizes: an item is that int, or the sym_size of a dim that is it.
+  auto keeps = [&](size_t d) {
+    const ir::Argument& item = sizes[d];
+    if (item.is_int()) return in[d].is_static() && item.as_int() == in[d].value();
+    const ir::Node* n = item.as_node();
+    if (!n->is_op("aten::sym_size.int") || !n->arg(0).is_node() || !n->arg(1).is_int()) {
+      return false;
+    }
+    const ir::Shape& of = n->arg(0).as_node()->spec().shape;
+    const int64_t dim = n->arg(1).as_int();
+    const auto rank = static_cast<int64_t>(of.size());
+    return dim >= -rank && dim < rank &&
+           of[static_cast<size_t>(dim < 0 ? dim + rank : dim)] == in[d];
+  };
+  if (!sizes.empty() && (!keeps(0) || !keeps(1))) {
+    node.fail(Error::NotSupported, "sizes resize N or C of the input {}",
+              ir::TensorSpec(ctx.input_dtype(node, 0), in).to_string());
+  }
+  ir::Node* x = ctx.input(node, 0);
+  ir::Node* y = nearest ? ctx.call("aten::upsample_nearest2d.vec", {x, output_size, scale_factors})
+                        : ctx.call("aten::upsample_bilinear2d.vec",
+                                   {x, output_size, align_corners, scale_factors});
+  const ir::Shape out = y->spec().shape;
+  if (a.coordinate_mode == "pytorch_half_pixel" &&
+      (out[2].lower_bound() < 2 || out[3].lower_bound() < 2)) {
+    node.fail(Error::NotSupported, "pytorch_half_pixel to dynamic sizes {} x {} that may be 1",
+              out[2].to_string(), out[3].to_string());
+  }
+  ctx.set_output(node, 0, y);
+}
+
 std::vector<double> const_doubles(ImportContext& ctx, const NodeView& node, size_t i,
                                   const char* what) {
   if (!node.has_input(i)) return {};
@@ -538,6 +608,17 @@ void import_resize(ImportContext& ctx, const NodeView& node) {
   std::vector<double> roi;
   if (a.coordinate_mode == "tf_crop_and_resize") roi = const_doubles(ctx, node, 1, "roi");
   std::vector<double> scales = const_doubles(ctx, node, 2, "scales");
+  const ir::Shape in = ctx.input_shape(node, 0);
+  const bool dynamic_hw =
+      in.size() == 4 && (in[2].is_symbolic() || in[3].is_symbolic()) && !node.has_attr("axes");
+  if (node.has_input(3) && ctx.sym_value(node.input(3)) != nullptr) {
+    resize_dynamic(ctx, node, a, {}, ctx.sym_value(node.input(3))->items);
+    return;
+  }
+  if (dynamic_hw && !scales.empty()) {
+    resize_dynamic(ctx, node, a, scales, {});
+    return;
+  }
   std::vector<int64_t> sizes;
   if (node.has_input(3)) sizes = ctx.require_constant(node, 3, "sizes").to_int64();
   if (scales.empty() == sizes.empty()) {
