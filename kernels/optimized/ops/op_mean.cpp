@@ -16,8 +16,8 @@ namespace ptec::kernels::optimized {
 Tensor& mean_out(KernelRuntimeContext& ctx, const Tensor& self, OptIntList dim, bool keepdim,
                  std::optional<DType> dtype, Tensor& out) {
   const int64_t rank = static_cast<int64_t>(self.dim());
-  const bool last = rank > 0 && dim.has_value() && dim->size() == 1 &&
-                    ((*dim)[0] == rank - 1 || (*dim)[0] == -1);
+  const bool last =
+      rank > 0 && dim.has_value() && dim->size() == 1 && ((*dim)[0] == rank - 1 || (*dim)[0] == -1);
   if (!last || self.dtype() != DType::Float || out.dtype() != DType::Float ||
       (dtype.has_value() && *dtype != DType::Float) || self.size(rank - 1) == 0 ||
       !self.is_contiguous() || !out.is_contiguous()) {
