@@ -51,6 +51,14 @@ void activate_in_place(float* x, int64_t n, Activation a, float lo, float hi) {
   for (int64_t i = 0; i < n; ++i) x[i] = activate(x[i], a, lo, hi);
 }
 
+void erf_in_place(float* x, int64_t n) {
+  if (const detail::ActivationLoops* loops = simd_loops()) {
+    loops->erf(x, n);
+    return;
+  }
+  for (int64_t i = 0; i < n; ++i) x[i] = std::erf(x[i]);
+}
+
 void softmax_row(const float* x, float* y, int64_t n) {
   if (n <= 0) return;
   float mx;

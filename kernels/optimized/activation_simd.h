@@ -1,6 +1,6 @@
 #pragma once
 
-// Vectorized activations (sigmoid, SiLU, tanh, GELU, hard swish) and the two passes of a
+// Vectorized activations (sigmoid, SiLU, tanh, GELU, hard swish, erf) and the two passes of a
 // softmax row for one instruction set each; activation.cpp picks a table by the CPU. Internal to
 // kernels/optimized. The tables' translation units are compiled for their ISA and include only
 // <immintrin.h> and this header, so no inline library function compiled for AVX2 / AVX-512 can be
@@ -23,6 +23,9 @@ struct ActivationLoops {
   ActivationLoop tanh;
   ActivationLoop gelu;
   ActivationLoop hardswish;
+  /// erf itself: a series below |x| = 0.5 (4e-7 relative), the GELU's approximation above
+  /// (1.5e-7 absolute, 5e-7 with fp32 rounding).
+  ActivationLoop erf;
   /// The largest of x[0, n) (-infinity when n = 0; NaN or not when x holds NaN).
   float (*max)(const float* x, int64_t n);
   /// y[i] = e^(x[i] - shift), 0 where x[i] - shift < -87.3 (where e^ leaves the normal floats),

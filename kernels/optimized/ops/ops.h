@@ -20,6 +20,7 @@ std::tuple<Tensor&, Tensor&, Tensor&> native_group_norm_out(
     KernelRuntimeContext& ctx, const Tensor& input, const OptTensor& weight, const OptTensor& bias,
     int64_t n, int64_t c, int64_t hxw, int64_t group, double eps, Tensor& out0, Tensor& out1,
     Tensor& out2);
+Tensor& erf_out(KernelRuntimeContext& ctx, const Tensor& self, Tensor& out);
 Tensor& mean_out(KernelRuntimeContext& ctx, const Tensor& self, OptIntList dim, bool keepdim,
                  std::optional<DType> dtype, Tensor& out);
 Tensor& pow_tensor_scalar_out(KernelRuntimeContext& ctx, const Tensor& self, const Scalar& exponent,

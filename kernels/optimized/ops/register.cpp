@@ -16,6 +16,7 @@ const runtime::Kernel kOptimizedKernels[] = {
     PTEC_KERNEL("aten::addmm.out", optimized::addmm_out),
     PTEC_KERNEL("aten::native_group_norm.out", optimized::native_group_norm_out),
     PTEC_KERNEL("aten::_softmax.out", optimized::softmax_out),
+    PTEC_KERNEL("aten::erf.out", optimized::erf_out),
     PTEC_KERNEL("aten::mean.out", optimized::mean_out),
     PTEC_KERNEL("aten::pow.Tensor_Scalar_out", optimized::pow_tensor_scalar_out),
     PTEC_KERNEL("aten::upsample_bilinear2d.vec_out", optimized::upsample_bilinear2d_vec_out),

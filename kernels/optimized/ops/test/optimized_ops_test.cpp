@@ -10,6 +10,7 @@
 #include <random>
 #include <vector>
 
+#include "kernels/optimized/gemm.h"
 #include "kernels/optimized/ops/ops.h"
 #include "kernels/optimized/ops/register.h"
 #include "kernels/portable/functions.h"
@@ -373,6 +374,46 @@ TEST_F(OptimizedOps, PowMatchesPortable) {
       }
     }
   }
+}
+
+TEST_F(OptimizedOps, ErfIsWithinItsApproximationOfStdErf) {
+  // Each ISA's loop (the generic one is std::erf), over the threads' chunks and a tail, with
+  // infinities, NaN, zeros and tiny values; double inputs fall back to the portable kernel.
+  const std::vector<runtime::SizesType> sizes = {3, 100003};
+  std::vector<float> v(numel(sizes));
+  for (size_t i = 0; i < v.size(); ++i) v[i] = -7.0f + 14.0f * static_cast<float>(i) / v.size();
+  const float specials[] = {0.0f, -0.0f, 1e-30f, -1e-8f, INFINITY, -INFINITY, NAN, 9.5f, -30.0f};
+  std::copy(std::begin(specials), std::end(specials), v.begin());
+  Tensor& x = test::make_tensor(pool_, DType::Float, sizes, v)->tensor();
+  const GemmIsa detected = detected_gemm_isa();
+  for (GemmIsa isa : {GemmIsa::Generic, GemmIsa::Avx2, GemmIsa::Avx512}) {
+    if (!set_gemm_isa(isa)) continue;
+    SCOPED_TRACE(to_string(isa));
+    Tensor& got = zeros(sizes);
+    auto ctx = context();
+    erf_out(ctx, x, got);
+    ASSERT_EQ(ctx.failure_state(), Error::Ok);
+    for (size_t i = 0; i < v.size(); ++i) {
+      const float g = got.const_data_ptr<float>()[i], want = std::erf(v[i]);
+      if (std::isnan(want)) {
+        ASSERT_TRUE(std::isnan(g)) << "at " << i;
+      } else {
+        // Relative below |x| = 0.5 (a series), absolute above (Abramowitz and Stegun).
+        const float tolerance = std::fabs(v[i]) < 0.5f ? 4e-7f * std::fabs(want) : 5e-7f;
+        ASSERT_NEAR(g, want, tolerance) << "at " << i << " x " << v[i];
+        ASSERT_EQ(std::signbit(g), std::signbit(want)) << "at " << i << " x " << v[i];
+      }
+    }
+  }
+  ASSERT_TRUE(set_gemm_isa(detected));
+  Tensor& xd =
+      test::make_tensor(pool_, DType::Double, {2}, std::vector<double>{0.5, -2.0})->tensor();
+  Tensor& yd = test::make_zeros(pool_, DType::Double, {2});
+  auto ctx = context();
+  erf_out(ctx, xd, yd);
+  ASSERT_EQ(ctx.failure_state(), Error::Ok);
+  EXPECT_EQ(yd.const_data_ptr<double>()[0], std::erf(0.5));
+  EXPECT_EQ(yd.const_data_ptr<double>()[1], std::erf(-2.0));
 }
 
 TEST_F(OptimizedOps, ErrorsAreThePortableKernelsErrors) {
