@@ -25,6 +25,11 @@ std::vector<SymbolPtr> roots_of(const SymbolPtr& symbol) {
 }
 
 namespace {
+// x's name as a term of another expression: parenthesized unless it is a plain name.
+std::string term(const std::string& name) {
+  return name.find_first_of("+-*/") == std::string::npos ? name : "(" + name + ")";
+}
+
 // a * b, or INT64_MAX where that overflows (both non-negative).
 int64_t saturating_mul(int64_t a, int64_t b) {
   if (a != 0 && b > INT64_MAX / a) return INT64_MAX;
@@ -35,12 +40,16 @@ int64_t saturating_mul(int64_t a, int64_t b) {
 SymInt product_of(std::vector<SymbolPtr> roots, int64_t factor) {
   if (roots.empty()) return SymInt(factor);
   if (roots.size() == 1 && factor == 1) return SymInt(roots[0]);
+  // A multiple of a count with divisor 1 (2 * h - 1) is that count scaled, as affine() makes it.
+  if (roots.size() == 1 && roots[0]->of != nullptr && roots[0]->divisor == 1) {
+    return affine(SymInt(roots[0]), factor, 0, 1);
+  }
   std::sort(roots.begin(), roots.end(),
             [](const SymbolPtr& a, const SymbolPtr& b) { return a->name < b->name; });
   std::string name;
   int64_t min = factor, max = factor;
   for (const SymbolPtr& r : roots) {
-    name += (name.empty() ? "" : "*") + r->name;
+    name += (name.empty() ? "" : "*") + term(r->name);
     min = saturating_mul(min, r->min);
     max = saturating_mul(max, r->max);
   }
@@ -57,17 +66,17 @@ int64_t floor_div(int64_t a, int64_t b) {
   const int64_t q = a / b;
   return (a % b != 0 && a < 0) ? q - 1 : q;
 }
-
-// x's name as a term of another expression: parenthesized unless it is a plain name.
-std::string term(const std::string& name) {
-  return name.find_first_of("+-*/") == std::string::npos ? name : "(" + name + ")";
-}
 }  // namespace
 
 SymInt affine(const SymInt& x, int64_t scale, int64_t offset, int64_t divisor) {
   if (x.is_static()) return SymInt(floor_div(scale * x.value() + offset, divisor));
   if (scale == 1 && offset == 0 && divisor == 1) return x;
   SymbolPtr of = x.symbol();
+  // A multiple of one symbol (a view's r * f) is the count floor((f * r + 0) / 1) of it.
+  if (of->roots.size() == 1) {
+    scale *= of->factor;
+    of = of->roots[0];
+  }
   // floor((M * floor((m * r + a) / d) + A) / D) is floor((M * m * r + M * a + A) / D) when d is
   // 1, and floor((m * r + a + A * d) / (d * D)) when M is 1.
   if (of->of != nullptr && (of->divisor == 1 || scale == 1)) {
@@ -87,7 +96,8 @@ SymInt affine(const SymInt& x, int64_t scale, int64_t offset, int64_t divisor) {
   scale /= g;
   offset /= g;
   divisor /= g;
-  if (scale == 1 && offset == 0 && divisor == 1) return SymInt(of);
+  // A plain multiple is the product symbol a view would make of it (r * 2 as "r_x2").
+  if (offset == 0 && divisor == 1) return product_of({of}, scale);
   std::string name = scale == 1 ? term(of->name) : fmt::format("{}*{}", scale, term(of->name));
   if (offset != 0) name += fmt::format("{:+}", offset);
   if (divisor != 1) name = fmt::format("({})/{}", name, divisor);

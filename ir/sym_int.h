@@ -73,7 +73,8 @@ SymInt product_of(std::vector<SymbolPtr> roots, int64_t factor);
 /// maps x's (the function never decreases). Of a window count it composes where the result is
 /// again of that form (scale or the inner divisor 1: a pool after a convolution is one count of
 /// the input), so that equal sizes reached along different paths compare equal; the name spells
-/// the function, e.g. "(h+1)/2" or "2*w-1".
+/// the function, e.g. "(h+1)/2" or "2*w-1". A plain multiple (offset 0, divisor 1) is the product
+/// symbol product_of makes ("h_x2"), so an upsampling and a view that merges dims agree.
 SymInt affine(const SymInt& x, int64_t scale, int64_t offset, int64_t divisor);
 
 }  // namespace ptec::ir

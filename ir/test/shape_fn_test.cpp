@@ -190,8 +190,16 @@ TEST_F(ShapeFnTest, WindowCountsOfDynamicSpatialDims) {
   const TensorSpec twice =
       one("aten::upsample_nearest2d.vec",
           {t(DType::Float, {1, 4, stem, 8}), nullptr, ArgumentList{Argument(2.0), Argument(2.0)}});
-  EXPECT_EQ(twice.shape[2].to_string(), "2*((h+1)/2)");
+  EXPECT_EQ(twice.shape[2].to_string(), "((h+1)/2)_x2");
   EXPECT_EQ(twice.shape[3], SymInt(16));
+  // An integer upsampling and a view that merges the dim with a static one agree.
+  const SymInt doubled =
+      one("aten::upsample_nearest2d.vec",
+          {t(DType::Float, {1, 4, h, 8}), nullptr, ArgumentList{Argument(2.0), Argument(1.0)}})
+          .shape[2];
+  EXPECT_EQ(doubled,
+            one("aten::view_copy", {t(DType::Float, {h, 2}), std::vector<int64_t>{-1}}).shape[0]);
+  EXPECT_EQ(doubled.to_string(), "h_x2");
   EXPECT_EQ(error("aten::upsample_nearest2d.vec", {t(DType::Float, {1, 4, h, 8}), nullptr,
                                                    ArgumentList{Argument(1.5), Argument(2.0)}}),
             "aten::upsample_nearest2d.vec: argument 'scale_factors': 1.5 of the dynamic dim 2 of "

@@ -40,6 +40,8 @@ Models (seeded random weights, small so that the suite stays fast):
   vit_batch         vit with a dynamic batch in [1, 4], run at 1 and 3
   resnet18_dynhw    ResNet-18 with dynamic height and width in [32, 128], at 64x64, 96x80, 33x127
   lraspp_dynhw      torchvision's LR-ASPP MobileNetV3 segmenter, height and width in [64, 256]
+  espcn_dynhw       ESPCN-style super-resolution by 3 (PixelShuffle as DepthToSpace, the nearest-
+                    upsampled input added), height and width in [16, 64], at 24x24 and 17x40
 Needs Debian's /usr/bin/python3 (torch 1.13, torchvision, onnx, numpy); no network.
 """
 
@@ -470,6 +472,31 @@ def build_lraspp_dynhw(gen):
             ["image:2=h:64..256", "image:3=w:64..256"], 13)
 
 
+class Espcn(nn.Module):
+    """ESPCN-style super-resolution by 3: three convolutions, a pixel shuffle (DepthToSpace) and
+    the nearest-upsampled input added back."""
+
+    def __init__(self, r=3):
+        super().__init__()
+        self.body = nn.Sequential(nn.Conv2d(1, 32, 5, padding=2), nn.Tanh(),
+                                  nn.Conv2d(32, 16, 3, padding=1), nn.Tanh(),
+                                  nn.Conv2d(16, r * r, 3, padding=1))
+        self.shuffle = nn.PixelShuffle(r)
+        self.r = r
+
+    def forward(self, x):
+        up = nn.functional.interpolate(x, scale_factor=self.r, mode="nearest")
+        return self.shuffle(self.body(x)) + up
+
+
+def build_espcn_dynhw(gen):
+    torch.manual_seed(SEED)
+    good = [torch.rand(1, 1, h, w, generator=gen) for h, w in ((24, 24), (17, 40))]
+    bad = [torch.rand(1, 1, 8, 24, generator=gen)]
+    return (Espcn().eval(), good[0], ["lr"], {"lr": {2: "h", 3: "w"}}, good, bad,
+            ["lr:2=h:16..64", "lr:3=w:16..64"], 13)
+
+
 class DetectPost(nn.Module):
     """Detection post-processing on a tiny conv head: 64 anchors on an 8x8 grid get boxes (anchor
     + predicted offsets) and sigmoid scores; boxes[scores > 0.3] (NonZero + GatherND), then
@@ -579,6 +606,7 @@ MODELS = {
     "vit_batch": build_vit_batch,
     "resnet18_dynhw": build_resnet18_dynhw,
     "lraspp_dynhw": build_lraspp_dynhw,
+    "espcn_dynhw": build_espcn_dynhw,
     "enc_dec": build_enc_dec,
     "vit": build_vit,
     "gpt_prefill": build_gpt_prefill,

@@ -491,8 +491,36 @@ void import_gather_elements(ImportContext& ctx, const NodeView& node) {
   ctx.set_output(node, 0, ctx.call("aten::gather", {ctx.input(node, 0), axis, index}));
 }
 
+/// DepthToSpace of a dynamic N, H or W: the same views with the dims' symbols, H and W merged
+/// with the block one view at a time (each view infers one product of symbols).
+void depth_to_space_dynamic(ImportContext& ctx, const NodeView& node, const ir::Shape& x) {
+  const int64_t b = node.attr_int("blocksize", 0);
+  if (b <= 0) node.fail(Error::InvalidArgument, "blocksize must be positive");
+  if (x[1].is_symbolic() || x[1].value() % (b * b) != 0) {
+    node.fail(Error::InvalidArgument, "C ({}) must be static and divide by blocksize^2",
+              x[1].to_string());
+  }
+  const ir::SymInt n = x[0], c = ir::SymInt(x[1].value() / (b * b)), h = x[2], w = x[3];
+  const bool crd = node.attr_string("mode", "DCR") == "CRD";
+  const ir::Shape split = crd ? ir::Shape{n, c, b, b, h, w} : ir::Shape{n, b, b, c, h, w};
+  const std::vector<int64_t> perm =
+      crd ? std::vector<int64_t>{0, 1, 4, 2, 5, 3} : std::vector<int64_t>{0, 3, 4, 1, 5, 2};
+  ir::Node* y = ctx.call("aten::permute_copy", {sym_view(ctx, ctx.input(node, 0), split), perm});
+  // [n, c, h, b, w, b] -> [n, c, h * b, w, b] -> [n, c, h * b, w * b]
+  y = flat_view(ctx, node, y, {n, c, sym_mul(h, b), w, b}, "DepthToSpace");
+  ctx.set_output(node, 0,
+                 flat_view(ctx, node, y, {n, c, sym_mul(h, b), sym_mul(w, b)}, "DepthToSpace"));
+}
+
 /// DepthToSpace (DCR or CRD) and SpaceToDepth on [N, C, H, W]: view, permute, view.
 void import_depth_space(ImportContext& ctx, const NodeView& node) {
+  const ir::Shape shape = ctx.input_shape(node, 0);
+  if (node.op_type() == "DepthToSpace" && shape.size() == 4 &&
+      std::any_of(shape.begin(), shape.end(),
+                  [](const ir::SymInt& d) { return d.is_symbolic(); })) {
+    depth_to_space_dynamic(ctx, node, shape);
+    return;
+  }
   const std::vector<int64_t> x = ctx.input_sizes(node, 0);
   if (x.size() != 4) node.fail(Error::InvalidArgument, "input of rank {}; expected 4", x.size());
   const int64_t b = node.attr_int("blocksize", 0);

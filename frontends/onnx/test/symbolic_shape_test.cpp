@@ -364,6 +364,55 @@ TEST(SymbolicShape, EinsumAndDropoutOnDynamicDims) {
   }
 }
 
+// DepthToSpace (a super-resolution network's pixel shuffle) on a dynamic height and width, in
+// both modes, then Resize by 2 of the input added to it: the two paths' sizes (the views' h * 2
+// and the upsampling's) are one symbol.
+TEST(SymbolicShape, DepthToSpaceOnDynamicHeightAndWidth) {
+  for (const std::string mode : {"DCR", "CRD"}) {
+    SCOPED_TRACE(mode);
+    ModelBuilder b(13);
+    b.input("x", {1, 4, std::string("h"), std::string("w")});
+    b.input("img", {1, 1, std::string("h"), std::string("w")});
+    onnx::NodeProto& d2s = b.node("DepthToSpace", {"x"}, {"up"});
+    set_attr(d2s, "blocksize", int64_t{2});
+    set_attr(d2s, "mode", mode);
+    b.init_float("scales", {4}, {1.0f, 1.0f, 2.0f, 2.0f});
+    onnx::NodeProto& resize = b.node("Resize", {"img", "", "scales"}, {"big"});
+    set_attr(resize, "mode", std::string("nearest"));
+    set_attr(resize, "coordinate_transformation_mode", std::string("asymmetric"));
+    set_attr(resize, "nearest_mode", std::string("floor"));
+    b.node("Add", {"up", "big"}, {"y"});
+    b.output("y", onnx::TensorProto::FLOAT, {1, 1, std::string("h2"), std::string("w2")});
+    OnnxImportOptions options;
+    options.dynamic_dims.push_back(DynamicDim{"x", 2, "h", 1, 8});
+    options.dynamic_dims.push_back(DynamicDim{"x", 3, "w", 1, 8});
+    options.dynamic_dims.push_back(DynamicDim{"img", 2, "h", 1, 8});
+    options.dynamic_dims.push_back(DynamicDim{"img", 3, "w", 1, 8});
+    PortableProgram p(b, options);
+    for (const auto& [h, w] : {std::pair{1, 3}, std::pair{4, 2}}) {
+      std::vector<float> x(static_cast<size_t>(4 * h * w)), img(static_cast<size_t>(h * w));
+      for (size_t i = 0; i < x.size(); ++i) x[i] = static_cast<float>(i);
+      for (size_t i = 0; i < img.size(); ++i) img[i] = 1000.0f * static_cast<float>(i + 1);
+      std::vector<runtime::OwnedTensor> inputs;
+      inputs.push_back(runtime::OwnedTensor::from<float>(DType::Float, {1, 4, h, w}, x));
+      inputs.push_back(runtime::OwnedTensor::from<float>(DType::Float, {1, 1, h, w}, img));
+      const std::vector<PortableProgram::Output> out = p.run(inputs);
+      ASSERT_EQ(out.size(), 1u);
+      ASSERT_EQ(out[0].sizes, (std::vector<int32_t>{1, 1, 2 * h, 2 * w}));
+      // Output (i, j) takes channel (i % 2) * 2 + j % 2 at (i / 2, j / 2) (one output channel:
+      // DCR and CRD agree), plus the nearest input pixel.
+      for (int32_t i = 0; i < 2 * h; ++i) {
+        for (int32_t j = 0; j < 2 * w; ++j) {
+          const int32_t c = (i % 2) * 2 + j % 2, at = (i / 2) * w + j / 2;
+          EXPECT_EQ(out[0].values[static_cast<size_t>(i * 2 * w + j)],
+                    x[static_cast<size_t>(c * h * w + at)] + img[static_cast<size_t>(at)])
+              << i << "," << j;
+        }
+      }
+    }
+  }
+}
+
 // ReverseSequence with lengths known only at run time: x is [time 3, batch 2], the graph input
 // lens reverses the first lens[b] steps of column b.
 TEST(SymbolicShape, ReverseSequenceWithRunTimeLengths) {
