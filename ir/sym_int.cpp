@@ -27,7 +27,7 @@ std::vector<SymbolPtr> roots_of(const SymbolPtr& symbol) {
 namespace {
 // x's name as a term of another expression: parenthesized unless it is a plain name.
 std::string term(const std::string& name) {
-  return name.find_first_of("+-*/") == std::string::npos ? name : "(" + name + ")";
+  return name.find_first_of("+-*/") == std::string::npos ? name : fmt::format("({})", name);
 }
 
 // a * b, or INT64_MAX where that overflows (both non-negative).
@@ -49,7 +49,8 @@ SymInt product_of(std::vector<SymbolPtr> roots, int64_t factor) {
   std::string name;
   int64_t min = factor, max = factor;
   for (const SymbolPtr& r : roots) {
-    name += (name.empty() ? "" : "*") + term(r->name);
+    if (!name.empty()) name += '*';
+    name += term(r->name);
     min = saturating_mul(min, r->min);
     max = saturating_mul(max, r->max);
   }
