@@ -185,25 +185,35 @@ int64_t static_int(const OpSchema& op, std::string_view name, const Argument& a)
 }
 
 SymInt to_sym_int(const OpSchema& op, std::string_view name, const Argument& a) {
-  if (a.is_int()) return SymInt(a.as_int());
+  if (std::optional<SymInt> known = known_sym_int(a)) return *known;
   if (a.is_node()) {
     const Node* n = a.as_node();
-    // sym_size.int(t, d) is dimension d of t: a symbol or a constant.
-    if (n->is_op("aten::sym_size.int") && n->args().size() == 2 && n->arg(0).is_node() &&
-        n->arg(1).is_int() && n->arg(0).as_node()->meta().val.size() == 1) {
-      const TensorSpec& s = n->arg(0).as_node()->meta().val[0];
-      const int64_t d = n->arg(1).as_int();
-      const int64_t rank = static_cast<int64_t>(s.rank());
-      if (d >= -rank && d < rank) return s.shape[static_cast<size_t>(d < 0 ? d + rank : d)];
-    }
     fail(op, name, "cannot tell the value of the symbolic int %{} ({})", n->name(), n->target());
   }
   fail(op, name, "expected an int, got {}", describe(a));
 }
 }  // namespace
 
+std::optional<SymInt> known_sym_int(const Argument& a) {
+  if (a.is_int()) return SymInt(a.as_int());
+  if (!a.is_node()) return std::nullopt;
+  const Node* n = a.as_node();
+  // sym_size.int(t, d) is dimension d of t: a symbol or a constant.
+  if (!n->is_op("aten::sym_size.int") || n->args().size() != 2 || !n->arg(0).is_node() ||
+      !n->arg(1).is_int() || n->arg(0).as_node()->meta().val.size() != 1) {
+    return std::nullopt;
+  }
+  const TensorSpec& s = n->arg(0).as_node()->meta().val[0];
+  const int64_t d = n->arg(1).as_int();
+  const int64_t rank = static_cast<int64_t>(s.rank());
+  if (d < -rank || d >= rank) return std::nullopt;
+  return s.shape[static_cast<size_t>(d < 0 ? d + rank : d)];
+}
+
 std::optional<std::pair<int64_t, int64_t>> int_range(const Argument& a) {
-  if (a.is_int()) return std::pair{a.as_int(), a.as_int()};
+  if (std::optional<SymInt> dim = known_sym_int(a)) {
+    return std::pair{dim->lower_bound(), dim->upper_bound()};
+  }
   if (!a.is_node()) return std::nullopt;
   const Node* n = a.as_node();
   const bool min = n->is_op("executorch_prim::sym_min.Scalar");
@@ -213,16 +223,7 @@ std::optional<std::pair<int64_t, int64_t>> int_range(const Argument& a) {
     return min ? std::pair{std::min(x->first, y->first), std::min(x->second, y->second)}
                : std::pair{std::max(x->first, y->first), std::max(x->second, y->second)};
   }
-  if (!n->is_op("aten::sym_size.int") || n->args().size() != 2 || !n->arg(0).is_node() ||
-      !n->arg(1).is_int() || n->arg(0).as_node()->meta().val.size() != 1) {
-    return std::nullopt;
-  }
-  const TensorSpec& t = n->arg(0).as_node()->meta().val[0];
-  const int64_t rank = static_cast<int64_t>(t.rank());
-  const int64_t d = n->arg(1).as_int();
-  if (d < -rank || d >= rank) return std::nullopt;
-  const SymInt& dim = t.shape[static_cast<size_t>(d < 0 ? d + rank : d)];
-  return std::pair{dim.lower_bound(), dim.upper_bound()};
+  return std::nullopt;
 }
 
 int64_t int_value(const OpSchema& op, const ArgumentList& args, std::string_view name) {

@@ -90,17 +90,9 @@ inline ir::SymInt sym_mul(const ir::SymInt& a, const ir::SymInt& b) {
     const int64_t k = a.is_static() ? a.value() : b.value();
     return k == 0 ? ir::SymInt(0) : ir::affine(symbol, k, 0, 1);
   }
-  std::vector<ir::SymbolPtr> roots;
-  int64_t factor = 1;
-  for (const ir::SymInt* d : {&a, &b}) {
-    if (d->is_static()) {
-      factor *= d->value();
-      continue;
-    }
-    factor *= d->symbol()->factor;
-    for (const ir::SymbolPtr& r : ir::roots_of(d->symbol())) roots.push_back(r);
-  }
-  return ir::product_of(std::move(roots), factor);
+  std::vector<ir::SymbolPtr> roots = ir::roots_of(a.symbol());
+  for (const ir::SymbolPtr& r : ir::roots_of(b.symbol())) roots.push_back(r);
+  return ir::product_of(std::move(roots), a.symbol()->factor * b.symbol()->factor);
 }
 
 /// view_copy to `shape` where dims may be products of symbols that no value carries yet (dims

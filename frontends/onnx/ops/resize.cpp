@@ -25,6 +25,7 @@
 #include <set>
 
 #include "frontends/onnx/ops/op_util.h"
+#include "ir/shape/shape_util.h"
 
 namespace ptec::onnx_import {
 namespace {
@@ -457,17 +458,8 @@ void resize_dynamic(ImportContext& ctx, const NodeView& node, const ResizeAttrs&
   }
   // N and C must keep their sizes: an item is that int, or the sym_size of a dim that is it.
   auto keeps = [&](size_t d) {
-    const ir::Argument& item = sizes[d];
-    if (item.is_int()) return in[d].is_static() && item.as_int() == in[d].value();
-    const ir::Node* n = item.as_node();
-    if (!n->is_op("aten::sym_size.int") || !n->arg(0).is_node() || !n->arg(1).is_int()) {
-      return false;
-    }
-    const ir::Shape& of = n->arg(0).as_node()->spec().shape;
-    const int64_t dim = n->arg(1).as_int();
-    const auto rank = static_cast<int64_t>(of.size());
-    return dim >= -rank && dim < rank &&
-           of[static_cast<size_t>(dim < 0 ? dim + rank : dim)] == in[d];
+    const std::optional<ir::SymInt> item = ir::shape::known_sym_int(sizes[d]);
+    return item && *item == in[d];
   };
   if (!sizes.empty() && (!keeps(0) || !keeps(1))) {
     node.fail(Error::NotSupported, "sizes resize N or C of the input {}",

@@ -74,14 +74,14 @@ void import_dropout(ImportContext& ctx, const NodeView& node) {
   }
   ctx.forward_input(node, 0, 0);
   if (node.has_output(1)) {  // the mask of an inference Dropout is all true
-    const ir::Shape shape = ctx.input_shape(node, 0);
-    if (std::all_of(shape.begin(), shape.end(),
-                    [](const ir::SymInt& d) { return d.is_static(); })) {
+    const ir::TensorSpec spec = ctx.input_spec(node, 0);
+    if (spec.is_static()) {
       ctx.set_output(
           node, 1,
-          eval::fill(ctx.input_sizes(node, 0), ConstTensor::from_int64(DType::Bool, {}, {1})));
+          eval::fill(spec.upper_bound_sizes(), ConstTensor::from_int64(DType::Bool, {}, {1})));
     } else {
-      ctx.set_output(node, 1, ctx.call("aten::full", {ctx.size_args(shape), true, DType::Bool}));
+      ctx.set_output(node, 1,
+                     ctx.call("aten::full", {ctx.size_args(spec.shape), true, DType::Bool}));
     }
   }
 }
@@ -514,11 +514,9 @@ void depth_to_space_dynamic(ImportContext& ctx, const NodeView& node, const ir::
 
 /// DepthToSpace (DCR or CRD) and SpaceToDepth on [N, C, H, W]: view, permute, view.
 void import_depth_space(ImportContext& ctx, const NodeView& node) {
-  const ir::Shape shape = ctx.input_shape(node, 0);
-  if (node.op_type() == "DepthToSpace" && shape.size() == 4 &&
-      std::any_of(shape.begin(), shape.end(),
-                  [](const ir::SymInt& d) { return d.is_symbolic(); })) {
-    depth_to_space_dynamic(ctx, node, shape);
+  const ir::TensorSpec spec = ctx.input_spec(node, 0);
+  if (node.op_type() == "DepthToSpace" && spec.rank() == 4 && !spec.is_static()) {
+    depth_to_space_dynamic(ctx, node, spec.shape);
     return;
   }
   const std::vector<int64_t> x = ctx.input_sizes(node, 0);
