@@ -254,6 +254,13 @@ class Reader {
         const std::string where = fmt::format("symbol '{}'", symbol->name);
         symbol->min = int_from(field(s, "min", where), where + " min");
         symbol->max = int_from(field(s, "max", where), where + " max");
+        if (const json* multiple = optional_field(s, "multiple")) {
+          symbol->multiple = int_from(*multiple, where + " multiple");
+          if (symbol->multiple < 1 || symbol->min % symbol->multiple != 0 ||
+              symbol->max % symbol->multiple != 0) {
+            fail(where, fmt::format("bounds not multiples of {}", symbol->multiple));
+          }
+        }
         if (!symbols_.emplace(symbol->name, symbol).second) fail(where, "declared twice");
         if (const json* key = optional_field(s, "range_constraint")) {
           program.range_constraints()[text_from(*key, where)] = symbol;
@@ -524,6 +531,7 @@ std::string to_json(const ExportedProgram& program, const PayloadWriter& write_p
   auto add_symbol = [&](const SymbolPtr& s, const std::string* key) {
     if (s == nullptr || !seen.insert(s->name).second) return;
     json entry{{"name", text(s->name)}, {"min", s->min}, {"max", s->max}};
+    if (s->multiple > 1) entry["multiple"] = s->multiple;
     if (key != nullptr) entry["range_constraint"] = text(*key);
     symbols.push_back(std::move(entry));
   };

@@ -299,6 +299,15 @@ class TextParser {
       expect_punct(',');
       symbol->max = expect_int("the symbol's maximum");
       expect_punct(']');
+      if (is_word("multiple")) {
+        next();
+        symbol->multiple = expect_int("the symbol's multiple");
+        if (symbol->multiple < 1 || symbol->min % symbol->multiple != 0 ||
+            symbol->max % symbol->multiple != 0) {
+          fail_at_column(column, fmt::format("symbol '{}': the bounds must be multiples of {}",
+                                             symbol->name, symbol->multiple));
+        }
+      }
       bool local = false;
       if (is_word("local")) {
         next();

@@ -79,7 +79,9 @@ std::string format_spec(const TensorSpec& spec) {
   std::string out = fmt::format("{}[", to_string(spec.dtype));
   for (size_t i = 0; i < spec.shape.size(); ++i) {
     if (i > 0) out += ", ";
-    out += spec.shape[i].to_string();
+    // A derived symbol's name ("(h+1)/2") is quoted, as in its 'symbol' line.
+    out += spec.shape[i].is_symbolic() ? name_token(spec.shape[i].symbol()->name)
+                                       : spec.shape[i].to_string();
   }
   out += "]";
   if (!spec.dim_order.empty()) {
@@ -213,8 +215,10 @@ std::string print(const ExportedProgram& program) {
   for (const auto& [name, symbol] : program.range_constraints()) {
     if (symbol == nullptr) continue;
     seen.insert(symbol->name);
-    out += fmt::format("  symbol {} [{}, {}]\n", detail::name_token(symbol->name), symbol->min,
+    out += fmt::format("  symbol {} [{}, {}]", detail::name_token(symbol->name), symbol->min,
                        symbol->max);
+    if (symbol->multiple > 1) out += fmt::format(" multiple {}", symbol->multiple);
+    out += '\n';
   }
   std::vector<SymbolPtr> local;
   for (const Node* n : program.graph().nodes()) {

@@ -30,6 +30,19 @@ std::string term(const std::string& name) {
   return name.find_first_of("+-*/") == std::string::npos ? name : fmt::format("({})", name);
 }
 
+// The declared multiple of a symbol of its own; 1 for any other.
+int64_t multiple_of(const Symbol& s) {
+  return s.of == nullptr && s.roots.empty() ? std::max<int64_t>(s.multiple, 1) : 1;
+}
+
+// Whether the count s = floor((scale * r + offset) / divisor) of a symbol r of its own divides
+// exactly for every size r takes (r a multiple of m: divisor divides scale * m and offset).
+bool exact_count(const Symbol& s) {
+  if (s.of == nullptr) return false;
+  const int64_t m = multiple_of(*s.of);
+  return (s.scale * m) % s.divisor == 0 && s.offset % s.divisor == 0;
+}
+
 // a * b, or INT64_MAX where that overflows (both non-negative).
 int64_t saturating_mul(int64_t a, int64_t b) {
   if (a != 0 && b > INT64_MAX / a) return INT64_MAX;
@@ -40,8 +53,10 @@ int64_t saturating_mul(int64_t a, int64_t b) {
 SymInt product_of(std::vector<SymbolPtr> roots, int64_t factor) {
   if (roots.empty()) return SymInt(factor);
   if (roots.size() == 1 && factor == 1) return SymInt(roots[0]);
-  // A multiple of a count with divisor 1 (2 * h - 1) is that count scaled, as affine() makes it.
-  if (roots.size() == 1 && roots[0]->of != nullptr && roots[0]->divisor == 1) {
+  // A multiple of a count with divisor 1 (2 * h - 1), or of an exact one (h / 2 where h is a
+  // multiple of 2), is that count scaled, as affine() makes it.
+  if (roots.size() == 1 && roots[0]->of != nullptr &&
+      (roots[0]->divisor == 1 || exact_count(*roots[0]))) {
     return affine(SymInt(roots[0]), factor, 0, 1);
   }
   std::sort(roots.begin(), roots.end(),
@@ -78,19 +93,22 @@ SymInt affine(const SymInt& x, int64_t scale, int64_t offset, int64_t divisor) {
     scale *= of->factor;
     of = of->roots[0];
   }
-  // floor((M * floor((m * r + a) / d) + A) / D) is floor((M * m * r + M * a + A) / D) when d is
-  // 1, and floor((m * r + a + A * d) / (d * D)) when M is 1.
-  if (of->of != nullptr && (of->divisor == 1 || scale == 1)) {
-    const int64_t m = of->scale, a = of->offset, d = of->divisor;
-    if (d == 1) {
-      offset += scale * a;
-      scale *= m;
-    } else {
-      offset = a + offset * d;
-      scale = m;
-      divisor *= d;
-    }
+  // floor((M * floor((m * r + a) / d) + A) / D) is floor((M * m * r + M * a + A * d) / (d * D))
+  // when the inner division is exact (d is 1, or divides m * r + a for every r) or M is 1
+  // (floor(floor(y / d) / D) is floor(y / (d * D))).
+  if (of->of != nullptr && (of->divisor == 1 || scale == 1 || exact_count(*of))) {
+    offset = scale * of->offset + offset * of->divisor;
+    scale *= of->scale;
+    divisor *= of->divisor;
     of = of->of;
+  }
+  // With r a multiple of m and d dividing s * m: floor((s * r + a) / d) is s * r / d + floor(a /
+  // d), exactly; written with s and d over their gcd (d / gcd divides m, so r / d stays whole).
+  if (const int64_t m = multiple_of(*of); (scale * m) % divisor == 0) {
+    const int64_t g = std::gcd(scale, divisor);
+    offset = floor_div(offset, divisor) * (divisor / g);
+    scale /= g;
+    divisor /= g;
   }
   // floor((g * m * r + g * a) / (g * d)) is floor((m * r + a) / d).
   const int64_t g = std::gcd(std::gcd(scale, offset), divisor);
@@ -101,7 +119,10 @@ SymInt affine(const SymInt& x, int64_t scale, int64_t offset, int64_t divisor) {
   if (offset == 0 && divisor == 1) return product_of({of}, scale);
   std::string name = scale == 1 ? term(of->name) : fmt::format("{}*{}", scale, term(of->name));
   if (offset != 0) name += fmt::format("{:+}", offset);
-  if (divisor != 1) name = fmt::format("({})/{}", name, divisor);
+  if (divisor != 1) {
+    const bool plain = scale == 1 && offset == 0;  // "h/2", else "(h+1)/2"
+    name = plain ? fmt::format("{}/{}", name, divisor) : fmt::format("({})/{}", name, divisor);
+  }
   const auto at = [&](int64_t v) {
     if (v == INT64_MAX) return v;  // an unbounded symbol stays unbounded
     return floor_div(saturating_mul(scale, v) + offset, divisor);

@@ -29,6 +29,11 @@ struct Symbol {
   int64_t scale = 1;
   int64_t offset = 0;
   int64_t divisor = 1;
+  /// For a symbol of its own: every size it takes is a multiple of this (an image side that a
+  /// network halves five times, declared a multiple of 32); min and max are multiples of it.
+  /// Window counts use it: with h a multiple of 32, floor((h + 1) / 2) is exactly h / 2, so an
+  /// upsampling of it by 2 is h again.
+  int64_t multiple = 1;
 };
 using SymbolPtr = std::shared_ptr<const Symbol>;
 
@@ -74,7 +79,10 @@ SymInt product_of(std::vector<SymbolPtr> roots, int64_t factor);
 /// again of that form (scale or the inner divisor 1: a pool after a convolution is one count of
 /// the input), so that equal sizes reached along different paths compare equal; the name spells
 /// the function, e.g. "(h+1)/2" or "2*w-1". A plain multiple (offset 0, divisor 1) is the product
-/// symbol product_of makes ("h_x2"), so an upsampling and a view that merges dims agree.
+/// symbol product_of makes ("h_x2"), so an upsampling and a view that merges dims agree. Where
+/// x's root symbol is declared a multiple of m and the division is exact for every such size, the
+/// count is the exact fraction ("h/2" for floor((h + 1) / 2) with h a multiple of 2), and counts
+/// of it compose at any scale.
 SymInt affine(const SymInt& x, int64_t scale, int64_t offset, int64_t divisor);
 
 }  // namespace ptec::ir

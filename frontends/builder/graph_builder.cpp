@@ -80,19 +80,27 @@ void GraphBuilder::require_building() const {
   PTEC_ENFORCE(!built_, InvalidState, "GraphBuilder '{}' has already built its program", name_);
 }
 
-SymInt GraphBuilder::symbol(const std::string& name, int64_t min, int64_t max) {
+SymInt GraphBuilder::symbol(const std::string& name, int64_t min, int64_t max, int64_t multiple) {
   require_building();
   PTEC_ENFORCE(min <= max, InvalidArgument, "symbol '{}': empty range [{}, {}]", name, min, max);
   PTEC_ENFORCE(min >= 0, InvalidArgument, "symbol '{}': negative minimum {}", name, min);
+  PTEC_ENFORCE(multiple >= 1 && min % multiple == 0 && max % multiple == 0, InvalidArgument,
+               "symbol '{}': the bounds of [{}, {}] must be multiples of {}", name, min, max,
+               multiple);
   auto& constraints = program_.range_constraints();
   auto it = constraints.find(name);
   if (it != constraints.end()) {
-    PTEC_ENFORCE(it->second->min == min && it->second->max == max, InvalidArgument,
-                 "symbol '{}' already exists with range [{}, {}], not [{}, {}]", name,
-                 it->second->min, it->second->max, min, max);
+    PTEC_ENFORCE(
+        it->second->min == min && it->second->max == max && it->second->multiple == multiple,
+        InvalidArgument, "symbol '{}' already exists with range [{}, {}], not [{}, {}]{}", name,
+        it->second->min, it->second->max, min, max,
+        it->second->multiple == multiple
+            ? std::string()
+            : fmt::format(" (multiples of {}, not {})", it->second->multiple, multiple));
     return SymInt(it->second);
   }
-  auto symbol = std::make_shared<const ir::Symbol>(ir::Symbol{name, min, max});
+  auto symbol = std::make_shared<ir::Symbol>(ir::Symbol{name, min, max});
+  symbol->multiple = multiple;
   constraints.emplace(name, symbol);
   return SymInt(symbol);
 }

@@ -103,8 +103,9 @@ class GraphBuilder {
   explicit GraphBuilder(std::string name = "graph");
 
   /// A named symbolic dimension with an inclusive range; the same name returns the same symbol
-  /// (a different range for an existing name is an error).
-  SymInt symbol(const std::string& name, int64_t min, int64_t max);
+  /// (a different range for an existing name is an error). With `multiple` above 1, every size
+  /// is a multiple of it (min and max must be; see ir::Symbol::multiple).
+  SymInt symbol(const std::string& name, int64_t min, int64_t max, int64_t multiple = 1);
 
   /// A user input. Symbolic dims may be shared by several inputs.
   Value input(const std::string& name, DType dtype, const Shape& shape);

@@ -259,13 +259,25 @@ DynamicSymbols make_symbols(const std::string& file, const OnnxImportOptions& op
                          fmt::format("{}: dynamic dim '{}' has an empty or negative range [{}, {}]",
                                      file, name, d.min, d.max));
     }
+    if (d.multiple < 1 || d.min % d.multiple != 0 || d.max % d.multiple != 0) {
+      throw LocatedError(
+          Error::InvalidArgument,
+          fmt::format("{}: dynamic dim '{}': the bounds of [{}, {}] must be multiples of {}", file,
+                      name, d.min, d.max, d.multiple));
+    }
     ir::SymbolPtr& sym = by_name[name];
     if (sym == nullptr) {
-      sym = std::make_shared<const ir::Symbol>(ir::Symbol{name, d.min, d.max});
-    } else if (sym->min != d.min || sym->max != d.max) {
-      throw LocatedError(Error::InvalidArgument,
-                         fmt::format("{}: symbol '{}' is given ranges [{}, {}] and [{}, {}]", file,
-                                     name, sym->min, sym->max, d.min, d.max));
+      auto s = std::make_shared<ir::Symbol>(ir::Symbol{name, d.min, d.max});
+      s->multiple = d.multiple;
+      sym = std::move(s);
+    } else if (sym->min != d.min || sym->max != d.max || sym->multiple != d.multiple) {
+      throw LocatedError(
+          Error::InvalidArgument,
+          fmt::format("{}: symbol '{}' is given ranges [{}, {}] and [{}, {}]{}", file, name,
+                      sym->min, sym->max, d.min, d.max,
+                      sym->multiple != d.multiple
+                          ? fmt::format(" (multiples of {} and {})", sym->multiple, d.multiple)
+                          : std::string()));
     }
     if (!out.emplace(std::make_pair(d.input, static_cast<int>(d.axis)), sym).second) {
       throw LocatedError(
@@ -726,8 +738,10 @@ ir::ExportedProgram import_graph(onnx::ModelProto& model, const std::string& fil
                              model.ir_version(), producer)});
   for (const auto& [key, sym] : symbols) {
     program.provenance().push_back(
-        {"dynamic", fmt::format("input '{}' dim {} = '{}' in [{}, {}]", key.first, key.second,
-                                sym->name, sym->min, sym->max)});
+        {"dynamic", fmt::format("input '{}' dim {} = '{}' in [{}, {}]{}", key.first, key.second,
+                                sym->name, sym->min, sym->max,
+                                sym->multiple > 1 ? fmt::format(", a multiple of {}", sym->multiple)
+                                                  : std::string())});
   }
   for (const Specialization& s : specialized) {
     program.provenance().push_back(

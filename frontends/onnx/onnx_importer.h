@@ -12,13 +12,16 @@ namespace ptec::onnx_import {
 
 /// One dynamic dimension of a user input: `axis` of ONNX input `input` becomes a symbol with the
 /// inclusive range [min, max]. Several entries with the same `symbol` share one symbol (their
-/// ranges must agree); an empty `symbol` names it "<input>_<axis>".
+/// ranges must agree); an empty `symbol` names it "<input>_<axis>". A `multiple` above 1 says
+/// every size is a multiple of it (min and max must be): an image side that a network downsamples
+/// by 32 and upsamples again, so that its skip connections' sizes agree (ir::Symbol::multiple).
 struct DynamicDim {
   std::string input;
   int64_t axis = 0;
   std::string symbol;
   int64_t min = 1;
   int64_t max = 1;
+  int64_t multiple = 1;
 };
 
 /// Options of import_onnx.

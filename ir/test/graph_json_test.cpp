@@ -23,7 +23,7 @@ using ::testing::HasSubstr;
 constexpr const char* kEverything = R"IR(program uuid=0123456789abcdef0123456789abcdef stage=EDGE
   provenance "import" "onnx: model.onnx (opset 13)"
   provenance "to_edge" "check_ir_validity=true"
-  symbol batch [1, 8]
+  symbol batch [2, 8] multiple 2
   symbol seq [1, 9223372036854775807]
   symbol tmp [2, 4] local
   input USER_INPUT x
@@ -106,6 +106,8 @@ TEST(GraphJson, RoundTripsEveryConstructWithPrintedFormAndUuid) {
   EXPECT_EQ(back.graph().get("x").spec().shape[0].symbol(), back.range_constraints().at("batch"));
   EXPECT_EQ(back.graph().get("ids").spec().shape[1].symbol(), back.range_constraints().at("seq"));
   EXPECT_EQ(back.range_constraints().at("seq")->max, INT64_MAX);
+  EXPECT_EQ(back.range_constraints().at("batch")->multiple, 2);
+  EXPECT_EQ(back.range_constraints().at("seq")->multiple, 1);
   EXPECT_EQ(back.graph().get("index").spec().shape[0].symbol()->name, "tmp");
   // Argument kinds survive exactly.
   EXPECT_TRUE(std::isinf(back.graph().get("clamp").arg(1).as_double()));

@@ -218,6 +218,60 @@ TEST_F(ShapeFnTest, WindowCountsOfDynamicSpatialDims) {
       "4, h, 8], a last window may start in the padding (kernel 2, stride 2, padding 1)");
 }
 
+// With h declared a multiple of 8, the counts of a network that halves it three times are exact
+// fractions ("h/2"), whatever path reached them, and upsampling one by 2 gives the next level's
+// symbol again: a U-Net's skip connections concatenate. Without the multiple, 2 * ((h+1)/2) is
+// not h (odd sizes).
+TEST_F(ShapeFnTest, WindowCountsOfADeclaredMultiple) {
+  auto h_sym = std::make_shared<Symbol>(Symbol{"h", 32, 256});
+  h_sym->multiple = 8;
+  const SymInt h(h_sym);
+  auto conv = [&](const SymInt& in, int64_t k, int64_t stride, int64_t pad, bool transposed) {
+    const ArgumentList args = {t(DType::Float, {1, 4, in, 8}),
+                               t(DType::Float, {4, 4, k, 1}),
+                               nullptr,
+                               std::vector<int64_t>{stride, 1},
+                               std::vector<int64_t>{pad, 0},
+                               std::vector<int64_t>{1, 1},
+                               transposed,
+                               std::vector<int64_t>{0, 0},
+                               int64_t{1}};
+    return one("aten::convolution", args).shape[2];
+  };
+  auto pool = [&](const SymInt& in) {
+    return run("aten::max_pool2d_with_indices",
+               {t(DType::Float, {1, 4, in, 8}), std::vector<int64_t>{2, 2}})[0]
+        .shape[2];
+  };
+  auto upsample = [&](const SymInt& in) {
+    return one("aten::upsample_nearest2d.vec", {t(DType::Float, {1, 4, in, 8}), nullptr,
+                                                ArgumentList{Argument(2.0), Argument(1.0)}})
+        .shape[2];
+  };
+  const SymInt half = conv(h, 3, 2, 1, false);  // floor((h + 1) / 2)
+  EXPECT_EQ(half.to_string(), "h/2");
+  EXPECT_EQ(half.lower_bound(), 16);
+  EXPECT_EQ(half.upper_bound(), 128);
+  EXPECT_EQ(pool(h), half);                  // floor(h / 2)
+  EXPECT_EQ(conv(h, 1, 2, 0, false), half);  // floor((h - 1) / 2) + 1
+  EXPECT_EQ(upsample(half), h);
+  EXPECT_EQ(conv(half, 2, 2, 0, true), h);  // a 2x2 stride-2 transposed convolution
+  const SymInt eighth = conv(pool(pool(h)), 3, 2, 1, false);
+  EXPECT_EQ(eighth.to_string(), "h/8");
+  EXPECT_EQ(upsample(eighth), pool(half));
+  EXPECT_EQ(upsample(upsample(upsample(eighth))), h);
+  // A view that merges h/2 with 2 is h as well.
+  EXPECT_EQ(one("aten::view_copy", {t(DType::Float, {half, 2}), std::vector<int64_t>{-1}}).shape[0],
+            h);
+  // Inexact counts keep their floor: a 3x3 stride-3 window count of h (a multiple of 8 only).
+  EXPECT_EQ(conv(h, 3, 3, 0, false).to_string(), "h/3");
+  EXPECT_EQ(conv(half, 3, 1, 0, false).to_string(), "(h-4)/2");  // h / 2 - 2
+  // The same network on a symbol without the multiple: the sizes of the two paths differ.
+  const SymInt g = sym("g", 32, 256);
+  EXPECT_EQ(upsample(conv(g, 3, 2, 1, false)).to_string(), "((g+1)/2)_x2");
+  EXPECT_NE(upsample(conv(g, 3, 2, 1, false)), g);
+}
+
 TEST_F(ShapeFnTest, Pooling) {
   const auto out = run("aten::max_pool2d_with_indices",
                        {t(DType::Float, {1, 2, 7, 7}), std::vector<int64_t>{3, 3},

@@ -22,7 +22,7 @@ using ::testing::HasSubstr;
 constexpr const char* kEverything = R"IR(program uuid=0123456789abcdef0123456789abcdef stage=EDGE
   provenance "import" "onnx: model.onnx (opset 13)"
   provenance "to_edge" "check_ir_validity=true"
-  symbol batch [1, 8]
+  symbol batch [2, 8] multiple 2
   symbol seq [1, 9223372036854775807]
   symbol tmp [2, 4] local
   input USER_INPUT x
@@ -86,6 +86,7 @@ TEST(TextFormat, ParsesAndPrintsEveryConstructExactly) {
   const Node& x = p.graph().get("x");
   EXPECT_EQ(x.spec().dim_order, (std::vector<uint8_t>{0, 2, 3, 1}));
   EXPECT_EQ(x.spec().shape[0].symbol(), p.range_constraints().at("batch"));
+  EXPECT_EQ(p.range_constraints().at("batch")->multiple, 2);
   EXPECT_TRUE(p.graph().get("engine").meta().val.empty());
   const Node& conv = p.graph().get("conv");
   EXPECT_EQ(conv.debug_handle(), 7);
@@ -220,6 +221,16 @@ graph:
 )IR");
   EXPECT_THAT(verify(p), ElementsAre());
   expect_round_trip(p);
+}
+
+TEST(TextFormat, ASymbolsBoundsMustBeMultiplesOfItsMultiple) {
+  try {
+    parse("program uuid=1 stage=ATEN\n  symbol h [2, 9] multiple 2\ngraph:\n");
+    ADD_FAILURE() << "no error";
+  } catch (const Exception& e) {
+    EXPECT_EQ(std::string(e.what()),
+              "line 2, column 3: symbol 'h': the bounds must be multiples of 2");
+  }
 }
 
 TEST(TextFormat, ParseErrorsNameLineAndColumn) {

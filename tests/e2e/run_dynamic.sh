@@ -2,7 +2,8 @@
 # End-to-end check of a model with dynamic dims: export ONCE with the --dynamic arguments in
 # MODEL_DIR/NAME.dynamic, check that `ptec info` shows the ranges, run every test_data_set_K (each at
 # another size inside the range) and compare with PyTorch, and check that every bad_K input (a size
-# outside the range) is rejected with an error naming the input, the axis, the value and the range.
+# outside the range, or not a multiple that the dim declares) is rejected with an error naming the
+# input, the axis, the value and the range or the multiple.
 # Usage: tests/e2e/run_dynamic.sh PTEC MODEL_DIR NAME [TOL]
 set -euo pipefail
 
@@ -79,7 +80,8 @@ for bad_dir in "$model_dir/$name"/bad_*; do
     fail "run accepted the out-of-range input $bad_dir"
   fi
   cat "$tmp/bad.out"
-  grep -q "outside the range" "$tmp/bad.out" || fail "the error for $bad_dir does not name the range"
+  grep -qE "outside the range|is not a multiple of" "$tmp/bad.out" ||
+    fail "the error for $bad_dir does not name the range or the multiple"
   grep -q "axis" "$tmp/bad.out" || fail "the error for $bad_dir does not name the axis"
 done
 echo "run_dynamic: $name: PASS ($count sizes from one $(stat -c %s "$pte")-byte .pte)"

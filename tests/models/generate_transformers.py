@@ -7,7 +7,8 @@ For each model NAME this writes, under OUT_DIR:
   NAME.onnx                        torch.onnx.export with dynamic_axes (symbolic ONNX dims)
   NAME/test_data_set_K/input_0.pb  inputs at several sizes inside the dynamic range (ONNX layout)
   NAME/test_data_set_K/output_0.pb PyTorch's outputs for them (eval mode, float32)
-  NAME/bad_K/input_0.pb            inputs outside the range (ptec run must reject them)
+  NAME/bad_K/input_0.pb            inputs outside the range, or not of a declared multiple (ptec
+                                  run must reject them)
   NAME.dynamic                     the --dynamic arguments ptec export takes, one per line
   NAME.stamp                       hash of this script; a model whose stamp matches is skipped
 
@@ -42,6 +43,9 @@ Models (seeded random weights, small so that the suite stays fast):
   lraspp_dynhw      torchvision's LR-ASPP MobileNetV3 segmenter, height and width in [64, 256]
   espcn_dynhw       ESPCN-style super-resolution by 3 (PixelShuffle as DepthToSpace, the nearest-
                     upsampled input added), height and width in [16, 64], at 24x24 and 17x40
+  unet_dynhw        a 3-level U-Net (max pooling and a strided convolution down; a transposed
+                    convolution, nearest and bilinear upsampling up; skip connections
+                    concatenated), height and width multiples of 8 in [32, 256]
 Needs Debian's /usr/bin/python3 (torch 1.13, torchvision, onnx, numpy); no network.
 """
 
@@ -497,6 +501,44 @@ def build_espcn_dynhw(gen):
             ["lr:2=h:16..64", "lr:3=w:16..64"], 13)
 
 
+class UNet(nn.Module):
+    """A 3-level U-Net: each decoder level upsamples (transposed convolution, nearest, bilinear)
+    and concatenates the encoder's map of that level. The sizes agree only for sides that are
+    multiples of 8, which the export declares."""
+
+    def __init__(self):
+        super().__init__()
+
+        def block(cin, cout):
+            return nn.Sequential(nn.Conv2d(cin, cout, 3, padding=1), nn.BatchNorm2d(cout),
+                                 nn.ReLU())
+
+        self.e1, self.e2, self.e3 = block(3, 8), block(8, 16), block(16, 24)
+        self.down = nn.Conv2d(24, 32, 3, stride=2, padding=1)
+        self.up3 = nn.ConvTranspose2d(32, 24, 2, stride=2)
+        self.d3, self.d2, self.d1 = block(48, 24), block(40, 16), block(24, 8)
+        self.head = nn.Conv2d(8, 2, 1)
+
+    def forward(self, x):
+        s1 = self.e1(x)
+        s2 = self.e2(nn.functional.max_pool2d(s1, 2))
+        s3 = self.e3(nn.functional.max_pool2d(s2, 2))
+        y = self.d3(torch.cat([self.up3(self.down(s3)), s3], 1))
+        y = self.d2(torch.cat([nn.functional.interpolate(y, scale_factor=2.0), s2], 1))
+        y = nn.functional.interpolate(y, scale_factor=2.0, mode="bilinear", align_corners=False)
+        return self.head(self.d1(torch.cat([y, s1], 1)))
+
+
+def build_unet_dynhw(gen):
+    torch.manual_seed(SEED)
+    model = UNet().eval()
+    random_batchnorm(model, gen)
+    good = [torch.randn(1, 3, h, w, generator=gen) for h, w in ((64, 64), (96, 40), (32, 256))]
+    bad = [torch.randn(1, 3, 68, 64, generator=gen), torch.randn(1, 3, 64, 264, generator=gen)]
+    return (model, good[0], ["image"], {"image": {2: "h", 3: "w"}}, good, bad,
+            ["image:2=h:32..256:8", "image:3=w:32..256:8"], 13)
+
+
 class DetectPost(nn.Module):
     """Detection post-processing on a tiny conv head: 64 anchors on an 8x8 grid get boxes (anchor
     + predicted offsets) and sigmoid scores; boxes[scores > 0.3] (NonZero + GatherND), then
@@ -607,6 +649,7 @@ MODELS = {
     "resnet18_dynhw": build_resnet18_dynhw,
     "lraspp_dynhw": build_lraspp_dynhw,
     "espcn_dynhw": build_espcn_dynhw,
+    "unet_dynhw": build_unet_dynhw,
     "enc_dec": build_enc_dec,
     "vit": build_vit,
     "gpt_prefill": build_gpt_prefill,

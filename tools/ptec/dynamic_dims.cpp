@@ -23,8 +23,8 @@ bool to_int(std::string_view s, int64_t& out) {
 onnx_import::DynamicDim parse_dynamic_dim(const std::string& text) {
   auto bad = [&](const char* why) {
     return Exception(Error::InvalidArgument,
-                     fmt::format("--dynamic '{}': {} (expected INPUT:AXIS=MIN..MAX or "
-                                 "INPUT:AXIS=SYMBOL:MIN..MAX)",
+                     fmt::format("--dynamic '{}': {} (expected INPUT:AXIS=[SYMBOL:]MIN..MAX"
+                                 "[:MULTIPLE], e.g. ids:1=seq:1..512 or images:2=h:64..640:32)",
                                  text, why));
   };
   const size_t eq = text.rfind('=');
@@ -38,10 +38,17 @@ onnx_import::DynamicDim parse_dynamic_dim(const std::string& text) {
   if (!to_int(std::string_view(lhs).substr(colon + 1), d.axis) || d.axis < 0) {
     throw bad("the axis is not a non-negative integer");
   }
-  if (const size_t sc = rhs.find(':'); sc != std::string::npos) {
+  // [SYMBOL:]MIN..MAX[:MULTIPLE]: a part before the range has no "..".
+  if (const size_t sc = rhs.find(':'); sc != std::string::npos && sc < rhs.find("..")) {
     d.symbol = rhs.substr(0, sc);
     if (d.symbol.empty()) throw bad("empty symbol name");
     rhs = rhs.substr(sc + 1);
+  }
+  if (const size_t sc = rhs.find(':'); sc != std::string::npos) {
+    if (!to_int(std::string_view(rhs).substr(sc + 1), d.multiple) || d.multiple < 1) {
+      throw bad("MULTIPLE must be a positive integer");
+    }
+    rhs = rhs.substr(0, sc);
   }
   const size_t dots = rhs.find("..");
   if (dots == std::string::npos) throw bad("no MIN..MAX range");
@@ -50,6 +57,9 @@ onnx_import::DynamicDim parse_dynamic_dim(const std::string& text) {
     throw bad("MIN and MAX must be integers");
   }
   if (d.min < 0 || d.min > d.max) throw bad("the range is empty or negative");
+  if (d.min % d.multiple != 0 || d.max % d.multiple != 0) {
+    throw bad("MIN and MAX must be multiples of MULTIPLE");
+  }
   return d;
 }
 
@@ -151,7 +161,7 @@ std::vector<DynamicDimRecord> dynamic_dim_records(const std::string& method,
         const ir::Symbol& s = *shape[axis].symbol();
         out.push_back({method, index,
                        node->meta().source.empty() ? node->name() : node->meta().source, axis,
-                       s.name, s.min, s.max});
+                       s.name, s.min, s.max, std::max<int64_t>(s.multiple, 1)});
       }
     }
     ++index;
@@ -162,8 +172,12 @@ std::vector<DynamicDimRecord> dynamic_dim_records(const std::string& method,
 std::string encode_dynamic_dims(const std::vector<DynamicDimRecord>& records) {
   std::string out;
   for (const DynamicDimRecord& r : records) {
-    out += fmt::format("{}\t{}\t{}\t{}\t{}\t{}\t{}\n", r.method, r.input_index, r.input, r.axis,
+    out += fmt::format("{}\t{}\t{}\t{}\t{}\t{}\t{}", r.method, r.input_index, r.input, r.axis,
                        r.symbol, r.min, r.max);
+    // The multiple is an eighth field, written only where it says something, so that files
+    // without it read as before.
+    if (r.multiple > 1) out += fmt::format("\t{}", r.multiple);
+    out += '\n';
   }
   return out;
 }
@@ -179,8 +193,9 @@ std::vector<DynamicDimRecord> decode_dynamic_dims(const std::string& text) {
     for (std::string x; std::getline(fields, x, '\t');) f.push_back(x);
     int64_t index = 0, axis = 0;
     DynamicDimRecord r;
-    if (f.size() != 7 || !to_int(f[1], index) || !to_int(f[3], axis) || !to_int(f[5], r.min) ||
-        !to_int(f[6], r.max)) {
+    if ((f.size() != 7 && f.size() != 8) || !to_int(f[1], index) || !to_int(f[3], axis) ||
+        !to_int(f[5], r.min) || !to_int(f[6], r.max) ||
+        (f.size() == 8 && (!to_int(f[7], r.multiple) || r.multiple < 1))) {
       raise(Error::InvalidProgram, "{}: malformed record '{}'", kDynamicDimsMethod, line);
     }
     r.method = f[0];

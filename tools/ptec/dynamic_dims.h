@@ -1,10 +1,10 @@
 #pragma once
 
-// Dynamic dims on the command line and in the program: `--dynamic INPUT:AXIS=[SYMBOL:]MIN..MAX`
+// Dynamic dims on the command line and in the program: `--dynamic INPUT:AXIS=[SYMBOL:]MIN..MAX[:M]`
 // parsing, and the record of each method's dynamic input dims that `export` stores in the .pte
 // as the constant method `ptec_dynamic_dims` (a string, one line per dim) so that `run` can
-// check the lower bounds and name inputs, and `info` can show the ranges. The runtime itself
-// checks the upper bounds (the DYNAMIC_BOUND input's serialized sizes).
+// check the lower bounds and multiples and name inputs, and `info` can show the ranges. The runtime
+// itself checks the upper bounds (the DYNAMIC_BOUND input's serialized sizes).
 
 #include <string>
 #include <vector>
@@ -26,10 +26,11 @@ struct DynamicDimRecord {
   std::string symbol;
   int64_t min = 0;
   int64_t max = 0;
+  int64_t multiple = 1;  // every size is a multiple of it
 };
 
-/// Parses "INPUT:AXIS=MIN..MAX" or "INPUT:AXIS=SYMBOL:MIN..MAX"; throws InvalidArgument naming
-/// `text`.
+/// Parses "INPUT:AXIS=[SYMBOL:]MIN..MAX[:MULTIPLE]" (e.g. "ids:1=seq:1..512" or
+/// "images:2=h:64..640:32"); throws InvalidArgument naming `text`.
 onnx_import::DynamicDim parse_dynamic_dim(const std::string& text);
 
 /// Parses "SYMBOL=VALUE" (--dim: a symbolic dim's size by its name in the model) into

@@ -243,8 +243,9 @@ int run_info(const InfoArgs& args) {
       for (auto& target : methods) {
         if (target["name"] != r.method || r.input_index >= target["inputs"].size()) continue;
         target["inputs"][r.input_index]["name"] = r.input;
-        target["inputs"][r.input_index]["dynamic_dims"].push_back(
-            {{"axis", r.axis}, {"symbol", r.symbol}, {"min", r.min}, {"max", r.max}});
+        ordered_json dim{{"axis", r.axis}, {"symbol", r.symbol}, {"min", r.min}, {"max", r.max}};
+        if (r.multiple > 1) dim["multiple"] = r.multiple;
+        target["inputs"][r.input_index]["dynamic_dims"].push_back(std::move(dim));
       }
     }
   }
@@ -275,10 +276,14 @@ int run_info(const InfoArgs& args) {
       std::printf("  input %zu%s: %s\n", i, name.c_str(), value_text(in).c_str());
       if (in.contains("dynamic_dims")) {
         for (const auto& d : in["dynamic_dims"]) {
-          std::printf("    dynamic axis %d: '%s' in [%lld, %lld]\n", d["axis"].get<int>(),
+          const std::string multiple =
+              d.contains("multiple")
+                  ? fmt::format(", a multiple of {}", d["multiple"].get<int64_t>())
+                  : std::string();
+          std::printf("    dynamic axis %d: '%s' in [%lld, %lld]%s\n", d["axis"].get<int>(),
                       d["symbol"].get<std::string>().c_str(),
                       static_cast<long long>(d["min"].get<int64_t>()),
-                      static_cast<long long>(d["max"].get<int64_t>()));
+                      static_cast<long long>(d["max"].get<int64_t>()), multiple.c_str());
         }
       }
     }

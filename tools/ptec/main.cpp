@@ -46,7 +46,9 @@ int main(int argc, char** argv) {
                        "Store the weights in a .ptd beside the .pte");
   export_cmd->add_option("--dynamic", export_args.dynamic,
                          "Make an input dim dynamic: INPUT:AXIS=MIN..MAX, or "
-                         "INPUT:AXIS=SYMBOL:MIN..MAX to share SYMBOL across inputs (repeatable)");
+                         "INPUT:AXIS=SYMBOL:MIN..MAX to share SYMBOL across inputs; a trailing "
+                         ":MULTIPLE takes only multiples of it, e.g. images:2=h:64..640:32 "
+                         "(repeatable)");
   export_cmd->add_option("--dim", export_args.dims,
                          "Size of the model's symbolic dims named SYMBOL (ONNX dim_param, e.g. "
                          "batch or seq; default 1): SYMBOL=VALUE (repeatable)");
@@ -64,7 +66,7 @@ int main(int argc, char** argv) {
   compile_cmd->add_option("-o,--output", compile_args.output, "Output .ptep path")->required();
   compile_cmd->add_option("--dynamic", compile_args.dynamic,
                           "Make an input dim dynamic (an engine profile): INPUT:AXIS=MIN..MAX or "
-                          "INPUT:AXIS=SYMBOL:MIN..MAX (repeatable)");
+                          "INPUT:AXIS=SYMBOL:MIN..MAX[:MULTIPLE] (repeatable)");
   compile_cmd->add_option("--dim", compile_args.dims,
                           "Size of the model's symbolic dims named SYMBOL (ONNX dim_param; "
                           "default 1): SYMBOL=VALUE (repeatable)");

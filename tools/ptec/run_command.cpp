@@ -131,8 +131,9 @@ std::string preview(const runtime::Tensor& t) {
   return out;
 }
 
-/// Checks the inputs against the dynamic-dim ranges `ptec export` recorded (the runtime checks
-/// upper bounds itself; the lower bounds and the input names live in the record). The record is
+/// Checks the inputs against the dynamic-dim ranges and multiples `ptec export` recorded (the
+/// runtime checks upper bounds itself; the lower bounds, the multiples and the input names live in
+/// the record). The record is
 /// read through a module of its own, without the run's event tracer: an ETDump holds the runs
 /// of the method asked for, which its ETRecord describes, not this record's.
 void check_dynamic_dims(const std::string& data_path, const std::vector<std::string>& names,
@@ -153,6 +154,10 @@ void check_dynamic_dims(const std::string& data_path, const std::vector<std::str
                  "{}: input {} '{}' axis {} = {} is outside the range [{}, {}] of dynamic dim "
                  "'{}'",
                  source, r.input_index, r.input, r.axis, size, r.min, r.max, r.symbol);
+    PTEC_ENFORCE(size % r.multiple == 0, InvalidArgument,
+                 "{}: input {} '{}' axis {} = {} is not a multiple of {}, as dynamic dim '{}' was "
+                 "exported",
+                 source, r.input_index, r.input, r.axis, size, r.multiple, r.symbol);
   }
 }
 

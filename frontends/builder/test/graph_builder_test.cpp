@@ -191,6 +191,11 @@ TEST(GraphBuilder, InputAndSymbolErrors) {
   b.symbol("n", 1, 4);
   EXPECT_EQ(error_of([&] { b.symbol("n", 1, 5); }).second,
             "symbol 'n' already exists with range [1, 4], not [1, 5]");
+  EXPECT_EQ(error_of([&] { b.symbol("n", 1, 4, 2); }).second,
+            "symbol 'n': the bounds of [1, 4] must be multiples of 2");
+  EXPECT_EQ(b.symbol("h", 8, 64, 8).symbol()->multiple, 8);
+  EXPECT_EQ(error_of([&] { b.symbol("h", 8, 64); }).second,
+            "symbol 'h' already exists with range [8, 64], not [8, 64] (multiples of 8, not 1)");
   b.input("x", DType::Float, {2});
   EXPECT_EQ(error_of([&] { b.input("x", DType::Float, {2}); }).second,
             "input 'x': the name is already used");

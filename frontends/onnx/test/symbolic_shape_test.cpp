@@ -4,6 +4,7 @@
 // Each graph is imported, lowered, emitted once and run with the portable kernels at several
 // sizes or inputs.
 
+#include <algorithm>
 #include <string>
 #include <vector>
 
@@ -408,6 +409,64 @@ TEST(SymbolicShape, DepthToSpaceOnDynamicHeightAndWidth) {
                     x[static_cast<size_t>(c * h * w + at)] + img[static_cast<size_t>(at)])
               << i << "," << j;
         }
+      }
+    }
+  }
+}
+
+// A skip connection: x's 2x2 max pool upsampled by 2 (nearest) and concatenated with x. The
+// sizes agree for even sides only: refused for a plain dynamic h, imported when h is declared a
+// multiple of 2 (the pool is then h/2 and its upsampling h), and run at two sizes.
+void skip_connection(ModelBuilder& b) {
+  b.input("x", {1, 1, std::string("h"), 2});
+  onnx::NodeProto& pool = b.node("MaxPool", {"x"}, {"p"});
+  set_attr(pool, "kernel_shape", std::vector<int64_t>{2, 2});
+  set_attr(pool, "strides", std::vector<int64_t>{2, 2});
+  b.init_float("scales", {4}, {1.0f, 1.0f, 2.0f, 2.0f});
+  onnx::NodeProto& resize = b.node("Resize", {"p", "", "scales"}, {"up"});
+  set_attr(resize, "mode", std::string("nearest"));
+  set_attr(resize, "coordinate_transformation_mode", std::string("asymmetric"));
+  set_attr(resize, "nearest_mode", std::string("floor"));
+  set_attr(b.node("Concat", {"up", "x"}, {"y"}, "skip"), "axis", int64_t{1});
+  b.output("y", onnx::TensorProto::FLOAT, {1, 2, std::string("h"), 2});
+}
+
+TEST(SymbolicShape, SkipConnectionOnADeclaredMultiple) {
+  OnnxImportOptions options;
+  options.dynamic_dims.push_back(DynamicDim{"x", 2, "h", 2, 8});
+  {
+    ModelBuilder b(13);
+    skip_connection(b);
+    const std::string what = import_error(b, options);
+    EXPECT_NE(what.find("skip"), std::string::npos) << what;
+    EXPECT_NE(what.find("dimension 2 differs"), std::string::npos) << what;
+  }
+  {
+    ModelBuilder b(13);
+    skip_connection(b);
+    options.dynamic_dims[0].multiple = 4;  // [2, 8] holds sizes that are not multiples of 4
+    const std::string what = import_error(b, options);
+    EXPECT_NE(what.find("must be multiples of 4"), std::string::npos) << what;
+  }
+  ModelBuilder b(13);
+  skip_connection(b);
+  options.dynamic_dims[0].multiple = 2;
+  PortableProgram p(b, options);
+  for (const int32_t h : {2, 6}) {
+    std::vector<float> x(static_cast<size_t>(2 * h));
+    for (size_t i = 0; i < x.size(); ++i) x[i] = static_cast<float>((i * 7) % 11);
+    std::vector<runtime::OwnedTensor> inputs;
+    inputs.push_back(runtime::OwnedTensor::from<float>(DType::Float, {1, 1, h, 2}, x));
+    const std::vector<PortableProgram::Output> out = p.run(inputs);
+    ASSERT_EQ(out.size(), 1u);
+    ASSERT_EQ(out[0].sizes, (std::vector<int32_t>{1, 2, h, 2}));
+    for (int32_t i = 0; i < h; ++i) {
+      const size_t r = static_cast<size_t>(i / 2 * 2) * 2;  // the window's first row
+      const float window = std::max({x[r], x[r + 1], x[r + 2], x[r + 3]});
+      for (int32_t j = 0; j < 2; ++j) {
+        const size_t at = static_cast<size_t>(i * 2 + j);
+        EXPECT_EQ(out[0].values[at], window) << h << ": " << i << "," << j;
+        EXPECT_EQ(out[0].values[static_cast<size_t>(2 * h) + at], x[at]);
       }
     }
   }
