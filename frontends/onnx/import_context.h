@@ -43,6 +43,10 @@ struct SymValue {
   ir::ArgumentList items;
   /// True for a scalar (rank 0) rather than a 1-D tensor.
   bool scalar = false;
+  /// True after a Cast to a floating-point type (torch.arange(end=w, dtype=float) exports
+  /// Range(0.0, Cast(w), 1.0)): the items are still whole numbers, read as a float Range's limit
+  /// and nowhere else (an int arithmetic on them would be wrong).
+  bool floating = false;
 };
 
 /// One ONNX node being imported: inputs, outputs, typed attributes with defaults, and errors that

@@ -16,6 +16,13 @@ std::optional<ir::ArgumentList> items_of(ImportContext& ctx, const NodeView& nod
   Value* v = ctx.find(node.input(i));
   if (v == nullptr) node.fail(Error::InvalidProgram, "input '{}' is not defined", node.input(i));
   if (const SymValue* sym = ctx.sym_value(node.input(i))) {
+    if (sym->floating &&
+        !(node.op_type() == "Range" || node.op_type() == "Cast" || node.op_type() == "Identity")) {
+      node.fail(Error::NotSupported,
+                "input '{}' is a dynamic dim cast to a floating-point type, which ptec takes as a "
+                "Range's limit only",
+                node.input(i));
+    }
     if (scalar != nullptr) *scalar = sym->scalar;
     return sym->items;
   }
@@ -33,10 +40,11 @@ bool is_sym(ImportContext& ctx, const NodeView& node, size_t i) {
 }
 
 /// Defines output 0 as `items`: a constant when every item is an int.
-void set_items(ImportContext& ctx, const NodeView& node, ir::ArgumentList items, bool scalar) {
+void set_items(ImportContext& ctx, const NodeView& node, ir::ArgumentList items, bool scalar,
+               bool floating = false) {
   bool all_int =
       std::all_of(items.begin(), items.end(), [](const ir::Argument& a) { return a.is_int(); });
-  if (all_int) {
+  if (all_int && !floating) {
     std::vector<int64_t> values;
     for (const ir::Argument& a : items) values.push_back(a.as_int());
     ctx.set_output(node, 0,
@@ -45,7 +53,7 @@ void set_items(ImportContext& ctx, const NodeView& node, ir::ArgumentList items,
     return;
   }
   if (!node.has_output(0)) return;
-  ctx.define_sym(node.output(0), SymValue{std::move(items), scalar}, node.source());
+  ctx.define_sym(node.output(0), SymValue{std::move(items), scalar, floating}, node.source());
 }
 
 ir::ArgumentList require_items(ImportContext& ctx, const NodeView& node, size_t i,
@@ -196,6 +204,10 @@ bool is_plain_item(const ir::Argument& a) {
   return a.is_int() || (a.is_node() && a.as_node()->is_op("aten::sym_size.int"));
 }
 
+/// True for an item whose dim the shape functions can tell (ir::shape::known_sym_int): a plain
+/// item, or run-time arithmetic of such (h * w, h / 2 + 1).
+bool is_known_item(const ir::Argument& a) { return ir::shape::known_sym_int(a).has_value(); }
+
 /// Reshape(x, shape) with a shape computed from dynamic dims: view_copy with sym_size items.
 void import_reshape_sym(ImportContext& ctx, const NodeView& node) {
   const ir::Shape in = ctx.input_shape(node, 0);
@@ -215,7 +227,7 @@ void import_reshape_sym(ImportContext& ctx, const NodeView& node) {
     for (ir::Argument& a : shape) {
       if (!is_plain_item(a)) a = ir::Argument(int64_t{-1});
     }
-  } else if (computed > 1) {
+  } else if (computed > 1 && !std::all_of(shape.begin(), shape.end(), is_known_item)) {
     node.fail(Error::NotSupported,
               "the target shape has {} dims computed from dynamic dims; at "
               "most one is supported",
@@ -426,10 +438,11 @@ void import_reshape_items(ImportContext& ctx, const NodeView& node) {
 void import_constant_of_shape_sym(ImportContext& ctx, const NodeView& node) {
   const ir::ArgumentList shape = require_items(ctx, node, 0, "input");
   for (const ir::Argument& item : shape) {
-    if (!is_plain_item(item)) {
+    if (!is_known_item(item)) {
       node.fail(Error::NotSupported,
-                "a dim of the shape is computed from dynamic dims by arithmetic; only dims taken "
-                "as they are (Shape, Gather, Concat) are supported");
+                "a dim of the shape is computed from dynamic dims by arithmetic that ptec cannot "
+                "follow (it follows products of dims and a dim plus, minus, times or divided by "
+                "an int)");
     }
   }
   ConstTensor value = ConstTensor::from_double(DType::Float, {1}, {0.0});
@@ -455,14 +468,16 @@ void import_range_sym(ImportContext& ctx, const NodeView& node) {
               "with a limit computed from dynamic dims, start must be 0 and delta 1 (known at "
               "import time)");
   }
-  if (!is_plain_item(limit[0])) {
+  if (!is_known_item(limit[0])) {
     node.fail(Error::NotSupported,
-              "the limit is computed from dynamic dims by arithmetic; only a dim taken as it is "
-              "(Shape, Gather) is supported");
+              "the limit is computed from dynamic dims by arithmetic that ptec cannot follow");
   }
+  // A float Range's limit is a dim cast to float (a whole number): arange of its int value.
   const DType dtype = start->dtype;
-  if (dtype != DType::Long && dtype != DType::Int) {
-    node.fail(Error::NotSupported, "a dynamic limit with {} start; int32 and int64 are supported",
+  if (dtype != DType::Long && dtype != DType::Int && dtype != DType::Float &&
+      dtype != DType::Double) {
+    node.fail(Error::NotSupported,
+              "a dynamic limit with {} start; int32, int64, float and double are supported",
               to_string(dtype));
   }
   ctx.set_output(node, 0,
@@ -509,16 +524,23 @@ bool import_symbolic(ImportContext& ctx, const NodeView& node) {
     if (op == "Cast") {
       const int64_t to = node.attr_int("to", 0);
       if (to != onnx::TensorProto::INT64 && to != onnx::TensorProto::INT32 &&
-          to != onnx::TensorProto::BOOL) {
-        node.fail(Error::NotSupported, "Cast of a dynamic dim to a non-integer type");
+          to != onnx::TensorProto::BOOL && to != onnx::TensorProto::FLOAT &&
+          to != onnx::TensorProto::DOUBLE) {
+        node.fail(Error::NotSupported,
+                  "Cast of a dynamic dim to a type other than int64, int32, "
+                  "bool, float or double");
       }
     }
     bool scalar = false;
     ir::ArgumentList items = require_items(ctx, node, 0, "input", &scalar);
-    if (op == "Cast" && node.attr_int("to", 0) == onnx::TensorProto::BOOL) {
+    const int64_t to = node.attr_int("to", 0);
+    if (op == "Cast" && to == onnx::TensorProto::BOOL) {
       for (ir::Argument& a : items) a = to_bool_item(ctx, a);
     }
-    set_items(ctx, node, std::move(items), scalar);
+    const bool floating = op == "Cast"
+                              ? to == onnx::TensorProto::FLOAT || to == onnx::TensorProto::DOUBLE
+                              : ctx.sym_value(node.input(0))->floating;
+    set_items(ctx, node, std::move(items), scalar, floating);
   } else if (op == "Add" || op == "Sub" || op == "Mul" || op == "Div") {
     import_arith_items(ctx, node);
   } else if (op == "Slice" && is_sym(ctx, node, 0)) {

@@ -74,8 +74,10 @@ SymInt sym_int(const OpSchema& op, const ArgumentList& args, std::string_view na
 /// The range [min, max] an int argument can take: an int, a `sym_size.int` node's dim, or
 /// executorch_prim::sym_min / sym_max of such; nullopt for other scalar nodes.
 std::optional<std::pair<int64_t, int64_t>> int_range(const Argument& a);
-/// The dim an int argument is when that is known: an int, or aten::sym_size.int(t, d) of a
-/// tensor t (its dim d, a symbol or a constant); nullopt for other computed ints.
+/// The dim an int argument is when that is known: an int, aten::sym_size.int(t, d) of a tensor t
+/// (its dim d, a symbol or a constant), or executorch_prim's mul, add or sub of such and an int,
+/// floordiv by a positive int, or mul of two such (a product of symbols, ir::product_of; counts
+/// through ir::affine); nullopt for other computed ints.
 std::optional<SymInt> known_sym_int(const Argument& a);
 /// A SymInt[] argument; items may be ints or `sym_size.int` nodes.
 Shape sym_int_list(const OpSchema& op, const ArgumentList& args, std::string_view name);

@@ -46,6 +46,10 @@ Models (seeded random weights, small so that the suite stays fast):
   unet_dynhw        a 3-level U-Net (max pooling and a strided convolution down; a transposed
                     convolution, nearest and bilinear upsampling up; skip connections
                     concatenated), height and width multiples of 8 in [32, 256]
+  yolo_dynhw        a YOLOv8-style detector (C2f blocks, SPPF, an FPN/PAN neck of upsampled and
+                    concatenated maps, a DFL head whose anchor grid is built from the feature
+                    maps' shapes: float Range, ConstantOfShape of h*w), height and width
+                    multiples of 32 in [64, 640], at 128x96 and 64x160
 Needs Debian's /usr/bin/python3 (torch 1.13, torchvision, onnx, numpy); no network.
 """
 
@@ -539,6 +543,99 @@ def build_unet_dynhw(gen):
             ["image:2=h:32..256:8", "image:3=w:32..256:8"], 13)
 
 
+def yolo_conv(ci, co, k=1, s=1):
+    return nn.Sequential(nn.Conv2d(ci, co, k, s, k // 2, bias=False), nn.BatchNorm2d(co),
+                         nn.SiLU())
+
+
+class C2f(nn.Module):
+    def __init__(self, ci, co):
+        super().__init__()
+        self.c = co // 2
+        self.cv1, self.m, self.cv2 = (yolo_conv(ci, co), yolo_conv(self.c, self.c, 3),
+                                      yolo_conv(3 * self.c, co))
+
+    def forward(self, x):
+        y = list(self.cv1(x).split((self.c, self.c), 1))
+        y.append(self.m(y[-1]))
+        return self.cv2(torch.cat(y, 1))
+
+
+class SPPF(nn.Module):
+    def __init__(self, c):
+        super().__init__()
+        self.cv1, self.cv2, self.m = yolo_conv(c, c // 2), yolo_conv(c * 2, c), nn.MaxPool2d(5, 1, 2)
+
+    def forward(self, x):
+        x = self.cv1(x)
+        y1 = self.m(x)
+        y2 = self.m(y1)
+        return self.cv2(torch.cat([x, y1, y2, self.m(y2)], 1))
+
+
+class Yolo(nn.Module):
+    """YOLOv8's layout at a small width: backbone to strides 8/16/32, FPN + PAN neck, and the
+    exported DFL head, whose anchors come from the feature maps' shapes as Ultralytics builds
+    them for a dynamic export."""
+
+    def __init__(self, nc=4, reg=4):
+        super().__init__()
+        self.b1 = nn.Sequential(yolo_conv(3, 8, 3, 2), yolo_conv(8, 16, 3, 2), C2f(16, 16))
+        self.b2 = nn.Sequential(yolo_conv(16, 32, 3, 2), C2f(32, 32))
+        self.b3 = nn.Sequential(yolo_conv(32, 48, 3, 2), C2f(48, 48))
+        self.b4 = nn.Sequential(yolo_conv(48, 64, 3, 2), C2f(64, 64), SPPF(64))
+        self.n1, self.n2 = C2f(64 + 48, 48), C2f(48 + 32, 32)
+        self.d1, self.n3 = yolo_conv(32, 32, 3, 2), C2f(32 + 48, 48)
+        self.d2, self.n4 = yolo_conv(48, 48, 3, 2), C2f(48 + 64, 64)
+        self.nc, self.reg, self.no = nc, reg, nc + 4 * reg
+        self.heads = nn.ModuleList([nn.Conv2d(c, self.no, 1) for c in (32, 48, 64)])
+        self.dfl = nn.Conv2d(reg, 1, 1, bias=False)
+        with torch.no_grad():
+            self.dfl.weight.copy_(torch.arange(reg, dtype=torch.float32).view(1, reg, 1, 1))
+
+    @staticmethod
+    def anchors(feats, strides):
+        points, stride_of = [], []
+        for f, stride in zip(feats, strides):
+            _, _, h, w = f.shape
+            sx = torch.arange(end=w, dtype=torch.float32) + 0.5
+            sy = torch.arange(end=h, dtype=torch.float32) + 0.5
+            sy, sx = torch.meshgrid(sy, sx, indexing="ij")
+            points.append(torch.stack((sx, sy), -1).view(-1, 2))
+            stride_of.append(torch.full((h * w, 1), stride, dtype=torch.float32))
+        return torch.cat(points).transpose(0, 1), torch.cat(stride_of).transpose(0, 1)
+
+    def forward(self, x):
+        p3 = self.b2(self.b1(x))
+        p4 = self.b3(p3)
+        p5 = self.b4(p4)
+        t4 = self.n1(torch.cat([nn.functional.interpolate(p5, scale_factor=2.0), p4], 1))
+        t3 = self.n2(torch.cat([nn.functional.interpolate(t4, scale_factor=2.0), p3], 1))
+        o4 = self.n3(torch.cat([self.d1(t3), t4], 1))
+        o5 = self.n4(torch.cat([self.d2(o4), p5], 1))
+        feats = [head(f) for head, f in zip(self.heads, (t3, o4, o5))]
+        b = x.shape[0]
+        out = torch.cat([f.view(b, self.no, -1) for f in feats], 2)
+        anchors, strides = self.anchors(feats, (8, 16, 32))
+        box, cls = out.split((4 * self.reg, self.nc), 1)
+        a = box.shape[2]
+        dist = self.dfl(box.view(b, 4, self.reg, a).transpose(2, 1).softmax(1)).view(b, 4, a)
+        lt, rb = dist.chunk(2, 1)
+        x1y1, x2y2 = anchors.unsqueeze(0) - lt, anchors.unsqueeze(0) + rb
+        boxes = torch.cat(((x1y1 + x2y2) / 2, x2y2 - x1y1), 1) * strides
+        return torch.cat((boxes, cls.sigmoid()), 1)
+
+
+def build_yolo_dynhw(gen):
+    torch.manual_seed(SEED)
+    model = Yolo().eval()
+    random_batchnorm(model, gen)
+    good = [torch.randn(1, 3, h, w, generator=gen) for h, w in ((128, 96), (64, 160))]
+    bad = [torch.randn(1, 3, 100, 96, generator=gen)]
+    return (model, good[0], ["images"], {"images": {2: "h", 3: "w"}}, good, bad,
+            ["images:2=h:64..640:32", "images:3=w:64..640:32"], 13)
+
+
 class DetectPost(nn.Module):
     """Detection post-processing on a tiny conv head: 64 anchors on an 8x8 grid get boxes (anchor
     + predicted offsets) and sigmoid scores; boxes[scores > 0.3] (NonZero + GatherND), then
@@ -650,6 +747,7 @@ MODELS = {
     "lraspp_dynhw": build_lraspp_dynhw,
     "espcn_dynhw": build_espcn_dynhw,
     "unet_dynhw": build_unet_dynhw,
+    "yolo_dynhw": build_yolo_dynhw,
     "enc_dec": build_enc_dec,
     "vit": build_vit,
     "gpt_prefill": build_gpt_prefill,

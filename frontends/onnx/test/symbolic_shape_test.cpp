@@ -472,6 +472,58 @@ TEST(SymbolicShape, SkipConnectionOnADeclaredMultiple) {
   }
 }
 
+// An anchor grid as YOLO exports build it from a feature map's h and w: Range(0.0, Cast(w to
+// float), 1.0) and ConstantOfShape([h * w, 1]). A dim cast to float is a Range's limit only.
+TEST(SymbolicShape, FloatRangeAndAProductOfDims) {
+  ModelBuilder b(13);
+  b.input("x", {1, std::string("h"), std::string("w")});
+  b.node("Shape", {"x"}, {"shape"});
+  b.init_int64("i1", {}, {1});
+  b.init_int64("i2", {}, {2});
+  b.node("Gather", {"shape", "i1"}, {"h"});
+  b.node("Gather", {"shape", "i2"}, {"w"});
+  set_attr(b.node("Cast", {"w"}, {"wf"}), "to", int64_t{onnx::TensorProto::FLOAT});
+  b.init_float("zero", {}, {0.0f});
+  b.init_float("one_f", {}, {1.0f});
+  b.node("Range", {"zero", "wf", "one_f"}, {"xs"});
+  b.node("Mul", {"h", "w"}, {"hw"});
+  b.init_int64("axes0", {1}, {0});
+  b.node("Unsqueeze", {"hw", "axes0"}, {"hw1"});
+  b.init_int64("one_i", {1}, {1});
+  set_attr(b.node("Concat", {"hw1", "one_i"}, {"size"}), "axis", int64_t{0});
+  onnx::NodeProto& fill = b.node("ConstantOfShape", {"size"}, {"strides"});
+  set_value(fill, onnx::TensorProto::FLOAT, 8.0);
+  b.output("xs", onnx::TensorProto::FLOAT, {std::string("w")});
+  b.output("strides", onnx::TensorProto::FLOAT, {std::string("hw"), 1});
+  OnnxImportOptions options;
+  options.dynamic_dims.push_back(DynamicDim{"x", 1, "h", 1, 8});
+  options.dynamic_dims.push_back(DynamicDim{"x", 2, "w", 1, 8});
+  PortableProgram p(b, options);
+  for (const auto& [h, w] : {std::pair{2, 3}, std::pair{5, 1}}) {
+    std::vector<runtime::OwnedTensor> inputs;
+    inputs.push_back(runtime::OwnedTensor::from<float>(
+        DType::Float, {1, h, w}, std::vector<float>(static_cast<size_t>(h * w), 0.0f)));
+    const std::vector<PortableProgram::Output> out = p.run(inputs);
+    ASSERT_EQ(out.size(), 2u);
+    ASSERT_EQ(out[0].sizes, (std::vector<int32_t>{w}));
+    for (int32_t i = 0; i < w; ++i) EXPECT_EQ(out[0].values[static_cast<size_t>(i)], i);
+    EXPECT_EQ(out[1].sizes, (std::vector<int32_t>{h * w, 1}));
+    EXPECT_EQ(out[1].values, std::vector<float>(static_cast<size_t>(h * w), 8.0f));
+  }
+}
+
+TEST(SymbolicShape, ArithmeticOnADimCastToFloatFails) {
+  ModelBuilder b(13);
+  seq_of_x(b);
+  set_attr(b.node("Cast", {"s"}, {"sf"}), "to", int64_t{onnx::TensorProto::FLOAT});
+  b.init_float("half", {}, {0.5f});
+  b.node("Mul", {"sf", "half"}, {"y"}, "scale_of_seq");
+  b.output("y", onnx::TensorProto::FLOAT, {});
+  const std::string what = import_error(b, seq_dynamic());
+  EXPECT_NE(what.find("scale_of_seq"), std::string::npos) << what;
+  EXPECT_NE(what.find("cast to a floating-point type"), std::string::npos) << what;
+}
+
 // ReverseSequence with lengths known only at run time: x is [time 3, batch 2], the graph input
 // lens reverses the first lens[b] steps of column b.
 TEST(SymbolicShape, ReverseSequenceWithRunTimeLengths) {
