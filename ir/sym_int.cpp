@@ -135,4 +135,60 @@ SymInt affine(const SymInt& x, int64_t scale, int64_t offset, int64_t divisor) {
   return SymInt(std::move(s));
 }
 
+std::optional<ExactFraction> exact_fraction(const SymbolPtr& symbol) {
+  const Symbol& s = *symbol;
+  if (s.of == nullptr || s.scale != 1 || s.offset != 0 || !exact_count(s)) return std::nullopt;
+  if (s.of->of != nullptr || !s.of->roots.empty()) return std::nullopt;
+  return ExactFraction{s.of, s.divisor};
+}
+
+namespace {
+// The symbol of its own that d is a function of (through counts and one-root products), or null.
+SymbolPtr root_of(const SymbolPtr& d) {
+  if (d->roots.size() > 1) return nullptr;
+  if (d->roots.size() == 1) return root_of(d->roots[0]);
+  if (d->of != nullptr) return root_of(d->of);
+  return d;
+}
+
+// d's value where its root symbol is v.
+int64_t value_at(const SymInt& d, int64_t v) {
+  if (d.is_static()) return d.value();
+  const Symbol& s = *d.symbol();
+  if (s.roots.size() == 1) return s.factor * value_at(SymInt(s.roots[0]), v);
+  if (s.of != nullptr) return floor_div(s.scale * value_at(SymInt(s.of), v) + s.offset, s.divisor);
+  return v;
+}
+}  // namespace
+
+std::optional<AgreeingMultiple> agreeing_multiple(const SymInt& a, const SymInt& b) {
+  const SymInt& sym = a.is_symbolic() ? a : b;
+  if (sym.is_static()) return std::nullopt;
+  const SymbolPtr root = root_of(sym.symbol());
+  if (root == nullptr || root->data_dependent || root->max == INT64_MAX) return std::nullopt;
+  for (const SymInt& d : {a, b}) {
+    if (d.is_symbolic() && root_of(d.symbol()) != root) return std::nullopt;
+  }
+  for (int64_t m = std::max<int64_t>(root->multiple, 1) * 2; m <= 1024; ++m) {
+    if (m % std::max<int64_t>(root->multiple, 1) != 0) continue;
+    const int64_t first = (root->min + m - 1) / m * m;
+    if (first > root->max) break;
+    bool agree = true;
+    for (int64_t v = first, n = 0; v <= root->max && n < 4096 && agree; v += m, ++n) {
+      agree = value_at(a, v) == value_at(b, v);
+    }
+    if (agree) return AgreeingMultiple{root, m};
+  }
+  return std::nullopt;
+}
+
+std::string agreeing_multiple_hint(const SymInt& a, const SymInt& b) {
+  const std::optional<AgreeingMultiple> m = agreeing_multiple(a, b);
+  if (!m) return {};
+  return fmt::format(
+      " (the sizes agree where '{}' is a multiple of {}: declare it so, e.g. ptec export "
+      "--dynamic INPUT:AXIS={}:MIN..MAX:{})",
+      m->symbol->name, m->multiple, m->symbol->name, m->multiple);
+}
+
 }  // namespace ptec::ir

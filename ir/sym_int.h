@@ -2,6 +2,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -84,5 +85,27 @@ SymInt product_of(std::vector<SymbolPtr> roots, int64_t factor);
 /// count is the exact fraction ("h/2" for floor((h + 1) / 2) with h a multiple of 2), and counts
 /// of it compose at any scale.
 SymInt affine(const SymInt& x, int64_t scale, int64_t offset, int64_t divisor);
+
+/// For a symbol that is exactly r / q of a symbol r of its own (r declared a multiple of q, e.g.
+/// "h/2"): r and q; nullopt for any other. Views count it as r with a static 1 / q.
+struct ExactFraction {
+  SymbolPtr root;
+  int64_t divisor = 1;
+};
+std::optional<ExactFraction> exact_fraction(const SymbolPtr& symbol);
+
+/// Where two different dims are functions of one symbol of its own (window counts, multiples):
+/// the smallest m in [2, 1024] such that they are equal for every multiple of m in the symbol's
+/// range (and some multiple lies there), with that symbol; nullopt when none. What to suggest
+/// when an upsampled map and a skip connection differ ("2 * ((h+1)/2) vs h": m = 2).
+struct AgreeingMultiple {
+  SymbolPtr symbol;
+  int64_t multiple = 1;
+};
+std::optional<AgreeingMultiple> agreeing_multiple(const SymInt& a, const SymInt& b);
+
+/// " (the sizes agree where 'h' is a multiple of 4: declare it so, e.g. ptec export --dynamic
+/// INPUT:AXIS=h:MIN..MAX:4)" for agreeing_multiple's answer, else "".
+std::string agreeing_multiple_hint(const SymInt& a, const SymInt& b);
 
 }  // namespace ptec::ir

@@ -391,9 +391,9 @@ Shape broadcast(const OpSchema& op, std::string_view a_name, const Shape& a,
       };
       raise(Error::InvalidArgument,
             "{}: arguments '{}' {} and '{}' {} do not broadcast (dimension {} from the end: {} vs "
-            "{})",
+            "{}){}",
             op.qualified_name(), a_name, shape_str(a), b_name, shape_str(b), i + 1, da.to_string(),
-            db.to_string());
+            db.to_string(), agreeing_multiple_hint(da, db));
     }
     out[rank - 1 - i] = r;
   }

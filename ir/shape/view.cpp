@@ -4,6 +4,8 @@
 
 #include <algorithm>
 #include <map>
+#include <numeric>
+#include <variant>
 
 #include "ir/shape/shape_fns.h"
 #include "ir/shape/shape_util.h"
@@ -32,64 +34,119 @@ std::optional<SymInt> optional_sym_int(const OpSchema& op, const ArgumentList& a
 
 }  // namespace
 
-std::vector<TensorSpec> view_copy(const OpSchema& op, const ArgumentList& args) {
-  const TensorSpec& self = tensor(op, args, "self");
-  Shape size = sym_int_list(op, args, "size");
-  // Both sides as a static product times root symbols (a product dim counts its factor and each
-  // of its roots): the roots must cancel out, and what is left of self's makes the -1.
-  int64_t in_static = 1;
+namespace {
+// view_copy's sizes for `self` (one -1 at most, already checked), comparing both sides as a
+// static fraction times root symbols (a product dim counts its factor and each of its roots).
+// With `fractions`, an exact fraction r / q of a declared multiple counts as r and 1 / q, so
+// that h/2 and 2 make h. The error message when they do not match, else the sizes.
+std::variant<Shape, std::string> infer_view(const TensorSpec& self, Shape size, bool fractions) {
+  int64_t in_num = 1, in_den = 1;
   std::map<std::string, int> roots;  // self's roots minus the size's
   std::map<std::string, SymbolPtr> by_name;
+  std::vector<ExactFraction> split;  // self's fractions, in order, as counted
+  auto count_roots = [&](const SymInt& d, int64_t& num, int64_t& den, int sign) -> bool {
+    num *= d.symbol()->factor;
+    for (const SymbolPtr& r : roots_of(d.symbol())) {
+      SymbolPtr base = r;
+      if (std::optional<ExactFraction> f = fractions ? exact_fraction(r) : std::nullopt) {
+        base = f->root;
+        den *= f->divisor;
+        if (sign > 0) split.push_back(*f);
+      }
+      by_name.emplace(base->name, base);
+      if ((roots[base->name] += sign) < 0) return false;
+    }
+    return true;
+  };
   for (const SymInt& d : self.shape) {
     if (d.is_static()) {
-      in_static *= d.value();
-      continue;
-    }
-    in_static *= d.symbol()->factor;
-    for (const SymbolPtr& r : roots_of(d.symbol())) {
-      ++roots[r->name];
-      by_name.emplace(r->name, r);
+      in_num *= d.value();
+    } else {
+      count_roots(d, in_num, in_den, 1);
     }
   }
-  int64_t out_static = 1;
+  int64_t out_num = 1, out_den = 1;
   int infer = -1;
   for (size_t i = 0; i < size.size(); ++i) {
     const SymInt& d = size[i];
     if (d.is_static() && d.value() == -1) {
-      if (infer >= 0) fail(op, "size", "only one dimension can be -1");
       infer = static_cast<int>(i);
     } else if (d.is_static()) {
-      if (d.value() < 0) fail(op, "size", "invalid size {}", d.value());
-      out_static *= d.value();
-    } else {
-      out_static *= d.symbol()->factor;
-      for (const SymbolPtr& r : roots_of(d.symbol())) {
-        if (--roots[r->name] < 0) {
-          fail(op, "size", "symbol '{}' of {} is not a dimension of self {}", d.symbol()->name,
-               shape_string(size), self.to_string());
-        }
-      }
+      out_num *= d.value();
+    } else if (!count_roots(d, out_num, out_den, -1)) {
+      return fmt::format("symbol '{}' of {} is not a dimension of self {}", d.symbol()->name,
+                         shape_string(size), self.to_string());
     }
   }
   std::vector<SymbolPtr> left;
   for (const auto& [name, count] : roots) {
     for (int k = 0; k < count; ++k) left.push_back(by_name.at(name));
   }
-  if (infer >= 0) {
-    if (out_static == 0 || in_static % out_static != 0) {
-      if (left.empty() || out_static == 0) {
-        fail(op, "size", "shape {} is invalid for an input {}", shape_string(size),
-             self.to_string());
-      }
-      fail(op, "size",
-           "cannot infer -1 in {} for the symbolic input {} ({} is not a multiple of {})",
-           shape_string(size), self.to_string(), product_of(left, 1).to_string(), out_static);
-    }
-    size[static_cast<size_t>(infer)] = product_of(std::move(left), in_static / out_static);
-  } else if (!left.empty() || in_static != out_static) {
-    fail(op, "size", "shape {} is invalid for an input {}", shape_string(size), self.to_string());
+  // What is left: (in_num / in_den) / (out_num / out_den) times the left roots, p / q reduced.
+  int64_t p = in_num * out_den, q = in_den * out_num;
+  if (q != 0) {
+    const int64_t g = std::gcd(p, q);
+    p /= g;
+    q /= g;
   }
-  return {make_spec(self.dtype, std::move(size))};
+  const std::string invalid =
+      fmt::format("shape {} is invalid for an input {}", shape_string(size), self.to_string());
+  if (infer < 0) {
+    if (!left.empty() || p != q) return invalid;
+    return size;
+  }
+  if (q == 0) return invalid;
+  // A denominator comes out of left roots: self's own fractions first (so that [b, h/8, w/8]
+  // to [b, -1] is (h/8)*(w/8) as without them), then any root declared a multiple of it.
+  std::vector<int64_t> divide(left.size(), 1);  // what each left root is divided by
+  for (const ExactFraction& f : split) {
+    for (size_t k = 0; k < left.size(); ++k) {
+      if (left[k] != f.root || divide[k] != 1 || q % f.divisor != 0) continue;
+      divide[k] = f.divisor;
+      q /= f.divisor;
+      break;
+    }
+  }
+  for (size_t k = 0; k < left.size(); ++k) {
+    const SymbolPtr& r = left[k];
+    if (r->of != nullptr || !r->roots.empty() || r->multiple % divide[k] != 0) continue;
+    const int64_t g = std::gcd(q, r->multiple / divide[k]);
+    divide[k] *= g;
+    q /= g;
+  }
+  for (size_t k = 0; k < left.size(); ++k) {
+    if (divide[k] != 1) left[k] = affine(SymInt(left[k]), 1, 0, divide[k]).symbol();
+  }
+  if (q != 1) {
+    if (left.empty()) return invalid;
+    return fmt::format(
+        "cannot infer -1 in {} for the symbolic input {} ({} is not a multiple of "
+        "{})",
+        shape_string(size), self.to_string(), product_of(left, 1).to_string(), q);
+  }
+  size[static_cast<size_t>(infer)] = product_of(std::move(left), p);
+  return size;
+}
+}  // namespace
+
+std::vector<TensorSpec> view_copy(const OpSchema& op, const ArgumentList& args) {
+  const TensorSpec& self = tensor(op, args, "self");
+  const Shape size = sym_int_list(op, args, "size");
+  int inferred = 0;
+  for (const SymInt& d : size) {
+    if (d.is_static() && d.value() == -1 && ++inferred > 1) {
+      fail(op, "size", "only one dimension can be -1");
+    }
+    if (d.is_static() && d.value() < -1) fail(op, "size", "invalid size {}", d.value());
+  }
+  // Symbols as they are first; exact fractions of declared multiples where that fails.
+  std::variant<Shape, std::string> out = infer_view(self, size, false);
+  if (std::holds_alternative<std::string>(out)) {
+    std::variant<Shape, std::string> split = infer_view(self, size, true);
+    if (std::holds_alternative<Shape>(split)) out = std::move(split);
+  }
+  if (const std::string* error = std::get_if<std::string>(&out)) fail(op, "size", "{}", *error);
+  return {make_spec(self.dtype, std::get<Shape>(std::move(out)))};
 }
 
 std::vector<TensorSpec> permute_copy(const OpSchema& op, const ArgumentList& args) {
@@ -248,8 +305,9 @@ std::vector<TensorSpec> cat(const OpSchema& op, const ArgumentList& args) {
     }
     for (size_t i = 0; i < t.rank(); ++i) {
       if (i != dim && t.shape[i] != first.shape[i]) {
-        fail(op, "tensors", "tensor {} is {} but tensor 0 is {} (dimension {} differs)", k,
-             t.to_string(), first.to_string(), i);
+        fail(op, "tensors", "tensor {} is {} but tensor 0 is {} (dimension {} differs){}", k,
+             t.to_string(), first.to_string(), i,
+             agreeing_multiple_hint(t.shape[i], first.shape[i]));
       }
     }
   }
@@ -400,6 +458,22 @@ std::vector<TensorSpec> slice_copy(const OpSchema& op, const ArgumentList& args)
         Symbol{fmt::format("{}_first_{}", size.to_string(), end->value()),
                std::min(size.lower_bound(), end->value()), end->value(), true}));
     return {make_spec(self.dtype, std::move(out))};
+  }
+  // A symbolic dim from a static start to the end, or to a static negative end, in steps of k:
+  // ceil((dim + e - s) / k) rows, the count floor((dim + e - s + k - 1) / k) of the dim, where
+  // the smallest dim reaches the start.
+  if (size.is_symbolic() && (!start || start->is_static()) && (to_end || end->is_static())) {
+    const int64_t s = start ? start->value() : 0;
+    const int64_t e = to_end ? 0 : end->value();
+    if (s >= 0 && e <= 0) {
+      if (size.lower_bound() + e < s) {
+        fail(op, "start", "{} is past the end ({}{}) at {} = {}, the smallest size of its dim", s,
+             size.to_string(), e == 0 ? std::string() : std::to_string(e), size.to_string(),
+             size.lower_bound());
+      }
+      out[dim] = affine(size, 1, e - s + step.value() - 1, step.value());
+      return {make_spec(self.dtype, std::move(out))};
+    }
   }
   const int64_t n = static_dim(op, "self", self, dim);
   auto resolve = [&](const std::optional<SymInt>& v, int64_t fallback, const char* name) {

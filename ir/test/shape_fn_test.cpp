@@ -260,9 +260,20 @@ TEST_F(ShapeFnTest, WindowCountsOfADeclaredMultiple) {
   EXPECT_EQ(eighth.to_string(), "h/8");
   EXPECT_EQ(upsample(eighth), pool(half));
   EXPECT_EQ(upsample(upsample(upsample(eighth))), h);
-  // A view that merges h/2 with 2 is h as well.
-  EXPECT_EQ(one("aten::view_copy", {t(DType::Float, {half, 2}), std::vector<int64_t>{-1}}).shape[0],
-            h);
+  // A view that merges h/2 with 2 is h as well, and one that splits a 2 off h/2 infers h/4 (a
+  // pixel unshuffle's [c, h/2, w] -> [c, h/4, 2, w]).
+  auto view = [&](const Shape& in, std::vector<int64_t> size) {
+    return one("aten::view_copy", {t(DType::Float, in), std::move(size)}).shape;
+  };
+  EXPECT_EQ(view({half, 2}, {-1})[0], h);
+  EXPECT_EQ(view({3, half, 5}, {3, -1, 2, 5})[1], pool(half));
+  EXPECT_EQ(view({3, half, 5}, {3, -1, 2, 5})[1].to_string(), "h/4");
+  // Fractions stay as they were where no split is needed: [h/2, h/8] flattens to (h/2)*(h/8).
+  EXPECT_EQ(view({half, eighth}, {-1})[0].to_string(), "(h/2)*(h/8)");
+  // Past the declared multiple: h / 16 is not known to be whole.
+  EXPECT_EQ(error("aten::view_copy", {t(DType::Float, {eighth, 1}), std::vector<int64_t>{-1, 2}}),
+            "aten::view_copy: argument 'size': cannot infer -1 in [-1, 2] for the symbolic input "
+            "f32[h/8, 1] (h/8 is not a multiple of 2)");
   // Inexact counts keep their floor: a 3x3 stride-3 window count of h (a multiple of 8 only).
   EXPECT_EQ(conv(h, 3, 3, 0, false).to_string(), "h/3");
   EXPECT_EQ(conv(half, 3, 1, 0, false).to_string(), "(h-4)/2");  // h / 2 - 2
@@ -270,6 +281,31 @@ TEST_F(ShapeFnTest, WindowCountsOfADeclaredMultiple) {
   const SymInt g = sym("g", 32, 256);
   EXPECT_EQ(upsample(conv(g, 3, 2, 1, false)).to_string(), "((g+1)/2)_x2");
   EXPECT_NE(upsample(conv(g, 3, 2, 1, false)), g);
+  // Which multiple would make them agree: 2 for one halving, 8 for three; none for h + 1 vs h.
+  const SymInt g8 = upsample(upsample(upsample(conv(pool(pool(g)), 3, 2, 1, false))));
+  std::optional<AgreeingMultiple> m = agreeing_multiple(upsample(conv(g, 3, 2, 1, false)), g);
+  ASSERT_TRUE(m.has_value());
+  EXPECT_EQ(m->multiple, 2);
+  EXPECT_EQ(m->symbol, g.symbol());
+  m = agreeing_multiple(g8, g);
+  ASSERT_TRUE(m.has_value());
+  EXPECT_EQ(m->multiple, 8);
+  EXPECT_FALSE(agreeing_multiple(affine(g, 1, 1, 1), g).has_value());
+  EXPECT_EQ(
+      error("aten::cat",
+            {ArgumentList{t(DType::Float, {1, 4, g8, 8}), t(DType::Float, {1, 3, g, 8})},
+             int64_t{1}}),
+      "aten::cat: argument 'tensors': tensor 1 is f32[1, 3, g, 8] but tensor 0 is f32[1, 4, " +
+          g8.to_string() +
+          ", 8] (dimension 2 differs) (the sizes agree where 'g' is a multiple of 8: declare it "
+          "so, e.g. ptec export --dynamic INPUT:AXIS=g:MIN..MAX:8)");
+  // With g a multiple of 8 already, 2 * (g / 16) needs 16.
+  auto g_sym = std::make_shared<Symbol>(Symbol{"g", 32, 256});
+  g_sym->multiple = 8;
+  const SymInt g_8(g_sym);
+  m = agreeing_multiple(upsample(pool(pool(pool(pool(g_8))))), pool(pool(pool(g_8))));
+  ASSERT_TRUE(m.has_value());
+  EXPECT_EQ(m->multiple, 16);
 }
 
 TEST_F(ShapeFnTest, Pooling) {

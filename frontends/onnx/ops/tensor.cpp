@@ -5,6 +5,7 @@
 // Each folds when its inputs are known at import time.
 
 #include <algorithm>
+#include <map>
 
 #include "frontends/onnx/ops/op_util.h"
 
@@ -188,7 +189,18 @@ void import_split(ImportContext& ctx, const NodeView& node) {
   }
 }
 
-std::vector<eval::SliceAxis> slice_axes(ImportContext& ctx, const NodeView& node) {
+/// A Slice of a dynamic dim, in ATen's terms: start and end as given (end past the dim's bound
+/// is INT64_MAX, to the end; a negative one counts from the end) and a positive step.
+struct DynamicSlice {
+  int64_t start = 0;
+  int64_t end = INT64_MAX;
+  int64_t step = 1;
+};
+
+/// The axes of a Slice, normalized against the input's sizes (a dynamic dim at its bound); the
+/// dynamic ones also into `dynamic` by axis, when given.
+std::vector<eval::SliceAxis> slice_axes(ImportContext& ctx, const NodeView& node,
+                                        std::map<int64_t, DynamicSlice>* dynamic = nullptr) {
   std::vector<bool> symbolic;
   const std::vector<int64_t> in = bounded_sizes(ctx, node, symbolic);
   const int64_t rank = static_cast<int64_t>(in.size());
@@ -218,10 +230,23 @@ std::vector<eval::SliceAxis> slice_axes(ImportContext& ctx, const NodeView& node
     if (seen[static_cast<size_t>(a)]) node.fail(Error::InvalidArgument, "axes repeat dim {}", a);
     seen[static_cast<size_t>(a)] = true;
     if (steps[i] == 0) node.fail(Error::InvalidArgument, "step is 0");
-    // A dynamic dim's first rows, x[:n] (torchvision's keep[:detections_per_img]): min(dim, n).
-    if (symbolic[static_cast<size_t>(a)] && (starts[i] != 0 || steps[i] != 1 || ends[i] < 0)) {
-      node.fail(Error::NotSupported,
-                "slicing the dynamic dim {} with constant bounds other than its first rows", a);
+    // A dynamic dim's first rows, x[:n] (torchvision's keep[:detections_per_img]): min(dim, n);
+    // or rows from a start to the end, or to a negative end, in positive steps (x[..., 1::2] of
+    // a YOLOv5 Focus layer, x[:-1]): a count of the dim.
+    if (symbolic[static_cast<size_t>(a)]) {
+      const int64_t bound = in[static_cast<size_t>(a)];
+      const bool first_rows = starts[i] == 0 && steps[i] == 1 && ends[i] >= 0;
+      const bool to_end = ends[i] >= bound || ends[i] < 0;
+      if (!first_rows && !(starts[i] >= 0 && steps[i] >= 1 && to_end)) {
+        node.fail(Error::NotSupported,
+                  "slicing the dynamic dim {} from {} to {} in steps of {}: supported are its "
+                  "first rows, and a non-negative start to the end or to a negative end in "
+                  "positive steps",
+                  a, starts[i], ends[i], steps[i]);
+      }
+      if (dynamic != nullptr) {
+        (*dynamic)[a] = DynamicSlice{starts[i], ends[i] >= bound ? INT64_MAX : ends[i], steps[i]};
+      }
     }
     out.push_back(
         eval::normalize_slice(a, in[static_cast<size_t>(a)], starts[i], ends[i], steps[i]));
@@ -241,7 +266,15 @@ void import_slice(ImportContext& ctx, const NodeView& node) {
   const std::vector<int64_t> in = bounded_sizes(ctx, node, symbolic);
   ir::Node* x = ctx.input(node, 0);
   bool changed = false;
-  for (eval::SliceAxis s : slice_axes(ctx, node)) {
+  std::map<int64_t, DynamicSlice> dynamic;
+  for (eval::SliceAxis s : slice_axes(ctx, node, &dynamic)) {
+    if (auto it = dynamic.find(s.axis); it != dynamic.end()) {
+      const DynamicSlice& d = it->second;
+      if (d.start == 0 && d.step == 1 && d.end == INT64_MAX) continue;
+      x = ctx.call("aten::slice_copy.Tensor", {x, s.axis, d.start, d.end, d.step});
+      changed = true;
+      continue;
+    }
     const int64_t dim = in[static_cast<size_t>(s.axis)];
     if (s.step < 0) {  // x[start:end:-k] = flip(x)[dim-1-start :: k]
       x = ctx.call("aten::flip", {x, std::vector<int64_t>{s.axis}});
@@ -512,11 +545,44 @@ void depth_to_space_dynamic(ImportContext& ctx, const NodeView& node, const ir::
                  flat_view(ctx, node, y, {n, c, sym_mul(h, b), sym_mul(w, b)}, "DepthToSpace"));
 }
 
+/// SpaceToDepth of a dynamic N, H or W: a dynamic H or W must be declared a multiple of the block
+/// (ir::Symbol::multiple), so that H / block is exact. H and W split one view at a time.
+void space_to_depth_dynamic(ImportContext& ctx, const NodeView& node, const ir::Shape& x) {
+  const int64_t b = node.attr_int("blocksize", 0);
+  if (b <= 0) node.fail(Error::InvalidArgument, "blocksize must be positive");
+  if (x[1].is_symbolic()) node.fail(Error::NotSupported, "C ({}) must be static", x[1].to_string());
+  ir::SymInt part[2];
+  for (size_t i = 0; i < 2; ++i) {
+    const ir::SymInt& d = x[2 + i];
+    part[i] = ir::affine(d, 1, 0, b);
+    if (ir::affine(part[i], b, 0, 1) != d) {
+      node.fail(Error::NotSupported, "{} ({}) must divide by blocksize {}{}", i == 0 ? "H" : "W",
+                d.to_string(), b,
+                d.is_symbolic() ? fmt::format(": declare its dynamic dim a multiple of {} (ptec "
+                                              "export --dynamic INPUT:AXIS=SYMBOL:MIN..MAX:{})",
+                                              b, b)
+                                : std::string());
+    }
+  }
+  const ir::SymInt n = x[0], c = x[1];
+  // [n, c, h, w] -> [n, c, h / b, b, w] -> [n, c, h / b, b, w / b, b]
+  ir::Node* y = flat_view(ctx, node, ctx.input(node, 0), {n, c, part[0], b, x[3]}, "SpaceToDepth");
+  y = flat_view(ctx, node, y, {n, c, part[0], b, part[1], b}, "SpaceToDepth");
+  y = ctx.call("aten::permute_copy", {y, std::vector<int64_t>{0, 3, 5, 1, 2, 4}});
+  ctx.set_output(node, 0,
+                 flat_view(ctx, node, y, {n, ir::SymInt(c.value() * b * b), part[0], part[1]},
+                           "SpaceToDepth"));
+}
+
 /// DepthToSpace (DCR or CRD) and SpaceToDepth on [N, C, H, W]: view, permute, view.
 void import_depth_space(ImportContext& ctx, const NodeView& node) {
   const ir::TensorSpec spec = ctx.input_spec(node, 0);
-  if (node.op_type() == "DepthToSpace" && spec.rank() == 4 && !spec.is_static()) {
-    depth_to_space_dynamic(ctx, node, spec.shape);
+  if (spec.rank() == 4 && !spec.is_static()) {
+    if (node.op_type() == "DepthToSpace") {
+      depth_to_space_dynamic(ctx, node, spec.shape);
+    } else {
+      space_to_depth_dynamic(ctx, node, spec.shape);
+    }
     return;
   }
   const std::vector<int64_t> x = ctx.input_sizes(node, 0);

@@ -440,6 +440,7 @@ TEST(SymbolicShape, SkipConnectionOnADeclaredMultiple) {
     const std::string what = import_error(b, options);
     EXPECT_NE(what.find("skip"), std::string::npos) << what;
     EXPECT_NE(what.find("dimension 2 differs"), std::string::npos) << what;
+    EXPECT_NE(what.find("the sizes agree where 'h' is a multiple of 2"), std::string::npos) << what;
   }
   {
     ModelBuilder b(13);
@@ -522,6 +523,93 @@ TEST(SymbolicShape, ArithmeticOnADimCastToFloatFails) {
   const std::string what = import_error(b, seq_dynamic());
   EXPECT_NE(what.find("scale_of_seq"), std::string::npos) << what;
   EXPECT_NE(what.find("cast to a floating-point type"), std::string::npos) << what;
+}
+
+// SpaceToDepth then DepthToSpace (DCR) gives the input back. A dynamic H and W must be declared
+// multiples of the block; undeclared, the import says so.
+TEST(SymbolicShape, SpaceToDepthOnDeclaredMultiples) {
+  auto model = [](ModelBuilder& b) {
+    b.input("x", {1, 2, std::string("h"), std::string("w")});
+    set_attr(b.node("SpaceToDepth", {"x"}, {"s"}, "s2d"), "blocksize", int64_t{2});
+    set_attr(b.node("DepthToSpace", {"s"}, {"y"}), "blocksize", int64_t{2});
+    b.output("y", onnx::TensorProto::FLOAT, {1, 2, std::string("h"), std::string("w")});
+  };
+  OnnxImportOptions options;
+  options.dynamic_dims.push_back(DynamicDim{"x", 2, "h", 2, 8});
+  options.dynamic_dims.push_back(DynamicDim{"x", 3, "w", 2, 8});
+  {
+    ModelBuilder b(13);
+    model(b);
+    const std::string what = import_error(b, options);
+    EXPECT_NE(what.find("s2d"), std::string::npos) << what;
+    EXPECT_NE(what.find("H (h) must divide by blocksize 2"), std::string::npos) << what;
+  }
+  options.dynamic_dims[0].multiple = options.dynamic_dims[1].multiple = 2;
+  ModelBuilder b(13);
+  model(b);
+  PortableProgram p(b, options);
+  for (const auto& [h, w] : {std::pair{2, 6}, std::pair{8, 4}}) {
+    std::vector<float> x(static_cast<size_t>(2 * h * w));
+    for (size_t i = 0; i < x.size(); ++i) x[i] = static_cast<float>(i);
+    std::vector<runtime::OwnedTensor> inputs;
+    inputs.push_back(runtime::OwnedTensor::from<float>(DType::Float, {1, 2, h, w}, x));
+    const std::vector<PortableProgram::Output> out = p.run(inputs);
+    ASSERT_EQ(out.size(), 1u);
+    EXPECT_EQ(out[0].sizes, (std::vector<int32_t>{1, 2, h, w}));
+    EXPECT_EQ(out[0].values, x);
+  }
+}
+
+// A YOLOv5 Focus layer: x[..., ::2, ::2], x[..., 1::2, ::2], x[..., ::2, 1::2] and
+// x[..., 1::2, 1::2] concatenated on channels (for even h and w, declared), and x[:, :, :-1] of a
+// dynamic dim.
+TEST(SymbolicShape, StridedSlicesOfDynamicDims) {
+  ModelBuilder b(13);
+  b.input("x", {1, 1, std::string("h"), std::string("w")});
+  b.init_int64("axes", {2}, {2, 3});
+  b.init_int64("steps", {2}, {2, 2});
+  b.init_int64("end", {2}, {INT64_MAX, INT64_MAX});
+  const std::vector<std::pair<int64_t, int64_t>> starts = {{0, 0}, {1, 0}, {0, 1}, {1, 1}};
+  std::vector<std::string> parts;
+  for (size_t i = 0; i < starts.size(); ++i) {
+    const std::string start = "start" + std::to_string(i), part = "part" + std::to_string(i);
+    b.init_int64(start, {2}, {starts[i].first, starts[i].second});
+    b.node("Slice", {"x", start, "end", "axes", "steps"}, {part});
+    parts.push_back(part);
+  }
+  set_attr(b.node("Concat", parts, {"y"}), "axis", int64_t{1});
+  b.init_int64("zero", {1}, {0});
+  b.init_int64("minus1", {1}, {-1});
+  b.init_int64("axis2", {1}, {2});
+  b.node("Slice", {"x", "zero", "minus1", "axis2"}, {"z"});
+  b.output("y", onnx::TensorProto::FLOAT, {1, 4, std::string("h2"), std::string("w2")});
+  b.output("z", onnx::TensorProto::FLOAT, {1, 1, std::string("hm"), std::string("w")});
+  OnnxImportOptions options;
+  options.dynamic_dims.push_back(DynamicDim{"x", 2, "h", 2, 8, 2});
+  options.dynamic_dims.push_back(DynamicDim{"x", 3, "w", 2, 8, 2});
+  PortableProgram p(b, options);
+  for (const auto& [h, w] : {std::pair{2, 6}, std::pair{8, 4}}) {
+    std::vector<float> x(static_cast<size_t>(h * w));
+    for (size_t i = 0; i < x.size(); ++i) x[i] = static_cast<float>(i);
+    std::vector<runtime::OwnedTensor> inputs;
+    inputs.push_back(runtime::OwnedTensor::from<float>(DType::Float, {1, 1, h, w}, x));
+    const std::vector<PortableProgram::Output> out = p.run(inputs);
+    ASSERT_EQ(out.size(), 2u);
+    ASSERT_EQ(out[0].sizes, (std::vector<int32_t>{1, 4, h / 2, w / 2}));
+    for (size_t k = 0; k < starts.size(); ++k) {
+      for (int32_t i = 0; i < h / 2; ++i) {
+        for (int32_t j = 0; j < w / 2; ++j) {
+          const auto at =
+              static_cast<size_t>((static_cast<int32_t>(k) * (h / 2) + i) * (w / 2) + j);
+          const auto from =
+              static_cast<size_t>((2 * i + starts[k].first) * w + 2 * j + starts[k].second);
+          EXPECT_EQ(out[0].values[at], x[from]) << k << ": " << i << "," << j;
+        }
+      }
+    }
+    ASSERT_EQ(out[1].sizes, (std::vector<int32_t>{1, 1, h - 1, w}));
+    EXPECT_EQ(out[1].values, std::vector<float>(x.begin(), x.end() - w));
+  }
 }
 
 // ReverseSequence with lengths known only at run time: x is [time 3, batch 2], the graph input
