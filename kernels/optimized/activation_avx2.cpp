@@ -85,11 +85,13 @@ __m256 erfc_nonnegative256(__m256 z) {
 }
 
 // 0.5 x (1 + erf(x / sqrt 2)): 1 + erf = 2 - erfc(z) for x >= 0 and erfc(z) for x < 0, z = |x| /
-// sqrt 2 (no cancellation on the negative side).
+// sqrt 2 (no cancellation on the negative side). Below x = -9 sqrt 2, where erfc stops, 1 + erf
+// is 0 as in float arithmetic: the result is -0, and NaN for -infinity (as ATen's).
 __m256 gelu256(__m256 v) {
   const __m256 erfc = erfc_nonnegative256(_mm256_mul_ps(abs256(v), set(0.70710678118654752f)));
-  const __m256 one_plus_erf = _mm256_blendv_ps(_mm256_sub_ps(set(2.0f), erfc), erfc,
-                                               _mm256_cmp_ps(v, _mm256_setzero_ps(), _CMP_LT_OQ));
+  __m256 one_plus_erf = _mm256_blendv_ps(_mm256_sub_ps(set(2.0f), erfc), erfc,
+                                         _mm256_cmp_ps(v, _mm256_setzero_ps(), _CMP_LT_OQ));
+  one_plus_erf = _mm256_andnot_ps(_mm256_cmp_ps(v, set(-12.727922f), _CMP_LT_OQ), one_plus_erf);
   return _mm256_mul_ps(_mm256_mul_ps(set(0.5f), v), one_plus_erf);
 }
 

@@ -78,9 +78,12 @@ __m512 abs512(__m512 v) {
 __m512 gelu512(__m512 v) {
   const __m512 erfc =
       erfc_nonnegative512(_mm512_mul_ps(abs512(v), _mm512_set1_ps(0.70710678118654752f)));
-  const __m512 one_plus_erf =
+  __m512 one_plus_erf =
       _mm512_mask_mov_ps(_mm512_sub_ps(_mm512_set1_ps(2.0f), erfc),
                          _mm512_cmp_ps_mask(v, _mm512_setzero_ps(), _CMP_LT_OQ), erfc);
+  // Below x = -9 sqrt 2, where erfc stops, 1 + erf is 0 (-0 out, NaN for -infinity).
+  one_plus_erf = _mm512_maskz_mov_ps(
+      _mm512_cmp_ps_mask(v, _mm512_set1_ps(-12.727922f), _CMP_NLT_UQ), one_plus_erf);
   return _mm512_mul_ps(_mm512_mul_ps(_mm512_set1_ps(0.5f), v), one_plus_erf);
 }
 

@@ -5,6 +5,8 @@
 // falling back to the portable implementation for everything else, so they accept exactly what
 // the portable kernels accept.
 
+#include <string_view>
+
 #include "kernels/portable/util/kernel_util.h"
 
 namespace ptec::kernels::optimized {
@@ -21,6 +23,10 @@ std::tuple<Tensor&, Tensor&, Tensor&> native_group_norm_out(
     int64_t n, int64_t c, int64_t hxw, int64_t group, double eps, Tensor& out0, Tensor& out1,
     Tensor& out2);
 Tensor& erf_out(KernelRuntimeContext& ctx, const Tensor& self, Tensor& out);
+Tensor& sigmoid_out(KernelRuntimeContext& ctx, const Tensor& self, Tensor& out);
+Tensor& tanh_out(KernelRuntimeContext& ctx, const Tensor& self, Tensor& out);
+Tensor& gelu_out(KernelRuntimeContext& ctx, const Tensor& self, std::string_view approximate,
+                 Tensor& out);
 Tensor& mean_out(KernelRuntimeContext& ctx, const Tensor& self, OptIntList dim, bool keepdim,
                  std::optional<DType> dtype, Tensor& out);
 Tensor& pow_tensor_scalar_out(KernelRuntimeContext& ctx, const Tensor& self, const Scalar& exponent,

@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cmath>
 #include <deque>
+#include <functional>
 #include <random>
 #include <vector>
 
@@ -414,6 +415,75 @@ TEST_F(OptimizedOps, ErfIsWithinItsApproximationOfStdErf) {
   ASSERT_EQ(ctx.failure_state(), Error::Ok);
   EXPECT_EQ(yd.const_data_ptr<double>()[0], std::erf(0.5));
   EXPECT_EQ(yd.const_data_ptr<double>()[1], std::erf(-2.0));
+}
+
+TEST_F(OptimizedOps, ActivationsAreWithinTheirApproximations) {
+  // sigmoid, tanh and the erf form of GELU on each ISA's loop, over the threads' chunks and a
+  // tail, with infinities, NaN and zeros, against the library functions.
+  const std::vector<runtime::SizesType> sizes = {2, 40001};
+  std::vector<float> v(numel(sizes));
+  for (size_t i = 0; i < v.size(); ++i) v[i] = -12.0f + 24.0f * static_cast<float>(i) / v.size();
+  const float specials[] = {0.0f, -0.0f, INFINITY, -INFINITY, NAN, 90.0f, -90.0f};
+  std::copy(std::begin(specials), std::end(specials), v.begin());
+  Tensor& x = test::make_tensor(pool_, DType::Float, sizes, v)->tensor();
+  struct Case {
+    const char* name;
+    std::function<void(KernelRuntimeContext&, Tensor&)> run;
+    std::function<double(double)> want;
+    std::function<double(double)> tolerance;
+  };
+  const std::vector<Case> cases = {
+      {"sigmoid", [&](KernelRuntimeContext& c, Tensor& out) { sigmoid_out(c, x, out); },
+       [](double a) { return 1.0 / (1.0 + std::exp(-a)); },
+       [](double w) { return 1e-6 * std::fabs(w) + 1e-30; }},
+      {"tanh", [&](KernelRuntimeContext& c, Tensor& out) { tanh_out(c, x, out); },
+       [](double a) { return std::tanh(a); }, [](double) { return 2e-7; }},
+      {"gelu", [&](KernelRuntimeContext& c, Tensor& out) { gelu_out(c, x, "none", out); },
+       [](double a) { return 0.5 * a * (1.0 + std::erf(a / std::sqrt(2.0))); },
+       [](double) { return 1e-6; }},
+  };
+  const GemmIsa detected = detected_gemm_isa();
+  for (GemmIsa isa : {GemmIsa::Generic, GemmIsa::Avx2, GemmIsa::Avx512}) {
+    if (!set_gemm_isa(isa)) continue;
+    for (const Case& c : cases) {
+      SCOPED_TRACE(std::string(to_string(isa)) + " " + c.name);
+      Tensor& got = zeros(sizes);
+      auto ctx = context();
+      c.run(ctx, got);
+      ASSERT_EQ(ctx.failure_state(), Error::Ok);
+      for (size_t i = 0; i < v.size(); ++i) {
+        const float g = got.const_data_ptr<float>()[i];
+        const double want = c.want(v[i]);
+        if (std::isnan(want)) {
+          ASSERT_TRUE(std::isnan(g)) << "at " << i;
+        } else if (std::isinf(want)) {
+          ASSERT_EQ(g, want) << "at " << i;
+        } else {
+          // GELU's bound is 1e-6 x max(1, |x|).
+          const double scale = std::string(c.name) == "gelu" ? std::max(1.0, std::fabs(double{v[i]})) : 1;
+          ASSERT_NEAR(g, want, c.tolerance(want) * scale) << "at " << i << " x " << v[i];
+        }
+      }
+    }
+  }
+  ASSERT_TRUE(set_gemm_isa(detected));
+  // The tanh form of GELU and double inputs are the portable kernels' results, bit for bit.
+  Tensor& mine = zeros(sizes);
+  Tensor& portable = zeros(sizes);
+  auto ctx = context();
+  gelu_out(ctx, x, "tanh", mine);
+  kernels::gelu_out(ctx, x, "tanh", portable);
+  ASSERT_EQ(ctx.failure_state(), Error::Ok);
+  for (size_t i = 0; i < v.size(); ++i) {
+    const float a = mine.const_data_ptr<float>()[i], b = portable.const_data_ptr<float>()[i];
+    ASSERT_TRUE(a == b || (std::isnan(a) && std::isnan(b))) << "at " << i;
+  }
+  Tensor& xd =
+      test::make_tensor(pool_, DType::Double, {2}, std::vector<double>{0.5, -2.0})->tensor();
+  Tensor& yd = test::make_zeros(pool_, DType::Double, {2});
+  sigmoid_out(ctx, xd, yd);
+  ASSERT_EQ(ctx.failure_state(), Error::Ok);
+  EXPECT_EQ(yd.const_data_ptr<double>()[1], 1.0 / (1.0 + std::exp(2.0)));
 }
 
 TEST_F(OptimizedOps, ErrorsAreThePortableKernelsErrors) {
