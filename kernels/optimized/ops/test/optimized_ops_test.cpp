@@ -460,7 +460,8 @@ TEST_F(OptimizedOps, ActivationsAreWithinTheirApproximations) {
           ASSERT_EQ(g, want) << "at " << i;
         } else {
           // GELU's bound is 1e-6 x max(1, |x|).
-          const double scale = std::string(c.name) == "gelu" ? std::max(1.0, std::fabs(double{v[i]})) : 1;
+          const double scale =
+              std::string(c.name) == "gelu" ? std::max(1.0, std::fabs(double{v[i]})) : 1;
           ASSERT_NEAR(g, want, c.tolerance(want) * scale) << "at " << i << " x " << v[i];
         }
       }
