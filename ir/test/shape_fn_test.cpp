@@ -48,6 +48,21 @@ class ShapeFnTest : public ::testing::Test {
     return SymInt(std::make_shared<Symbol>(Symbol{name, lo, hi}));
   }
 
+  /// The output height of a k x 1 convolution (or transposed convolution) of a [1, 4, in, 8]
+  /// input with that stride and padding along the height.
+  SymInt conv_height(const SymInt& in, int64_t k, int64_t stride, int64_t pad, bool transposed) {
+    const ArgumentList args = {t(DType::Float, {1, 4, in, 8}),
+                               t(DType::Float, {4, 4, k, 1}),
+                               nullptr,
+                               std::vector<int64_t>{stride, 1},
+                               std::vector<int64_t>{pad, 0},
+                               std::vector<int64_t>{1, 1},
+                               transposed,
+                               std::vector<int64_t>{0, 0},
+                               int64_t{1}};
+    return one("aten::convolution", args).shape[2];
+  }
+
   Graph graph_;
 };
 
@@ -156,16 +171,7 @@ TEST_F(ShapeFnTest, ConvolutionPropagatesBatchSymbol) {
 TEST_F(ShapeFnTest, WindowCountsOfDynamicSpatialDims) {
   const SymInt h = sym("h", 32, 128);
   auto conv = [&](const SymInt& in, int64_t k, int64_t stride, int64_t pad, bool transposed) {
-    const ArgumentList args = {t(DType::Float, {1, 4, in, 8}),
-                               t(DType::Float, {4, 4, k, 1}),
-                               nullptr,
-                               std::vector<int64_t>{stride, 1},
-                               std::vector<int64_t>{pad, 0},
-                               std::vector<int64_t>{1, 1},
-                               transposed,
-                               std::vector<int64_t>{0, 0},
-                               int64_t{1}};
-    return one("aten::convolution", args).shape[2];
+    return conv_height(in, k, stride, pad, transposed);
   };
   const SymInt stem = conv(h, 7, 2, 3, false);
   EXPECT_EQ(stem.to_string(), "(h+1)/2");
@@ -227,16 +233,7 @@ TEST_F(ShapeFnTest, WindowCountsOfADeclaredMultiple) {
   h_sym->multiple = 8;
   const SymInt h(h_sym);
   auto conv = [&](const SymInt& in, int64_t k, int64_t stride, int64_t pad, bool transposed) {
-    const ArgumentList args = {t(DType::Float, {1, 4, in, 8}),
-                               t(DType::Float, {4, 4, k, 1}),
-                               nullptr,
-                               std::vector<int64_t>{stride, 1},
-                               std::vector<int64_t>{pad, 0},
-                               std::vector<int64_t>{1, 1},
-                               transposed,
-                               std::vector<int64_t>{0, 0},
-                               int64_t{1}};
-    return one("aten::convolution", args).shape[2];
+    return conv_height(in, k, stride, pad, transposed);
   };
   auto pool = [&](const SymInt& in) {
     return run("aten::max_pool2d_with_indices",
