@@ -170,6 +170,12 @@ class ImportContext {
   // --- emission ---------------------------------------------------------------------------------
   /// Sets the node whose source name the next calls record (and that errors name).
   void set_current(const NodeView* node) { current_ = node; }
+  /// A note for the user that an error of a later node should carry (" (...)"), e.g. that sizes
+  /// a node subtracted agree for a declared multiple only; the first one is kept.
+  void add_hint(std::string hint) {
+    if (hint_.empty()) hint_ = std::move(hint);
+  }
+  const std::string& hint() const { return hint_; }
   /// Adds a call of `op` (qualified name). `args` are the leading schema arguments; the rest take
   /// their defaults (None for optional ones). meta.val comes from the op's shape function and
   /// meta.source from the current node.
@@ -219,6 +225,7 @@ class ImportContext {
   std::unordered_map<std::string, SymValue> sym_values_;
   std::unordered_map<std::string, std::vector<Value>> seq_values_;
   const NodeView* current_ = nullptr;
+  std::string hint_;
 };
 
 /// ONNX TensorProto data type → DType; fails (NotSupported) for strings, complex and the like.

@@ -675,7 +675,12 @@ ir::ExportedProgram import_graph(onnx::ModelProto& model, const std::string& fil
     std::string source =
         proto.name().empty() ? fmt::format("{}_{}", proto.op_type(), index) : proto.name();
     ++index;
-    import_node(proto, std::move(source));
+    try {
+      import_node(proto, std::move(source));
+    } catch (const Exception& e) {
+      if (ctx.hint().empty()) throw;
+      throw LocatedError(e.code(), std::string(e.what()) + ctx.hint());
+    }
   }
   ctx.set_current(nullptr);
 

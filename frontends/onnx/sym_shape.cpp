@@ -179,6 +179,25 @@ void import_arith_items(ImportContext& ctx, const NodeView& node) {
       out.emplace_back(op == "Add" ? p + q : op == "Sub" ? p - q : op == "Mul" ? p * q : p / q);
       continue;
     }
+    // x - x is 0 for dims known to be equal (a U-Net's padding of an upsampled map to its skip
+    // connection's size, with sizes that agree: declared multiples).
+    if (op == "Sub") {
+      const std::optional<ir::SymInt> kx = ir::shape::known_sym_int(x);
+      const std::optional<ir::SymInt> ky = ir::shape::known_sym_int(y);
+      if (kx && ky && *kx == *ky) {
+        out.emplace_back(int64_t{0});
+        continue;
+      }
+      if (kx && ky) {
+        if (const std::optional<ir::AgreeingMultiple> m = ir::agreeing_multiple(*kx, *ky)) {
+          ctx.add_hint(fmt::format(
+              " (node '{}' subtracts sizes {} and {}, equal where '{}' is a multiple of {}: "
+              "declare it so, e.g. ptec export --dynamic INPUT:AXIS={}:MIN..MAX:{})",
+              node.source(), kx->to_string(), ky->to_string(), m->symbol->name, m->multiple,
+              m->symbol->name, m->multiple));
+        }
+      }
+    }
     // x * 1, x / 1, x + 0 and x - 0 keep x.
     const int64_t identity = op == "Mul" || op == "Div" ? 1 : 0;
     const bool y_is_identity = y.is_int() && y.as_int() == identity;

@@ -507,7 +507,8 @@ def build_espcn_dynhw(gen):
 
 class UNet(nn.Module):
     """A 3-level U-Net: each decoder level upsamples (transposed convolution, nearest, bilinear)
-    and concatenates the encoder's map of that level. The sizes agree only for sides that are
+    and concatenates the encoder's map of that level (one pads it to that map's size first, by
+    sizes taken from Shape). The sizes agree only for sides that are
     multiples of 8, which the export declares."""
 
     def __init__(self):
@@ -528,7 +529,11 @@ class UNet(nn.Module):
         s2 = self.e2(nn.functional.max_pool2d(s1, 2))
         s3 = self.e3(nn.functional.max_pool2d(s2, 2))
         y = self.d3(torch.cat([self.up3(self.down(s3)), s3], 1))
-        y = self.d2(torch.cat([nn.functional.interpolate(y, scale_factor=2.0), s2], 1))
+        # Padded to the skip connection's size as many U-Nets write it (0 for the declared sizes).
+        up = nn.functional.interpolate(y, scale_factor=2.0)
+        dy, dx = s2.size(2) - up.size(2), s2.size(3) - up.size(3)
+        up = nn.functional.pad(up, [dx // 2, dx - dx // 2, dy // 2, dy - dy // 2])
+        y = self.d2(torch.cat([up, s2], 1))
         y = nn.functional.interpolate(y, scale_factor=2.0, mode="bilinear", align_corners=False)
         return self.head(self.d1(torch.cat([y, s1], 1)))
 

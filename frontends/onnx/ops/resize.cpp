@@ -432,16 +432,25 @@ void resize_dynamic(ImportContext& ctx, const NodeView& node, const ResizeAttrs&
     node.fail(Error::NotSupported, "resizing dynamic dims of a rank-{} input (only 4-D)",
               in.size());
   }
+  // Nearest with half-pixel coordinates rounding to the nearest is the same, for integer scales
+  // s: x = q s + r maps to q + (2 r - s + 1) / (2 s), within half a pixel of q, never at a tie.
+  const bool integer_scales =
+      scales.size() == 4 && std::all_of(scales.begin() + 2, scales.end(),
+                                        [](double v) { return v >= 1.0 && v == std::floor(v); });
   const bool nearest =
-      a.mode == "nearest" && a.coordinate_mode == "asymmetric" && a.nearest_rule == "floor";
+      a.mode == "nearest" &&
+      ((a.coordinate_mode == "asymmetric" && a.nearest_rule == "floor") ||
+       (integer_scales &&
+        (a.coordinate_mode == "half_pixel" || a.coordinate_mode == "pytorch_half_pixel") &&
+        (a.nearest_rule == "round_prefer_floor" || a.nearest_rule == "round_prefer_ceil")));
   const bool align_corners = a.mode == "linear" && a.coordinate_mode == "align_corners";
   const bool half_pixel = a.mode == "linear" && (a.coordinate_mode == "half_pixel" ||
                                                  a.coordinate_mode == "pytorch_half_pixel");
   if ((!nearest && !align_corners && !half_pixel) || a.antialias) {
     node.fail(Error::NotSupported,
               "resizing dynamic dims with mode '{}', coordinate_transformation_mode '{}'{}: only "
-              "nearest (asymmetric, floor) and linear (align_corners, half_pixel, "
-              "pytorch_half_pixel) are supported",
+              "nearest (asymmetric, floor; or half_pixel rounding to the nearest by integer "
+              "scales) and linear (align_corners, half_pixel, pytorch_half_pixel) are supported",
               a.mode, a.coordinate_mode, a.antialias ? " and antialias" : "");
   }
   ir::Argument output_size, scale_factors;

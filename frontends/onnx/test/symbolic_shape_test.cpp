@@ -473,6 +473,63 @@ TEST(SymbolicShape, SkipConnectionOnADeclaredMultiple) {
   }
 }
 
+// A U-Net's Up block as it is often written: the upsampled map (a default nearest Resize: half
+// pixels rounding to the nearest, the same as asymmetric floor for an integer scale) is padded by
+// the difference of its size and the skip connection's (F.pad with sizes from Shape), then
+// concatenated. With h
+// declared a multiple of 2 the difference is 0 and the padding folds away; without, the error
+// of the Pad that cannot take run-time pads says which multiple to declare.
+TEST(SymbolicShape, PaddingToTheSkipConnectionFoldsForDeclaredMultiples) {
+  auto model = [](ModelBuilder& b) {
+    b.input("x", {1, 1, std::string("h"), 2});
+    onnx::NodeProto& pool = b.node("MaxPool", {"x"}, {"p"});
+    set_attr(pool, "kernel_shape", std::vector<int64_t>{2, 2});
+    set_attr(pool, "strides", std::vector<int64_t>{2, 2});
+    b.init_float("scales", {4}, {1.0f, 1.0f, 2.0f, 2.0f});
+    onnx::NodeProto& resize = b.node("Resize", {"p", "", "scales"}, {"up"});
+    set_attr(resize, "mode", std::string("nearest"));
+    b.node("Shape", {"x"}, {"x_shape"});
+    b.node("Shape", {"up"}, {"up_shape"});
+    b.init_int64("i2", {1}, {2});
+    b.node("Gather", {"x_shape", "i2"}, {"hx"});
+    b.node("Gather", {"up_shape", "i2"}, {"hu"});
+    b.node("Sub", {"hx", "hu"}, {"diff"}, "size_difference");
+    b.init_int64("zeros6", {6}, {0, 0, 0, 0, 0, 0});
+    b.init_int64("zero1", {1}, {0});
+    set_attr(b.node("Concat", {"zeros6", "diff", "zero1"}, {"pads"}), "axis", int64_t{0});
+    b.node("Pad", {"up", "pads"}, {"padded"}, "pad_to_skip");
+    set_attr(b.node("Concat", {"padded", "x"}, {"z"}), "axis", int64_t{1});
+    b.output("z", onnx::TensorProto::FLOAT, {1, 2, std::string("h"), 2});
+  };
+  OnnxImportOptions options;
+  options.dynamic_dims.push_back(DynamicDim{"x", 2, "h", 2, 8});
+  {
+    ModelBuilder b(13);
+    model(b);
+    const std::string what = import_error(b, options);
+    EXPECT_NE(what.find("pad_to_skip"), std::string::npos) << what;
+    EXPECT_NE(what.find("node 'size_difference' subtracts sizes h and (h/2)_x2, equal where 'h' "
+                        "is a multiple of 2"),
+              std::string::npos)
+        << what;
+  }
+  options.dynamic_dims[0].multiple = 2;
+  ModelBuilder b(13);
+  model(b);
+  PortableProgram p(b, options);
+  std::vector<float> x(12);
+  for (size_t i = 0; i < x.size(); ++i) x[i] = static_cast<float>(i);
+  std::vector<runtime::OwnedTensor> inputs;
+  inputs.push_back(runtime::OwnedTensor::from<float>(DType::Float, {1, 1, 6, 2}, x));
+  const std::vector<PortableProgram::Output> out = p.run(inputs);
+  ASSERT_EQ(out.size(), 1u);
+  EXPECT_EQ(out[0].sizes, (std::vector<int32_t>{1, 2, 6, 2}));
+  EXPECT_EQ(std::vector<float>(out[0].values.begin() + 12, out[0].values.end()), x);
+  // The default nearest Resize (half_pixel, round_prefer_floor) by 2 repeats each pooled value:
+  // the pool of rows 2k and 2k + 1 is x[4k + 3].
+  for (size_t i = 0; i < 12; ++i) EXPECT_EQ(out[0].values[i], x[i / 4 * 4 + 3]) << i;
+}
+
 // An anchor grid as YOLO exports build it from a feature map's h and w: Range(0.0, Cast(w to
 // float), 1.0) and ConstantOfShape([h * w, 1]). A dim cast to float is a Range's limit only.
 TEST(SymbolicShape, FloatRangeAndAProductOfDims) {
