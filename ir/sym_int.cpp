@@ -76,6 +76,18 @@ SymInt product_of(std::vector<SymbolPtr> roots, int64_t factor) {
   return SymInt(std::move(s));
 }
 
+SymInt times(const SymInt& x, const SymInt& y) {
+  if (x.is_static() && y.is_static()) return SymInt(x.value() * y.value());
+  if (x.is_static() || y.is_static()) {
+    const SymInt& symbol = x.is_static() ? y : x;
+    const int64_t k = x.is_static() ? x.value() : y.value();
+    return k == 0 ? SymInt(0) : affine(symbol, k, 0, 1);
+  }
+  std::vector<SymbolPtr> roots = roots_of(x.symbol());
+  for (const SymbolPtr& r : roots_of(y.symbol())) roots.push_back(r);
+  return product_of(std::move(roots), x.symbol()->factor * y.symbol()->factor);
+}
+
 namespace {
 // floor(a / b) for b > 0.
 int64_t floor_div(int64_t a, int64_t b) {
@@ -182,13 +194,17 @@ std::optional<AgreeingMultiple> agreeing_multiple(const SymInt& a, const SymInt&
   return std::nullopt;
 }
 
+std::string declare_multiple_advice(const AgreeingMultiple& m) {
+  return fmt::format(
+      "'{}' is a multiple of {}: declare it so, e.g. ptec export --dynamic "
+      "INPUT:AXIS={}:MIN..MAX:{}",
+      m.symbol->name, m.multiple, m.symbol->name, m.multiple);
+}
+
 std::string agreeing_multiple_hint(const SymInt& a, const SymInt& b) {
   const std::optional<AgreeingMultiple> m = agreeing_multiple(a, b);
   if (!m) return {};
-  return fmt::format(
-      " (the sizes agree where '{}' is a multiple of {}: declare it so, e.g. ptec export "
-      "--dynamic INPUT:AXIS={}:MIN..MAX:{})",
-      m->symbol->name, m->multiple, m->symbol->name, m->multiple);
+  return fmt::format(" (the sizes agree where {})", declare_multiple_advice(*m));
 }
 
 }  // namespace ptec::ir

@@ -74,6 +74,10 @@ std::vector<SymbolPtr> roots_of(const SymbolPtr& symbol);
 /// (saturating at INT64_MAX). Equal products get equal names and ranges, so they compare equal.
 SymInt product_of(std::vector<SymbolPtr> roots, int64_t factor);
 
+/// x * y as a dim: an int for two ints, a symbol times a non-negative int as affine() scales it,
+/// else the product of both symbols' roots and factors (product_of).
+SymInt times(const SymInt& x, const SymInt& y);
+
 /// floor((scale * x + offset) / divisor) as a dim (scale >= 1, divisor >= 1): an int for a
 /// static x, x itself for the identity, else a data-dependent symbol of x's symbol whose range
 /// maps x's (the function never decreases). Of a window count it composes where the result is
@@ -104,8 +108,10 @@ struct AgreeingMultiple {
 };
 std::optional<AgreeingMultiple> agreeing_multiple(const SymInt& a, const SymInt& b);
 
-/// " (the sizes agree where 'h' is a multiple of 4: declare it so, e.g. ptec export --dynamic
-/// INPUT:AXIS=h:MIN..MAX:4)" for agreeing_multiple's answer, else "".
+/// "'h' is a multiple of 4: declare it so, e.g. ptec export --dynamic INPUT:AXIS=h:MIN..MAX:4".
+std::string declare_multiple_advice(const AgreeingMultiple& m);
+
+/// " (the sizes agree where <declare_multiple_advice>)" for agreeing_multiple's answer, else "".
 std::string agreeing_multiple_hint(const SymInt& a, const SymInt& b);
 
 }  // namespace ptec::ir

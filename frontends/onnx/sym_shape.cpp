@@ -190,11 +190,9 @@ void import_arith_items(ImportContext& ctx, const NodeView& node) {
       }
       if (kx && ky) {
         if (const std::optional<ir::AgreeingMultiple> m = ir::agreeing_multiple(*kx, *ky)) {
-          ctx.add_hint(fmt::format(
-              " (node '{}' subtracts sizes {} and {}, equal where '{}' is a multiple of {}: "
-              "declare it so, e.g. ptec export --dynamic INPUT:AXIS={}:MIN..MAX:{})",
-              node.source(), kx->to_string(), ky->to_string(), m->symbol->name, m->multiple,
-              m->symbol->name, m->multiple));
+          ctx.add_hint(fmt::format(" (node '{}' subtracts sizes {} and {}, equal where {})",
+                                   node.source(), kx->to_string(), ky->to_string(),
+                                   ir::declare_multiple_advice(*m)));
         }
       }
     }

@@ -194,24 +194,6 @@ SymInt to_sym_int(const OpSchema& op, std::string_view name, const Argument& a) 
 }
 }  // namespace
 
-namespace {
-// x * y for dims whose value is known: products of roots times factors.
-SymInt times(const SymInt& x, const SymInt& y) {
-  if (x.is_static() && y.is_static()) return SymInt(x.value() * y.value());
-  if (x.is_static() || y.is_static()) {
-    const SymInt& s = x.is_static() ? y : x;
-    const int64_t c = x.is_static() ? x.value() : y.value();
-    if (c <= 0) return SymInt(0);  // sizes are never negative; c < 0 does not reach here
-    const SymbolPtr& sym = s.symbol();
-    return product_of(roots_of(sym), sym->roots.empty() ? c : sym->factor * c);
-  }
-  std::vector<SymbolPtr> roots = roots_of(x.symbol());
-  for (const SymbolPtr& r : roots_of(y.symbol())) roots.push_back(r);
-  const auto factor = [](const SymbolPtr& s) { return s->roots.empty() ? 1 : s->factor; };
-  return product_of(std::move(roots), factor(x.symbol()) * factor(y.symbol()));
-}
-}  // namespace
-
 std::optional<SymInt> known_sym_int(const Argument& a) {
   if (a.is_int()) return SymInt(a.as_int());
   if (!a.is_node()) return std::nullopt;
@@ -225,7 +207,7 @@ std::optional<SymInt> known_sym_int(const Argument& a) {
     const std::optional<SymInt> x = known_sym_int(n->arg(0)), y = known_sym_int(n->arg(1));
     if (!x || !y) return std::nullopt;
     if (mul && (x->is_symbolic() || x->value() >= 0) && (y->is_symbolic() || y->value() >= 0)) {
-      return times(*x, *y);
+      return ir::times(*x, *y);
     }
     if (!y->is_static())
       return add && x->is_static() ? affine(*y, 1, x->value(), 1) : std::optional<SymInt>();

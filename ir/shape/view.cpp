@@ -109,7 +109,7 @@ std::variant<Shape, std::string> infer_view(const TensorSpec& self, Shape size, 
   }
   for (size_t k = 0; k < left.size(); ++k) {
     const SymbolPtr& r = left[k];
-    if (r->of != nullptr || !r->roots.empty() || r->multiple % divide[k] != 0) continue;
+    if (r->of != nullptr || r->multiple % divide[k] != 0) continue;  // a count, or used up
     const int64_t g = std::gcd(q, r->multiple / divide[k]);
     divide[k] *= g;
     q /= g;

@@ -158,7 +158,7 @@ Operand contract(ImportContext& ctx, const NodeView& node, const Operand& a0, co
     ir::SymInt p(1);
     for (char c : letters) {
       const auto it = fixed.find(c);
-      p = sym_mul(p, it != fixed.end() ? it->second : x.sizes[x.letters.find(c)]);
+      p = ir::times(p, it != fixed.end() ? it->second : x.sizes[x.letters.find(c)]);
     }
     return p;
   };

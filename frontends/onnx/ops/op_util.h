@@ -81,20 +81,6 @@ inline std::optional<ir::SymInt> sym_product(const ir::Shape& shape, size_t begi
   return symbol;
 }
 
-/// a * b as a dim: an int for two ints, a symbol times an int as ir::affine scales it, else the
-/// product of their symbols' roots and factors (ir::product_of).
-inline ir::SymInt sym_mul(const ir::SymInt& a, const ir::SymInt& b) {
-  if (a.is_static() && b.is_static()) return ir::SymInt(a.value() * b.value());
-  if (a.is_static() || b.is_static()) {
-    const ir::SymInt& symbol = a.is_static() ? b : a;
-    const int64_t k = a.is_static() ? a.value() : b.value();
-    return k == 0 ? ir::SymInt(0) : ir::affine(symbol, k, 0, 1);
-  }
-  std::vector<ir::SymbolPtr> roots = ir::roots_of(a.symbol());
-  for (const ir::SymbolPtr& r : ir::roots_of(b.symbol())) roots.push_back(r);
-  return ir::product_of(std::move(roots), a.symbol()->factor * b.symbol()->factor);
-}
-
 /// view_copy to `shape` where dims may be products of symbols that no value carries yet (dims
 /// flattened together): that dim becomes -1, which view_copy infers. More than one such dim is
 /// refused (NotSupported, naming `what`).

@@ -540,9 +540,9 @@ void depth_to_space_dynamic(ImportContext& ctx, const NodeView& node, const ir::
       crd ? std::vector<int64_t>{0, 1, 4, 2, 5, 3} : std::vector<int64_t>{0, 3, 4, 1, 5, 2};
   ir::Node* y = ctx.call("aten::permute_copy", {sym_view(ctx, ctx.input(node, 0), split), perm});
   // [n, c, h, b, w, b] -> [n, c, h * b, w, b] -> [n, c, h * b, w * b]
-  y = flat_view(ctx, node, y, {n, c, sym_mul(h, b), w, b}, "DepthToSpace");
+  y = flat_view(ctx, node, y, {n, c, ir::times(h, b), w, b}, "DepthToSpace");
   ctx.set_output(node, 0,
-                 flat_view(ctx, node, y, {n, c, sym_mul(h, b), sym_mul(w, b)}, "DepthToSpace"));
+                 flat_view(ctx, node, y, {n, c, ir::times(h, b), ir::times(w, b)}, "DepthToSpace"));
 }
 
 /// SpaceToDepth of a dynamic N, H or W: a dynamic H or W must be declared a multiple of the block

@@ -414,10 +414,9 @@ TEST(SymbolicShape, DepthToSpaceOnDynamicHeightAndWidth) {
   }
 }
 
-// A skip connection: x's 2x2 max pool upsampled by 2 (nearest) and concatenated with x. The
-// sizes agree for even sides only: refused for a plain dynamic h, imported when h is declared a
-// multiple of 2 (the pool is then h/2 and its upsampling h), and run at two sizes.
-void skip_connection(ModelBuilder& b) {
+/// Input x = [1, 1, h, 2] and "up", its 2x2 max pool upsampled by 2 (Resize nearest with
+/// asymmetric coordinates rounding down, or ONNX's default half-pixel rounding to the nearest).
+void pooled_and_upsampled(ModelBuilder& b, bool asymmetric) {
   b.input("x", {1, 1, std::string("h"), 2});
   onnx::NodeProto& pool = b.node("MaxPool", {"x"}, {"p"});
   set_attr(pool, "kernel_shape", std::vector<int64_t>{2, 2});
@@ -425,8 +424,17 @@ void skip_connection(ModelBuilder& b) {
   b.init_float("scales", {4}, {1.0f, 1.0f, 2.0f, 2.0f});
   onnx::NodeProto& resize = b.node("Resize", {"p", "", "scales"}, {"up"});
   set_attr(resize, "mode", std::string("nearest"));
-  set_attr(resize, "coordinate_transformation_mode", std::string("asymmetric"));
-  set_attr(resize, "nearest_mode", std::string("floor"));
+  if (asymmetric) {
+    set_attr(resize, "coordinate_transformation_mode", std::string("asymmetric"));
+    set_attr(resize, "nearest_mode", std::string("floor"));
+  }
+}
+
+// A skip connection: x's 2x2 max pool upsampled by 2 (nearest) and concatenated with x. The
+// sizes agree for even sides only: refused for a plain dynamic h, imported when h is declared a
+// multiple of 2 (the pool is then h/2 and its upsampling h), and run at two sizes.
+void skip_connection(ModelBuilder& b) {
+  pooled_and_upsampled(b, true);
   set_attr(b.node("Concat", {"up", "x"}, {"y"}, "skip"), "axis", int64_t{1});
   b.output("y", onnx::TensorProto::FLOAT, {1, 2, std::string("h"), 2});
 }
@@ -481,13 +489,7 @@ TEST(SymbolicShape, SkipConnectionOnADeclaredMultiple) {
 // of the Pad that cannot take run-time pads says which multiple to declare.
 TEST(SymbolicShape, PaddingToTheSkipConnectionFoldsForDeclaredMultiples) {
   auto model = [](ModelBuilder& b) {
-    b.input("x", {1, 1, std::string("h"), 2});
-    onnx::NodeProto& pool = b.node("MaxPool", {"x"}, {"p"});
-    set_attr(pool, "kernel_shape", std::vector<int64_t>{2, 2});
-    set_attr(pool, "strides", std::vector<int64_t>{2, 2});
-    b.init_float("scales", {4}, {1.0f, 1.0f, 2.0f, 2.0f});
-    onnx::NodeProto& resize = b.node("Resize", {"p", "", "scales"}, {"up"});
-    set_attr(resize, "mode", std::string("nearest"));
+    pooled_and_upsampled(b, false);
     b.node("Shape", {"x"}, {"x_shape"});
     b.node("Shape", {"up"}, {"up_shape"});
     b.init_int64("i2", {1}, {2});
