@@ -1,6 +1,7 @@
 #include "ir/graph_json.h"
 
 #include <cmath>
+#include <functional>
 #include <limits>
 #include <map>
 #include <set>
@@ -260,6 +261,35 @@ class Reader {
               symbol->max % symbol->multiple != 0) {
             fail(where, fmt::format("bounds not multiples of {}", symbol->multiple));
           }
+        }
+        if (const json* dd = optional_field(s, "data_dependent")) {
+          if (!dd->is_boolean()) fail(where, "data_dependent is not a boolean");
+          symbol->data_dependent = dd->get<bool>();
+        }
+        // The symbols a derived one is a function of come before it.
+        auto earlier = [&](const json& name) {
+          const std::string n = text_from(name, where + " operand");
+          auto it = symbols_.find(n);
+          if (it == symbols_.end()) fail(where, fmt::format("unknown symbol '{}'", n));
+          return it->second;
+        };
+        if (const json* roots = optional_field(s, "roots")) {
+          for (const json& r : array_from(*roots, where + " roots")) {
+            symbol->roots.push_back(earlier(r));
+          }
+          symbol->factor = int_from(field(s, "factor", where), where + " factor");
+        }
+        if (const json* of = optional_field(s, "of")) {
+          symbol->of = earlier(*of);
+          symbol->scale = int_from(field(s, "scale", where), where + " scale");
+          symbol->offset = int_from(field(s, "offset", where), where + " offset");
+          symbol->divisor = int_from(field(s, "divisor", where), where + " divisor");
+          if (symbol->scale < 1 || symbol->divisor < 1) {
+            fail(where, "a window count needs a scale and a divisor of at least 1");
+          }
+        }
+        if (!symbol->roots.empty() && symbol->of != nullptr) {
+          fail(where, "a symbol is either a product or a window count, not both");
         }
         if (!symbols_.emplace(symbol->name, symbol).second) fail(where, "declared twice");
         if (const json* key = optional_field(s, "range_constraint")) {
@@ -528,13 +558,32 @@ std::string to_json(const ExportedProgram& program, const PayloadWriter& write_p
   // Symbols: the range constraints (with their keys), then every other symbol a spec uses.
   json symbols = json::array();
   std::set<std::string> seen;
-  auto add_symbol = [&](const SymbolPtr& s, const std::string* key) {
-    if (s == nullptr || !seen.insert(s->name).second) return;
-    json entry{{"name", text(s->name)}, {"min", s->min}, {"max", s->max}};
-    if (s->multiple > 1) entry["multiple"] = s->multiple;
-    if (key != nullptr) entry["range_constraint"] = text(*key);
-    symbols.push_back(std::move(entry));
-  };
+  // A derived symbol (a product, a window count) after the symbols it is a function of, with
+  // its function, so that shape functions rerun on the read program reach the same symbols.
+  std::function<void(const SymbolPtr&, const std::string*)> add_symbol =
+      [&](const SymbolPtr& s, const std::string* key) {
+        if (s == nullptr || seen.count(s->name) != 0) return;
+        for (const SymbolPtr& root : s->roots) add_symbol(root, nullptr);
+        add_symbol(s->of, nullptr);
+        seen.insert(s->name);
+        json entry{{"name", text(s->name)}, {"min", s->min}, {"max", s->max}};
+        if (s->multiple > 1) entry["multiple"] = s->multiple;
+        if (s->data_dependent) entry["data_dependent"] = true;
+        if (!s->roots.empty()) {
+          json roots = json::array();
+          for (const SymbolPtr& root : s->roots) roots.push_back(text(root->name));
+          entry["roots"] = std::move(roots);
+          entry["factor"] = s->factor;
+        }
+        if (s->of != nullptr) {
+          entry["of"] = text(s->of->name);
+          entry["scale"] = s->scale;
+          entry["offset"] = s->offset;
+          entry["divisor"] = s->divisor;
+        }
+        if (key != nullptr) entry["range_constraint"] = text(*key);
+        symbols.push_back(std::move(entry));
+      };
   for (const auto& [key, symbol] : program.range_constraints()) add_symbol(symbol, &key);
   auto add_spec_symbols = [&](const TensorSpec& spec) {
     for (const SymInt& d : spec.shape) {

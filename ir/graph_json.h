@@ -21,7 +21,13 @@ namespace ptec::ir {
 ///
 ///   {"format": "ptec.exported_program", "version": 1, "uuid": "...", "stage": "EDGE",
 ///    "provenance": [{"stage": ..., "detail": ...}],
-///    "symbols": [{"name": "seq", "min": 1, "max": 512, "range_constraint": "seq"}],
+///    "symbols": [{"name": "seq", "min": 1, "max": 512, "range_constraint": "seq"},
+///                {"name": "h", "min": 32, "max": 256, "multiple": 8},
+///                {"name": "h/2", "min": 16, "max": 128, "of": "h", "scale": 1, "offset": 0,
+///                 "divisor": 2},
+///                {"name": "seq_x4", "min": 4, "max": 2048, "roots": ["seq"], "factor": 4}],
+///    (a derived symbol, a window count "of" another or a product of "roots", comes after the
+///    symbols it is a function of; "data_dependent": true marks a count only the data decides)
 ///    "signature": {"inputs": [{"kind": "PARAMETER", "name": "p_w", "target": "w"}],
 ///                  "outputs": [...]},
 ///    "state_dict": [{"name": "w", "spec": {...}, "payload": {"key": "state_dict/w",

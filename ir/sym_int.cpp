@@ -147,6 +147,39 @@ SymInt affine(const SymInt& x, int64_t scale, int64_t offset, int64_t divisor) {
   return SymInt(std::move(s));
 }
 
+namespace {
+
+std::optional<int64_t> evaluate_symbol(const Symbol& s,
+                                       const std::map<std::string, int64_t>& values) {
+  int64_t out = 0;
+  if (!s.roots.empty()) {
+    out = s.factor;
+    for (const SymbolPtr& root : s.roots) {
+      const std::optional<int64_t> r = evaluate_symbol(*root, values);
+      if (!r || __builtin_mul_overflow(out, *r, &out)) return std::nullopt;
+    }
+    return out;
+  }
+  if (s.of != nullptr) {
+    const std::optional<int64_t> x = evaluate_symbol(*s.of, values);
+    if (!x || __builtin_mul_overflow(s.scale, *x, &out) ||
+        __builtin_add_overflow(out, s.offset, &out)) {
+      return std::nullopt;
+    }
+    return floor_div(out, s.divisor);
+  }
+  auto it = values.find(s.name);
+  if (it == values.end()) return std::nullopt;
+  return it->second;
+}
+
+}  // namespace
+
+std::optional<int64_t> evaluate(const SymInt& d, const std::map<std::string, int64_t>& values) {
+  if (d.is_static()) return d.value();
+  return evaluate_symbol(*d.symbol(), values);
+}
+
 std::optional<ExactFraction> exact_fraction(const SymbolPtr& symbol) {
   const Symbol& s = *symbol;
   if (s.of == nullptr || s.scale != 1 || s.offset != 0 || !exact_count(s)) return std::nullopt;

@@ -1,6 +1,7 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -89,6 +90,12 @@ SymInt times(const SymInt& x, const SymInt& y);
 /// count is the exact fraction ("h/2" for floor((h + 1) / 2) with h a multiple of 2), and counts
 /// of it compose at any scale.
 SymInt affine(const SymInt& x, int64_t scale, int64_t offset, int64_t divisor);
+
+/// The size `d` takes where each symbol of its own named in `values` has that size: a constant as
+/// it is, a product or a window count from its roots (through its chain of counts); nullopt where
+/// a symbol it depends on has no value (a data-dependent count). Used to specialize a program at
+/// given sizes, where shape functions are not rerun.
+std::optional<int64_t> evaluate(const SymInt& d, const std::map<std::string, int64_t>& values);
 
 /// For a symbol that is exactly r / q of a symbol r of its own (r declared a multiple of q, e.g.
 /// "h/2"): r and q; nullopt for any other. Views count it as r with a static 1 / q.

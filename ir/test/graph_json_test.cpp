@@ -266,6 +266,46 @@ void expect_error(const std::string& json, const std::string& message) {
   }
 }
 
+TEST(GraphJson, DerivedSymbolsKeepTheirFunction) {
+  // A program whose specs use window counts and products of h (a multiple of 8): read back, they
+  // are still functions of h, so shape functions rerun on the read program compose with them
+  // (h/4 upsampled by 2 is h/2 again) and they evaluate at a size of h.
+  ExportedProgram p = parse(R"IR(program stage=ATEN
+  symbol h [32, 256] multiple 8
+  symbol a [1, 64] local
+  symbol b [1, 128] local
+  symbol c [1, 16384] local
+  input USER_INPUT x
+  output USER_OUTPUT up
+graph:
+  %x : f32[1, 1, h, h] = placeholder() #1
+  %pool : f32[1, 1, a, a] = aten::avg_pool2d(%x, [4, 4], [4, 4], [0, 0]) #2
+  %up : f32[1, 1, b, b] = aten::upsample_nearest2d.vec(%pool, None, [2.0, 2.0]) #3
+  %view : f32[c] = aten::view_copy(%up, [-1]) #4
+  return (%up) #5
+)IR");
+  // The specs the shape functions compute: h/4, h/2 and a product of h/2 with itself.
+  for (Node* n : p.graph().nodes()) {
+    if (n->is_call()) n->meta().val = n->op()->shape_fn(*n->op(), n->args());
+  }
+  const ExportedProgram back = program_from_json(to_json(p));
+  const SymbolPtr quarter = back.graph().get("pool").spec().shape[2].symbol();
+  ASSERT_NE(quarter, nullptr);
+  ASSERT_NE(quarter->of, nullptr);
+  EXPECT_EQ(quarter->of, back.range_constraints().at("h"));
+  EXPECT_EQ(quarter->divisor, 4);
+  EXPECT_EQ(affine(SymInt(quarter), 2, 0, 1), back.graph().get("up").spec().shape[2]);
+  EXPECT_EQ(evaluate(back.graph().get("view").spec().shape[0], {{"h", 64}}), 32 * 32);
+  EXPECT_THAT(verify(back), ::testing::IsEmpty());
+  EXPECT_EQ(to_json(back), to_json(p));
+  // A derived symbol naming an operand the document has not declared before it.
+  std::string json = to_json(p);
+  const std::string from = "\"of\":\"h\"";
+  ASSERT_NE(json.find(from), std::string::npos) << json;
+  json.replace(json.find(from), from.size(), "\"of\":\"k\"");
+  expect_error(json, "unknown symbol 'k'");
+}
+
 TEST(GraphJson, MalformedDocumentsGiveErrorsNamingTheProblem) {
   expect_error("{not json", "graph json: document: not valid JSON");
   expect_error(R"({"format": "other", "version": 1})",

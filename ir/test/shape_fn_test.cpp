@@ -3,6 +3,8 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <map>
+
 #include "ir/exception.h"
 #include "ir/graph.h"
 #include "ir/op_schema.h"
@@ -303,6 +305,22 @@ TEST_F(ShapeFnTest, WindowCountsOfADeclaredMultiple) {
   m = agreeing_multiple(upsample(pool(pool(pool(pool(g_8))))), pool(pool(pool(g_8))));
   ASSERT_TRUE(m.has_value());
   EXPECT_EQ(m->multiple, 16);
+}
+
+TEST_F(ShapeFnTest, DerivedDimsEvaluateAtGivenSizes) {
+  auto h_sym = std::make_shared<Symbol>(Symbol{"h", 32, 256});
+  h_sym->multiple = 8;
+  const SymInt h(h_sym), w = sym("w", 1, 100);
+  const std::map<std::string, int64_t> at{{"h", 48}, {"w", 7}};
+  EXPECT_EQ(evaluate(SymInt(5), at), 5);
+  EXPECT_EQ(evaluate(h, at), 48);
+  EXPECT_EQ(evaluate(affine(h, 1, 1, 2), at), 24);   // "h/2": the exact fraction
+  EXPECT_EQ(evaluate(affine(w, 1, 1, 2), at), 4);    // "(w+1)/2": the floor
+  EXPECT_EQ(evaluate(affine(w, 1, -9, 2), at), -1);  // floor, not truncation, below zero
+  EXPECT_EQ(evaluate(affine(affine(w, 1, 1, 2), 2, 0, 1), at), 8);  // "((w+1)/2)_x2"
+  EXPECT_EQ(evaluate(times(h, w), at), 48 * 7);                     // "h*w"
+  EXPECT_EQ(evaluate(times(affine(h, 1, 0, 4), SymInt(3)), at), 36);
+  EXPECT_EQ(evaluate(times(h, w), {{"h", 48}}), std::nullopt);  // w has no size
 }
 
 TEST_F(ShapeFnTest, Pooling) {

@@ -2,19 +2,21 @@
 # End-to-end check of an engine-bearing program: ptec compile (CPU engines, no autotuning so the
 # test stays short) -> ptec export of the .ptep -> ptec run on every reference input set ->
 # compare. With NAME.dynamic beside the model, its dims are compiled as engine profiles, every
-# test_data_set_* (several sizes) must match and every bad_* input must be refused.
-# Usage: tests/e2e/run_engine.sh PTEC MODEL_DIR NAME [TOL]
+# test_data_set_* (several sizes) must match and every bad_* input must be refused. Arguments
+# after TOL go to ptec compile (e.g. --points h=32,96 for sizes that are not default points).
+# Usage: tests/e2e/run_engine.sh PTEC MODEL_DIR NAME [TOL [COMPILE_ARG ...]]
 # Work files go to $PTEC_E2E_TMP/engine_NAME (default MODEL_DIR/tmp/engine_NAME), cleared first.
 set -euo pipefail
 
-if [[ $# -lt 3 || $# -gt 4 ]]; then
-  echo "usage: $0 PTEC MODEL_DIR NAME [TOL]" >&2
+if [[ $# -lt 3 ]]; then
+  echo "usage: $0 PTEC MODEL_DIR NAME [TOL [COMPILE_ARG ...]]" >&2
   exit 2
 fi
 ptec=$1
 model_dir=$2
 name=$3
 tol=${4:-1e-3}
+extra_args=("${@:5}")
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 python=/usr/bin/python3
 
@@ -40,8 +42,9 @@ if [[ -f "$model_dir/$name.dynamic" ]]; then
   done <"$model_dir/$name.dynamic"
 fi
 
-echo "+ $ptec compile $onnx_file -o $archive --no-autotune ${dyn_args[*]}"
-"$ptec" compile "$onnx_file" -o "$archive" --no-autotune "${dyn_args[@]}" || fail "compile FAILED"
+echo "+ $ptec compile $onnx_file -o $archive --no-autotune ${dyn_args[*]} ${extra_args[*]}"
+"$ptec" compile "$onnx_file" -o "$archive" --no-autotune "${dyn_args[@]}" "${extra_args[@]}" ||
+  fail "compile FAILED"
 echo "+ $ptec export $archive -o $pte --etrecord $tmp/$name.etrecord"
 "$ptec" export "$archive" -o "$pte" --etrecord "$tmp/$name.etrecord" || fail "export FAILED"
 [[ -s "$pte" && -s "$tmp/$name.etrecord" ]] || fail "export exited 0 but wrote no .pte or .etrecord"
@@ -68,7 +71,8 @@ if [[ ${#dyn_args[@]} -gt 0 ]]; then
       fail "run accepted the out-of-range input $bad_dir"
     fi
     cat "$tmp/bad.out"
-    grep -q "outside the range" "$tmp/bad.out" || fail "the error for $bad_dir does not name the range"
+    grep -qE "outside the range|is not a multiple of" "$tmp/bad.out" ||
+      fail "the error for $bad_dir does not name the range or the multiple"
   done
 fi
 echo "run_engine: $name: PASS ($count input set(s), $(stat -c %s "$archive")-byte .ptep -> $(stat -c %s "$pte")-byte .pte)"

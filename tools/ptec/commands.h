@@ -65,6 +65,9 @@ struct CompileArgs {
   /// --dim SYMBOL=VALUE and --input-shape INPUT=D0xD1x..., repeatable: sizes of symbolic dims.
   std::vector<std::string> dims;
   std::vector<std::string> input_shapes;
+  /// --points SYMBOL=V1,V2,..., repeatable: the sizes of a dynamic dim to build plans for
+  /// (default: the range's min and max and the powers of two between).
+  std::vector<std::string> points;
   /// --no-autotune: keep the CPU backend's default choices (no timing runs).
   bool no_autotune = false;
   /// --threads N: threads the engines are tuned for (0: one per core).

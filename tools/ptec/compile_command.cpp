@@ -1,9 +1,14 @@
 // `ptec compile`: ONNX → ATEN program → ptec::engine::compile (CPU engines, autotuned on this
 // machine unless --no-autotune) → program archive (.ptep) that `ptec export` packages.
 
+#include <algorithm>
+#include <charconv>
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
+#include <map>
+#include <string>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -17,6 +22,42 @@
 #include "tools/ptec/dynamic_dims.h"
 
 namespace ptec::cli {
+namespace {
+
+// --points SYMBOL=V1,V2,...: the profile of a symbol of `program`'s inputs, its whole range with
+// the listed points (engine::compile checks them against the range and the declared multiple).
+std::map<std::string, engine::EngineDimProfile> profiles(const std::vector<std::string>& args,
+                                                         const ir::ExportedProgram& program) {
+  std::map<std::string, engine::EngineDimProfile> out;
+  for (const std::string& arg : args) {
+    const size_t eq = arg.find('=');
+    PTEC_ENFORCE(eq != std::string::npos && eq > 0 && eq + 1 < arg.size(), InvalidArgument,
+                 "--points '{}': expected SYMBOL=V1,V2,...", arg);
+    const std::string name = arg.substr(0, eq);
+    auto symbol = program.range_constraints().find(name);
+    PTEC_ENFORCE(symbol != program.range_constraints().end(), InvalidArgument,
+                 "--points '{}': the model has no dynamic dim named '{}' (name it with --dynamic "
+                 "INPUT:AXIS={}:MIN..MAX)",
+                 arg, name, name);
+    PTEC_ENFORCE(out.count(name) == 0, InvalidArgument, "--points: '{}' is given twice", name);
+    engine::EngineDimProfile profile{symbol->second->min, symbol->second->max, {}};
+    size_t at = eq + 1;
+    while (at <= arg.size()) {
+      const size_t comma = std::min(arg.find(',', at), arg.size());
+      const std::string item = arg.substr(at, comma - at);
+      int64_t value = 0;
+      const auto [end, ec] = std::from_chars(item.data(), item.data() + item.size(), value);
+      PTEC_ENFORCE(!item.empty() && ec == std::errc() && end == item.data() + item.size(),
+                   InvalidArgument, "--points '{}': '{}' is not an integer", arg, item);
+      profile.points.push_back(value);
+      at = comma + 1;
+    }
+    out[name] = std::move(profile);
+  }
+  return out;
+}
+
+}  // namespace
 
 int run_compile(const CompileArgs& args) {
   namespace fs = std::filesystem;
@@ -33,6 +74,7 @@ int run_compile(const CompileArgs& args) {
   engine::EngineCompileOptions options;
   options.autotune = !args.no_autotune;
   options.threads = args.threads;
+  options.input_profiles = profiles(args.points, aten);
   const ir::ExportedProgram compiled = engine::compile(aten, options);
   const auto built = Clock::now();
   ir::save_program(compiled, args.output);

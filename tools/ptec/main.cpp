@@ -72,6 +72,10 @@ int main(int argc, char** argv) {
                           "default 1): SYMBOL=VALUE (repeatable)");
   compile_cmd->add_option("--input-shape", compile_args.input_shapes,
                           "Shape of an input with symbolic dims: INPUT=D0xD1x... (repeatable)");
+  compile_cmd->add_option("--points", compile_args.points,
+                          "Sizes of a dynamic dim to build plans for, which are the sizes the "
+                          "engines run at (default: the range's min, max and the powers of two "
+                          "between): SYMBOL=V1,V2,... (repeatable)");
   compile_cmd->add_flag("--no-autotune", compile_args.no_autotune,
                         "Do not time candidate kernels on this machine");
   compile_cmd

@@ -52,10 +52,23 @@ ir::TensorSpec substitute(const ir::TensorSpec& spec,
   ir::TensorSpec out = spec;
   for (ir::SymInt& d : out.shape) {
     if (!d.is_symbolic()) continue;
-    auto it = values.find(d.symbol()->name);
-    if (it != values.end()) d = ir::SymInt(it->second);
+    // A symbol of its own, or a product or window count of those (an upsampled skip
+    // connection's "h/2_x2" at a region's edge, where no shape function reruns).
+    if (std::optional<int64_t> v = ir::evaluate(d, values)) d = ir::SymInt(*v);
   }
   return out;
+}
+
+// The names of the symbols of their own that `s` is a function of (itself, a product's roots, a
+// window count's base).
+void own_symbols(const ir::Symbol& s, std::set<std::string>& names) {
+  if (s.of != nullptr) {
+    own_symbols(*s.of, names);
+  } else if (!s.roots.empty()) {
+    for (const ir::SymbolPtr& root : s.roots) own_symbols(*root, names);
+  } else {
+    names.insert(s.name);
+  }
 }
 
 // ---- Runtime helpers for timing candidates on this machine ----
@@ -389,7 +402,7 @@ class EngineBuilder final : public partition::Backend {
     std::set<std::string> used;
     for (const ir::Node* ph : sub.graph().placeholders()) {
       for (const ir::SymInt& d : ph->meta().val.at(0).shape) {
-        if (d.is_symbolic()) used.insert(d.symbol()->name);
+        if (d.is_symbolic()) own_symbols(*d.symbol(), used);
       }
     }
     std::vector<std::map<std::string, int64_t>> points;
@@ -548,17 +561,18 @@ void register_builder() {
   std::call_once(once, [] { partition::register_backend(std::make_shared<EngineBuilder>()); });
 }
 
-// Default points of a profile: every value of a range of at most 4; else min, max and the
-// powers of two between.
-std::vector<int64_t> default_points(int64_t min, int64_t max) {
+// Default points of a profile of sizes that are multiples of `multiple` (min and max are): every
+// such size of a range of at most 4 of them; else min, max and the powers of two between that
+// are multiples.
+std::vector<int64_t> default_points(int64_t min, int64_t max, int64_t multiple) {
   std::vector<int64_t> points;
-  if (max - min < 4) {
-    for (int64_t v = min; v <= max; ++v) points.push_back(v);
+  if ((max - min) / multiple < 4) {
+    for (int64_t v = min; v <= max; v += multiple) points.push_back(v);
     return points;
   }
   points.push_back(min);
   for (int64_t p = 1; p < max && p > 0; p *= 2) {
-    if (p > min) points.push_back(p);
+    if (p > min && p % multiple == 0) points.push_back(p);
   }
   points.push_back(max);
   return points;
@@ -623,17 +637,18 @@ ir::ExportedProgram compile(const ir::ExportedProgram& program,
   passes::DuplicateSharedConstants().run(edge);
 
   // Profiles of the symbols of the user inputs.
-  std::map<std::string, std::pair<int64_t, int64_t>> ranges;
+  std::map<std::string, ir::SymbolPtr> ranges;
   for (const ir::InputSpec& in : edge.signature().inputs) {
     if (in.kind != ir::InputKind::UserInput) continue;
     for (const ir::SymInt& d : edge.graph().get(in.name).meta().val.at(0).shape) {
-      if (d.is_symbolic()) ranges[d.symbol()->name] = {d.lower_bound(), d.upper_bound()};
+      if (d.is_symbolic()) ranges[d.symbol()->name] = d.symbol();
     }
   }
   std::map<std::string, std::vector<int64_t>> profile_points;
   json profiles = json::object();
-  for (const auto& [name, range] : ranges) {
-    int64_t min = range.first, max = range.second;
+  for (const auto& [name, symbol] : ranges) {
+    int64_t min = symbol->min, max = symbol->max;
+    const int64_t multiple = std::max<int64_t>(symbol->multiple, 1);
     std::vector<int64_t> points;
     auto it = options.input_profiles.find(name);
     if (it != options.input_profiles.end()) {
@@ -649,9 +664,19 @@ ir::ExportedProgram compile(const ir::ExportedProgram& program,
         PTEC_ENFORCE(p >= min && p <= max, InvalidArgument,
                      "engine compile: point {}={} is outside the profile [{}, {}]", name, p, min,
                      max);
+        PTEC_ENFORCE(p % multiple == 0, InvalidArgument,
+                     "engine compile: point {}={} is not a multiple of {}, as the symbol was "
+                     "declared",
+                     name, p, multiple);
       }
     }
-    if (points.empty()) points = default_points(min, max);
+    if (points.empty()) {
+      PTEC_ENFORCE(min % multiple == 0 && max % multiple == 0, InvalidArgument,
+                   "engine compile: profile {}=[{}, {}] does not start and end on multiples of "
+                   "{}, as the symbol was declared; list its points",
+                   name, min, max, multiple);
+      points = default_points(min, max, multiple);
+    }
     std::sort(points.begin(), points.end());
     points.erase(std::unique(points.begin(), points.end()), points.end());
     profile_points[name] = points;

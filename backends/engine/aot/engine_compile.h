@@ -14,9 +14,12 @@
 // Dynamic dims: every symbol of the program's user inputs gets a profile [min, max] (the
 // symbol's range, or narrower through `input_profiles`). Plans are built at the profile's
 // points: the listed ones, or by default every value when the range has at most 4 values and
-// otherwise min, max and the powers of two between. The runtime accepts any size within the
-// profile (per binding, and shared symbols equal) and runs the plan built for it; a size within
-// the profile for which no plan was built is refused with a message listing the plans.
+// otherwise min, max and the powers of two between (for a symbol declared a multiple of m, only
+// multiples of m: every listed point must be one). The plans of a region whose inputs carry
+// only counts of a symbol (an upsampled map's h/2) are specialized at the symbol's points too.
+// The runtime accepts any size within the profile (per binding, and shared symbols equal) and
+// runs the plan built for it; a size within the profile for which no plan was built is refused
+// with a message naming the sizes.
 
 #include <cstdint>
 #include <map>

@@ -1,5 +1,7 @@
 #include "backends/engine/runtime/engine_backend_runtime.h"
 
+#include <algorithm>
+#include <cstdio>
 #include <cstring>
 #include <new>
 
@@ -207,16 +209,28 @@ Error EngineBackendRuntime::execute(runtime::BackendExecutionContext& context,
     }
     if (match) return cpu_runtime().execute(context, h->plans[p].handle, args);
   }
-  const EngineBindingView& first = h->bindings[0];
+  // "input 'image' [1, 3, 96, 40]" for every input, cut short where the buffer ends.
+  char sizes[256] = "";
+  size_t used = 0;
+  auto advance = [&](int n) {
+    if (n > 0) used = std::min(sizeof(sizes) - 1, used + static_cast<size_t>(n));
+  };
+  for (size_t i = 0; i < h->num_inputs; ++i) {
+    const runtime::Tensor& t = args[i]->to_tensor();
+    advance(std::snprintf(sizes + used, sizeof(sizes) - used, "%sinput '%.*s' [",
+                          i == 0 ? "" : ", ", static_cast<int>(h->bindings[i].name_size),
+                          h->bindings[i].name));
+    for (size_t d = 0; d < t.dim(); ++d) {
+      advance(std::snprintf(sizes + used, sizeof(sizes) - used, "%s%lld", d == 0 ? "" : ", ",
+                            static_cast<long long>(t.size(static_cast<int64_t>(d)))));
+    }
+    advance(std::snprintf(sizes + used, sizeof(sizes) - used, "]"));
+  }
   PTEC_LOG(Error,
-           "PtecEngineBackend: no plan for these input sizes (input '%.*s' dim 0 is %lld): the "
-           "engine holds %u plans within its profile; compile it with the size among the "
-           "profile's points",
-           static_cast<int>(first.name_size), first.name,
-           static_cast<long long>(h->num_inputs > 0 && args[0]->to_tensor().dim() > 0
-                                      ? args[0]->to_tensor().size(0)
-                                      : 0),
-           h->num_plans);
+           "PtecEngineBackend: no plan for these sizes (%s): the engine holds %u plans, built at "
+           "its profiles' points; compile it with these sizes among them (ptec compile --points "
+           "SYMBOL=V1,V2,...)",
+           sizes, h->num_plans);
   return Error::NotSupported;
 }
 

@@ -17,6 +17,7 @@
 #include "backends/cpu/cpu_delegate_generated.h"
 #include "backends/engine/aot/engine.h"
 #include "backends/engine/aot/engine_compile.h"
+#include "backends/engine/aot/engine_export.h"
 #include "backends/engine/cpu_engine_format.h"
 #include "backends/engine/engine_ids.h"
 #include "backends/engine/runtime/engine_backend_runtime.h"
@@ -390,6 +391,93 @@ TEST_F(EngineCompileTest, SharedSymbolsStayShared) {
             std::string::npos)
       << g_log;
   backend.destroy(*handle);
+}
+
+// Two U-Net levels: h and w (multiples of 8) halved twice by strided convolutions, the deeper map
+// upsampled by nearest 2x (outside the CPU backend) and concatenated with the first level's
+// output. The region after the upsampling reads only window counts of h and w ("h/2"), not h
+// and w themselves: its plans must still specialize them at each point.
+ir::ExportedProgram unet_levels() {
+  builder::GraphBuilder b("unet_levels");
+  ir::SymInt h = b.symbol("h", 8, 16, 8), w = b.symbol("w", 8, 16, 8);
+  Value x = b.input("x", DType::Float, {1, 3, h, w});
+  Value w_skip = b.parameter("w_skip", tensor({4, 3, 3, 3}, 1));
+  Value w_down = b.parameter("w_down", tensor({4, 4, 3, 3}, 2));
+  Value w_out = b.parameter("w_out", tensor({2, 8, 3, 3}, 3));
+  const std::vector<int64_t> one = {1, 1}, zero = {0, 0}, two = {2, 2};
+  Value skip =
+      b.call("aten::relu",
+             {b.call("aten::convolution", {x, w_skip, nullptr, two, one, one, false, zero, 1})});
+  Value down =
+      b.call("aten::relu",
+             {b.call("aten::convolution", {skip, w_down, nullptr, two, one, one, false, zero, 1})});
+  Value up = b.call("aten::upsample_nearest2d.vec", {down, nullptr, std::vector<double>{2, 2}});
+  Value cat = b.call("aten::cat", {std::vector<Value>{up, skip}, 1});
+  b.output({b.call("aten::convolution", {cat, w_out, nullptr, one, one, one, false, zero, 1})});
+  return b.build();
+}
+
+TEST_F(EngineCompileTest, RegionsReadingCountsOfTheSymbolsSpecializeThemAtEachPoint) {
+  const ir::ExportedProgram source = unet_levels();
+  EngineCompileOptions options;
+  options.autotune = false;
+  const ir::ExportedProgram compiled = compile(source, options);
+  ASSERT_GE(count_engine_calls(compiled), 2u) << ir::print(compiled);
+  // Through the archive (as `ptec compile` then `ptec export MODEL.ptep`): the window counts
+  // read back still compose as the shape functions compute them, so the program verifies.
+  const std::string path = ::testing::TempDir() + "engine_counts_test.ptep";
+  ir::save_program(compiled, path);
+  register_engine_loader();
+  const ir::ExportedProgram loaded = ir::load_program(path);
+  std::remove(path.c_str());
+  const std::vector<uint8_t> bytes = export_engine_program(loaded).to_executorch().buffer();
+  std::unique_ptr<uint8_t[]> aligned(new (std::align_val_t(64)) uint8_t[bytes.size()]);
+  std::memcpy(aligned.get(), bytes.data(), bytes.size());
+  {
+    runtime::Module module(aligned.get(), bytes.size());
+    for (const auto& [h, w] : {std::pair{8, 16}, std::pair{16, 8}}) {
+      auto input = runtime::OwnedTensor::from(DType::Float, {1, 3, h, w},
+                                              random_vector(static_cast<size_t>(3 * h * w), 7, 1));
+      std::vector<runtime::EValue> args{input.evalue()};
+      auto out = module.execute("forward", args);
+      ASSERT_TRUE(out.ok()) << h << "x" << w << ": " << to_string(out.error());
+      const runtime::Tensor& t = (*out)[0].to_tensor();
+      ASSERT_EQ(t.size(2), h / 2);
+      ASSERT_EQ(t.size(3), w / 2);
+      expect_near({t.const_data_ptr<float>(), t.const_data_ptr<float>() + t.numel()},
+                  reference(specialize(source, {{"h", h}, {"w", w}}), input));
+    }
+  }
+  ::operator delete[](aligned.release(), std::align_val_t(64));
+}
+
+TEST_F(EngineCompileTest, PointsOfADeclaredMultipleAreMultiples) {
+  builder::GraphBuilder b("multiples");
+  ir::SymInt n = b.symbol("n", 24, 96, 24);
+  Value x = b.input("x", DType::Float, {2, n});
+  b.output({b.call("aten::relu", {b.call("aten::add.Tensor", {x, x})})});
+  const ir::ExportedProgram source = b.build();
+  EngineCompileOptions options;
+  options.autotune = false;
+  const auto engine = only_engine(compile(source, options));
+  ASSERT_NE(engine, nullptr);
+  // 24, 48, 72 and 96: every size the symbol takes (not 32 and 64, which it never takes).
+  CpuEngineView view;
+  ASSERT_EQ(view.parse(engine->engine_bytes()->data(), engine->engine_bytes()->size()), Error::Ok);
+  EXPECT_EQ(view.num_plans(), 4u);
+  auto input = runtime::OwnedTensor::from(DType::Float, {2, 72}, random_vector(144, 5, 1));
+  DynamicOutput output({2, 96});
+  ASSERT_EQ(run_engine(*engine->serialize(), input, output), Error::Ok);
+  expect_near(output.values(), reference(specialize(source, {{"n", 72}}), input));
+  // Listed points must be multiples too.
+  options.input_profiles["n"] = EngineDimProfile{24, 96, {24, 36}};
+  try {
+    compile(source, options);
+    FAIL() << "a point that is not a multiple was accepted";
+  } catch (const Exception& e) {
+    EXPECT_NE(std::string(e.what()).find("point n=36 is not a multiple of 24"), std::string::npos)
+        << e.what();
+  }
 }
 
 TEST_F(EngineCompileTest, ProgramArchiveRoundTripKeepsTheEngine) {
