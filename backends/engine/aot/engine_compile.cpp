@@ -5,6 +5,7 @@
 #include <cstring>
 #include <limits>
 #include <mutex>
+#include <optional>
 #include <random>
 #include <set>
 
@@ -274,15 +275,31 @@ std::vector<double> time_nodes(const std::vector<uint8_t>& graph,
     bytes += 3 * n + 256;
   }
   bytes += 256 * g->nodes()->size();
-  std::vector<uint8_t> arena(bytes);
-  runtime::MemoryAllocator alloc(arena.data(), arena.size());
+  // Candidates may pack weights larger than that (Winograd F(4x4) keeps 36 values per 3x3
+  // filter, 4x its weights, in every 3x3 layer of a run at once): grow the method memory until
+  // the plan initializes.
+  std::vector<uint8_t> arena;
+  std::optional<runtime::MemoryAllocator> alloc;
   BufferDataMap data(weights);
-  runtime::BackendInitContext init(&alloc, nullptr, "engine_build", &data);
   runtime::FreeableBuffer processed(graph.data(), graph.size(), nullptr);
   backends::cpu::CpuBackendRuntime cpu;
-  Result<runtime::DelegateHandle*> handle = cpu.init(init, &processed, {});
-  PTEC_ENFORCE(handle.ok(), Internal, "engine builder: the CPU backend refused a plan ({})",
-               to_string(handle.error()));
+  runtime::DelegateHandle* handle = nullptr;
+  Error init_error = Error::MemoryAllocationFailed;
+  for (int attempt = 0; attempt < 4 && init_error == Error::MemoryAllocationFailed;
+       ++attempt, bytes *= 2) {
+    arena.assign(bytes, 0);
+    alloc.emplace(arena.data(), arena.size());
+    runtime::BackendInitContext init(&*alloc, nullptr, "engine_build", &data);
+    Result<runtime::DelegateHandle*> r = cpu.init(init, &processed, {});
+    init_error = r.error();
+    if (r.ok()) {
+      handle = *r;
+      break;
+    }
+  }
+  PTEC_ENFORCE(handle != nullptr, Internal,
+               "engine builder: the CPU backend refused a plan ({}, method memory {} bytes)",
+               to_string(init_error), arena.size());
   std::vector<runtime::OwnedTensor> tensors;
   const size_t n_in = g->inputs()->size(), n_out = g->outputs()->size();
   tensors.reserve(n_in + n_out);
@@ -315,9 +332,9 @@ std::vector<double> time_nodes(const std::vector<uint8_t>& graph,
   for (int it = 0; it <= iterations && status == Error::Ok; ++it) {
     timer.record = it > 0;
     temp.reset();
-    status = cpu.execute(exec, *handle, {args.data(), args.size()});
+    status = cpu.execute(exec, handle, {args.data(), args.size()});
   }
-  cpu.destroy(*handle);
+  cpu.destroy(handle);
   PTEC_ENFORCE(status == Error::Ok, Internal, "engine builder: a timing run failed ({})",
                to_string(status));
   return timer.best;

@@ -480,6 +480,24 @@ TEST_F(EngineCompileTest, PointsOfADeclaredMultipleAreMultiples) {
   }
 }
 
+// Deep 3x3 layers on a small map: timing every layer's Winograd F(4x4) candidate at once packs
+// 4x their weights, more than the method memory sized from the plan's tensors holds.
+TEST_F(EngineCompileTest, AutotuneGrowsTheMethodMemoryForLargePackedWeights) {
+  builder::GraphBuilder b("deep_small");
+  Value x = b.input("x", DType::Float, {1, 512, 4, 4});
+  const std::vector<int64_t> one = {1, 1}, zero = {0, 0};
+  Value y = x;
+  for (uint32_t i = 0; i < 2; ++i) {
+    Value w = b.parameter("w" + std::to_string(i), tensor({512, 512, 3, 3}, 20 + i));
+    y = b.call("aten::relu",
+               {b.call("aten::convolution", {y, w, nullptr, one, one, one, false, zero, 1})});
+  }
+  b.output({y});
+  EngineCompileOptions options;
+  options.autotune_iterations = 1;
+  EXPECT_NE(only_engine(compile(b.build(), options)), nullptr);
+}
+
 TEST_F(EngineCompileTest, ProgramArchiveRoundTripKeepsTheEngine) {
   EngineCompileOptions options;
   options.autotune = false;
