@@ -582,6 +582,10 @@ void conv2d_slice_taps(const Conv2dShape& s, const ConvTaps& taps, const float* 
 
 namespace {
 
+// The smallest share of live taps (conv2d_live_share) at which weights that are not packed are
+// read in place rather than packed for the tap-by-tap path.
+constexpr double kMostWastedTaps = 0.25;
+
 // Whether `rows` runs a (non-depthwise) convolution tap by tap (conv2d_sparse_taps.h).
 bool sparse_taps(const Conv2dShape& s, ConvRows rows) {
   return rows == ConvRows::Auto && conv2d_sparse_taps_preferred(s);
@@ -592,6 +596,78 @@ bool pixel_rows(const Conv2dShape& s, ConvRows rows) {
   return rows == ConvRows::Pixels ? conv2d_pixels_applies(s)
          : rows == ConvRows::Auto ? !sparse_taps(s, rows) && conv2d_pixels_preferred(s)
                                   : false;
+}
+
+// Whether a call with weights that are not packed reads them in place, as a row-major A, rather
+// than packing them first (a layer's channels-as-rows paths read packed panels). Packing costs a
+// pass over the weights on every call, where reading them in place costs a pass over the input's
+// columns (im2col, or a pointwise layer's B packed) per image that the direct and indirect paths
+// avoid: the weights are read in place where they are at least as many as the output pixels of
+// the batch per output channel (ResNet-18 at 64 x 64, outside the CPU backend: its 8 x 8 and
+// smaller layers, 8.4 of 11 M weights packed per call before). Also where the tap-by-tap path
+// would skip the taps that meet only padding, unless they are three quarters of the work (a
+// dilated layer on a small map): that path packs its weights too. Not for the tap-by-tap and
+// pixels-as-rows paths chosen by a caller, or blocked layouts.
+bool weights_in_place(const Conv2dShape& s, ConvRows rows, ConvLayouts layouts) {
+  return !s.depthwise() && rows == ConvRows::Auto && !layouts.input_blocked &&
+         !layouts.output_blocked && s.oc_per_group() >= s.n * s.oh() * s.ow() &&
+         (!sparse_taps(s, rows) || conv2d_live_share(s) > kMostWastedTaps);
+}
+
+// Scratch of conv2d_weights_in_place: a chunk's columns, or (pointwise) B packed by gemm().
+size_t weights_in_place_scratch_bytes(const Conv2dShape& s) {
+  if (s.pointwise()) {
+    return gemm_scratch_bytes(s.oc_per_group(), s.oh() * s.ow(), s.k(), false, false);
+  }
+  return align_up(static_cast<size_t>(chunk_pixels(s) * s.k()) * sizeof(float));
+}
+
+// The convolution with its plain weights ([OC, C/groups, KH, KW], a row-major OC x K matrix per
+// group) as the GEMM's A, read in place: B is the input's columns (gathered a chunk of pixels at
+// a time) or, pointwise, its channel planes (packed by gemm()).
+bool conv2d_weights_in_place(const Conv2dShape& s, const float* input, const float* weights,
+                             const GemmEpilogue& epilogue, float* output, void* scratch,
+                             const float* input_scale) {
+  if (scratch == nullptr) return false;
+  const int64_t ohw = s.oh() * s.ow(), in_image = s.c * s.h * s.w, out_image = s.oc * ohw;
+  const int64_t ocg = s.oc_per_group(), cg = s.c_per_group(), k = s.k();
+  const int64_t nr = gemm_tile(active_gemm_isa()).nr;
+  const int64_t chunk = chunk_pixels(s);
+  auto* columns = static_cast<float*>(scratch);
+  for (int64_t b = 0; b < s.n; ++b) {
+    for (int64_t g = 0; g < s.groups; ++g) {
+      const GemmOperand a = GemmOperand::matrix(weights + g * ocg * k, k);
+      const float* in = input + b * in_image + g * cg * s.h * s.w;
+      float* out = output + b * out_image + g * ocg * ohw;
+      GemmEpilogue e = epilogue;
+      e.bias_per_row = true;
+      if (e.bias != nullptr) e.bias = epilogue.bias + g * ocg;
+      if (e.residual != nullptr) e.residual = epilogue.residual + b * out_image + g * ocg * ohw;
+      e.ldr = ohw;
+      const float* scale = input_scale != nullptr ? input_scale + b * s.c + g * cg : nullptr;
+      if (s.pointwise()) {
+        GemmOperand bm = GemmOperand::matrix(in, ohw);
+        bm.k_scale = scale;  // K is the group's input channels
+        if (!gemm(ocg, ohw, k, a, bm, out, ohw, e, scratch)) return false;
+        continue;
+      }
+      for (int64_t q0 = 0; q0 < ohw; q0 += chunk) {
+        const int64_t count = std::min(chunk, ohw - q0);
+        const int64_t panels = (count + nr - 1) / nr;
+        parallel_for(panels, [&](int64_t t) {
+          pack_columns_panel(s, in, q0 + t * nr, std::min(nr, count - t * nr), nr,
+                             columns + t * nr * k, scale);
+        });
+        const PackedMatrix bm{columns, k, count, nr};
+        GemmEpilogue ec = e;
+        if (ec.residual != nullptr) ec.residual += q0;
+        if (!gemm(ocg, count, k, a, GemmOperand::prepacked(bm), out + q0, ohw, ec, nullptr)) {
+          return false;
+        }
+      }
+    }
+  }
+  return true;
 }
 
 // Whether `path` runs a depthwise convolution channel-interleaved.
@@ -611,6 +687,10 @@ bool blocked_path(const Conv2dShape& s, DepthwisePath depthwise_path, ConvRows r
 }  // namespace
 
 int64_t blocked_channels() { return gemm_tile(active_gemm_isa()).nr / 2; }
+
+bool conv2d_weights_read_in_place(const Conv2dShape& s) {
+  return s.valid() && weights_in_place(s, ConvRows::Auto, {});
+}
 
 bool conv2d_reads_blocked(const Conv2dShape& s, DepthwisePath depthwise_path, ConvRows rows) {
   // (pixel rows read a blocked input in place only: no padded copy)
@@ -671,6 +751,9 @@ PackedMatrix conv2d_group_weights(const Conv2dShape& s, const float* packed_weig
 size_t conv2d_scratch_bytes(const Conv2dShape& s, bool weights_packed, ConvRows rows,
                             int64_t workers) {
   if (s.depthwise()) return 0;
+  // (a caller that asks for blocked layouts takes the paths below: the larger of the two)
+  const size_t in_place =
+      !weights_packed && weights_in_place(s, rows, {}) ? weights_in_place_scratch_bytes(s) : 0;
   size_t bytes = weights_packed ? 0 : conv2d_packed_weights_bytes(s, rows);
   const int64_t ohw = s.oh() * s.ow();
   if (sparse_taps(s, rows)) {
@@ -685,7 +768,7 @@ size_t conv2d_scratch_bytes(const Conv2dShape& s, bool weights_packed, ConvRows 
   } else {
     bytes += align_up(static_cast<size_t>(chunk_pixels(s) * s.k()) * sizeof(float));
   }
-  return bytes;
+  return std::max(bytes, in_place);
 }
 
 bool conv2d(const Conv2dShape& s, const float* input, const float* weights,
@@ -731,6 +814,9 @@ bool conv2d(const Conv2dShape& s, const float* input, const float* weights,
 
   if (conv2d_scratch_bytes(s, packed_weights != nullptr, rows, workers) > 0 && scratch == nullptr) {
     return false;
+  }
+  if (packed_weights == nullptr && weights_in_place(s, rows, layouts)) {
+    return conv2d_weights_in_place(s, input, weights, epilogue, output, scratch, input_scale);
   }
   auto* bytes = static_cast<unsigned char*>(scratch);
   const int64_t ocg = s.oc_per_group(), cg = s.c_per_group(), k = s.k();

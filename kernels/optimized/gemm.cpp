@@ -686,7 +686,10 @@ bool gemm(int64_t m, int64_t n, int64_t k, const GemmOperand& a, const GemmOpera
     apply_epilogue(epilogue, c, ldc, 0, 1, 0, n);
     return true;
   }
-  const size_t need = gemm_scratch_bytes(m, n, k, a.packed != nullptr, b.packed != nullptr);
+  // A row-major A is read in place: against a prepacked B nothing is packed here.
+  const bool nothing_packed = a.packed == nullptr && !a.trans && b.packed != nullptr;
+  const size_t need =
+      nothing_packed ? 0 : gemm_scratch_bytes(m, n, k, a.packed != nullptr, b.packed != nullptr);
   if (need > 0 && scratch == nullptr) return false;
   // A B packed here (a batched product's operands, attention's Q K^T and P V) takes wide panels
   // too where they hold no more columns than the standard ones (N a multiple of 64, or more than

@@ -321,6 +321,54 @@ TEST_P(Conv2d, SparseTapsMatchTheReference) {
 // per worker's scratch: the same values as one worker, bit for bit (each group's arithmetic is
 // unchanged), for more workers than groups, batch 2, a residual and ReLU, and strided layers; a
 // shape whose groups are large enough keeps one worker's scratch.
+TEST_P(Conv2d, PlainWeightsReadInPlaceMatchTheReference) {
+  // Deep layers of a small image, where plain weights are read in place: 3x3 on a 2x2 map (most
+  // taps meet padding at its edges), stride 2, dilation 2 on 3x3, two groups, batch 2, pointwise
+  // (B packed by the GEMM), pointwise with two groups, a K over several slices, oc not a
+  // multiple of the panel rows.
+  const std::vector<Conv2dShape> in_place = {
+      shape(1, 40, 2, 2, 48, 3, 1, 1),       shape(1, 24, 6, 6, 37, 3, 2, 1),
+      shape(1, 16, 3, 3, 20, 3, 1, 2, 2),    shape(1, 12, 4, 4, 40, 3, 1, 1, 1, 2),
+      shape(2, 8, 3, 3, 19, 3, 1, 1),        shape(1, 300, 4, 4, 33, 1, 1, 0),
+      shape(2, 12, 2, 3, 26, 1, 1, 0, 1, 2), shape(1, 130, 3, 3, 9, 3, 1, 1),
+  };
+  for (const Conv2dShape& s : in_place) {
+    ASSERT_TRUE(s.valid()) << describe(s);
+    EXPECT_TRUE(conv2d_weights_read_in_place(s)) << describe(s);
+    const auto in = random_vector(s.n * s.c * s.h * s.w, 5);
+    const auto w = random_vector(s.oc * s.c_per_group() * s.kh * s.kw, 6);
+    const auto bias = random_vector(s.oc, 7);
+    const int64_t out_numel = s.n * s.oc * s.oh() * s.ow();
+    const auto residual = random_vector(out_numel, 8);
+    const auto scale = random_vector(s.n * s.c, 9);
+    for (bool fused : {false, true}) {
+      GemmEpilogue e;
+      if (fused) e = epilogue_of(bias, residual.data(), Activation::Relu);
+      Aligned scratch(conv2d_scratch_bytes(s, false));
+      std::vector<float> out(static_cast<size_t>(out_numel), 99.0f);
+      ASSERT_TRUE(conv2d(s, in.data(), w.data(), nullptr, e, out.data(), scratch.ptr,
+                         fused ? scale.data() : nullptr))
+          << describe(s);
+      // The input scale is the same as convolving the scaled input.
+      std::vector<float> scaled = in;
+      for (size_t i = 0; fused && i < scaled.size(); ++i) {
+        scaled[i] *= scale[i / static_cast<size_t>(s.h * s.w)];
+      }
+      const auto ref = reference(s, scaled, w, fused ? bias : std::vector<float>{},
+                                 fused ? residual : std::vector<float>{}, fused);
+      for (size_t i = 0; i < out.size(); ++i) {
+        ASSERT_NEAR(out[i], ref[i], 1e-4) << describe(s) << (fused ? " fused" : "") << " at " << i;
+      }
+    }
+  }
+  // Packed where the weights are fewer than the pixels, or the taps mostly padding (3x3 with
+  // dilation 4 on a 4x4 map: a quarter of them live), and for depthwise layers.
+  EXPECT_FALSE(conv2d_weights_read_in_place(shape(1, 16, 20, 20, 33, 3, 1, 1)));
+  EXPECT_FALSE(conv2d_weights_read_in_place(shape(2, 8, 4, 4, 20, 3, 1, 1)));
+  EXPECT_FALSE(conv2d_weights_read_in_place(shape(1, 16, 4, 4, 64, 3, 1, 4, 4)));
+  EXPECT_FALSE(conv2d_weights_read_in_place(shape(1, 64, 2, 2, 64, 3, 1, 1, 1, 64)));
+}
+
 TEST_P(Conv2d, SmallGroupsSpreadOverWorkersGiveTheSameResult) {
   for (const Conv2dShape& s :
        {shape(2, 32, 12, 11, 32, 3, 1, 1, 1, 8), shape(1, 64, 9, 9, 64, 3, 2, 1, 1, 16),
