@@ -598,6 +598,19 @@ bool pixel_rows(const Conv2dShape& s, ConvRows rows) {
                                   : false;
 }
 
+// The epilogue of image b's group g as a GEMM of the group's output channels (rows) by the
+// image's output pixels: its slice of the bias and the residual.
+GemmEpilogue group_epilogue(const Conv2dShape& s, const GemmEpilogue& epilogue, int64_t b,
+                            int64_t g) {
+  const int64_t ohw = s.oh() * s.ow(), ocg = s.oc_per_group();
+  GemmEpilogue e = epilogue;
+  e.bias_per_row = true;
+  if (e.bias != nullptr) e.bias = epilogue.bias + g * ocg;
+  if (e.residual != nullptr) e.residual = epilogue.residual + (b * s.oc + g * ocg) * ohw;
+  e.ldr = ohw;
+  return e;
+}
+
 // Whether a call with weights that are not packed reads them in place, as a row-major A, rather
 // than packing them first (a layer's channels-as-rows paths read packed panels). Packing costs a
 // pass over the weights on every call, where reading them in place costs a pass over the input's
@@ -639,11 +652,7 @@ bool conv2d_weights_in_place(const Conv2dShape& s, const float* input, const flo
       const GemmOperand a = GemmOperand::matrix(weights + g * ocg * k, k);
       const float* in = input + b * in_image + g * cg * s.h * s.w;
       float* out = output + b * out_image + g * ocg * ohw;
-      GemmEpilogue e = epilogue;
-      e.bias_per_row = true;
-      if (e.bias != nullptr) e.bias = epilogue.bias + g * ocg;
-      if (e.residual != nullptr) e.residual = epilogue.residual + b * out_image + g * ocg * ohw;
-      e.ldr = ohw;
+      GemmEpilogue e = group_epilogue(s, epilogue, b, g);
       const float* scale = input_scale != nullptr ? input_scale + b * s.c + g * cg : nullptr;
       if (s.pointwise()) {
         GemmOperand bm = GemmOperand::matrix(in, ohw);
@@ -845,11 +854,7 @@ bool conv2d(const Conv2dShape& s, const float* input, const float* weights,
       const PackedMatrix a = conv2d_group_weights(s, packed_weights, g);
       const float* in = input + b * in_image + g * cg * s.h * s.w;
       float* out = output + b * out_image + g * ocg * ohw;
-      GemmEpilogue e = epilogue;
-      e.bias_per_row = true;
-      if (e.bias != nullptr) e.bias = epilogue.bias + g * ocg;
-      if (e.residual != nullptr) e.residual = epilogue.residual + b * out_image + g * ocg * ohw;
-      e.ldr = ohw;
+      GemmEpilogue e = group_epilogue(s, epilogue, b, g);
       const float* scale = input_scale != nullptr ? input_scale + b * s.c + g * cg : nullptr;
       if (s.pointwise() && scale == nullptr) {
         // B's rows are the input's channel planes, read in place.

@@ -89,6 +89,16 @@ std::string describe(const Conv2dShape& s) {
   return o.str();
 }
 
+// Random input, weights, bias and residual of a convolution, from seeds `seed` to `seed + 3`.
+struct Operands {
+  Operands(const Conv2dShape& s, uint32_t seed)
+      : in(random_vector(s.n * s.c * s.h * s.w, seed)),
+        w(random_vector(s.oc * s.c_per_group() * s.kh * s.kw, seed + 1)),
+        bias(random_vector(s.oc, seed + 2)),
+        residual(random_vector(s.n * s.oc * s.oh() * s.ow(), seed + 3)) {}
+  std::vector<float> in, w, bias, residual;
+};
+
 // Bias, residual (may be null) and `act` (Clamp: [-0.5, 0.5]), as the epilogue tests apply them.
 GemmEpilogue epilogue_of(const std::vector<float>& bias, const float* residual, Activation act) {
   GemmEpilogue e;
@@ -335,11 +345,9 @@ TEST_P(Conv2d, PlainWeightsReadInPlaceMatchTheReference) {
   for (const Conv2dShape& s : in_place) {
     ASSERT_TRUE(s.valid()) << describe(s);
     EXPECT_TRUE(conv2d_weights_read_in_place(s)) << describe(s);
-    const auto in = random_vector(s.n * s.c * s.h * s.w, 5);
-    const auto w = random_vector(s.oc * s.c_per_group() * s.kh * s.kw, 6);
-    const auto bias = random_vector(s.oc, 7);
+    const Operands o(s, 5);
+    const auto& [in, w, bias, residual] = o;
     const int64_t out_numel = s.n * s.oc * s.oh() * s.ow();
-    const auto residual = random_vector(out_numel, 8);
     const auto scale = random_vector(s.n * s.c, 9);
     for (bool fused : {false, true}) {
       GemmEpilogue e;
@@ -374,11 +382,9 @@ TEST_P(Conv2d, SmallGroupsSpreadOverWorkersGiveTheSameResult) {
        {shape(2, 32, 12, 11, 32, 3, 1, 1, 1, 8), shape(1, 64, 9, 9, 64, 3, 2, 1, 1, 16),
         shape(1, 12, 7, 7, 6, 3, 1, 1, 1, 3), shape(2, 8, 10, 10, 16, 5, 1, 2, 2, 2)}) {
     ASSERT_TRUE(conv2d_groups_serial(s)) << describe(s);
-    const auto in = random_vector(s.n * s.c * s.h * s.w, 31);
-    const auto w = random_vector(s.oc * s.c_per_group() * s.kh * s.kw, 32);
-    const auto bias = random_vector(s.oc, 33);
+    const Operands o(s, 31);
+    const auto& [in, w, bias, residual] = o;
     const int64_t out_numel = s.n * s.oc * s.oh() * s.ow();
-    const auto residual = random_vector(out_numel, 34);
     const GemmEpilogue e = epilogue_of(bias, residual.data(), Activation::Relu);
     Aligned packed(conv2d_packed_weights_bytes(s, ConvRows::Channels));
     conv2d_pack_weights(s, w.data(), packed.ptr, ConvRows::Channels);
