@@ -88,7 +88,8 @@ inline float activate(float v, Activation a, float lo, float hi) {
     case Activation::Tanh: return std::tanh(v);
     case Activation::HardSwish: return v * std::min(std::max(v + 3.0f, 0.0f), 6.0f) / 6.0f;
     case Activation::Gelu: return 0.5f * v * (1.0f + std::erf(v * 0.70710678118654752f));
-    case Activation::Silu: return v / (1.0f + exp_approx(-v));
+    case Activation::Silu:  // -inf: NaN, as x * sigmoid(x) (exp_approx saturates)
+      return v == -INFINITY ? NAN : v / (1.0f + exp_approx(-v));
     case Activation::LeakyRelu: return v > 0.0f ? v : v * lo;
   }
   return v;

@@ -44,7 +44,9 @@ __m256 sigmoid256(__m256 v) {
 
 __m256 silu256(__m256 v) {
   const __m256 e = exp256(_mm256_sub_ps(_mm256_setzero_ps(), v));
-  return _mm256_div_ps(v, _mm256_add_ps(set(1.0f), e));
+  // -inf / (1 + inf) is NaN, as x * sigmoid(x) (the clamped exponent would give -inf).
+  return _mm256_blendv_ps(_mm256_div_ps(v, _mm256_add_ps(set(1.0f), e)), set(__builtin_nanf("")),
+                          _mm256_cmp_ps(v, set(-__builtin_inff()), _CMP_EQ_OQ));
 }
 
 __m256 hardswish256(__m256 v) {

@@ -40,7 +40,11 @@ static inline __m512 silu512(__m512 v) {
   const __m512 shift = _mm512_set1_ps(12582912.0f);
   const __m512 n =
       _mm512_sub_ps(_mm512_fmadd_ps(y, _mm512_set1_ps(1.44269504088896341f), shift), shift);
-  return _mm512_mul_ps(v, reciprocal512(_mm512_add_ps(_mm512_set1_ps(1.0f), exp_reduced512(y, n))));
+  const __m512 silu =
+      _mm512_mul_ps(v, reciprocal512(_mm512_add_ps(_mm512_set1_ps(1.0f), exp_reduced512(y, n))));
+  // -inf / (1 + inf) is NaN, as x * sigmoid(x) (the clamped exponent would give -inf).
+  const __mmask16 minus_inf = _mm512_cmp_ps_mask(v, _mm512_set1_ps(-__builtin_inff()), _CMP_EQ_OQ);
+  return _mm512_mask_mov_ps(silu, minus_inf, _mm512_set1_ps(__builtin_nanf("")));
 }
 
 }  // namespace ptec::kernels::optimized::detail
