@@ -586,6 +586,13 @@ namespace {
 // read in place rather than packed for the tap-by-tap path.
 constexpr double kMostWastedTaps = 0.25;
 
+// The most output pixels (of the batch) at which weights that are not packed are read in place.
+// Past one microkernel tile of columns the GEMM sweeps each row block of A once per tile, and
+// in place those rows arrive as short strided streams rather than packed panels: ResNet-18's
+// 7 x 7 layers (224 x 224 input, 49 pixels, 9.4 MB of weights per layer) ran 36-38 ms packed
+// against 40-44 ms in place, one thread.
+constexpr int64_t kMostPixelsInPlace = 32;
+
 // Whether `rows` runs a (non-depthwise) convolution tap by tap (conv2d_sparse_taps.h).
 bool sparse_taps(const Conv2dShape& s, ConvRows rows) {
   return rows == ConvRows::Auto && conv2d_sparse_taps_preferred(s);
@@ -616,14 +623,15 @@ GemmEpilogue group_epilogue(const Conv2dShape& s, const GemmEpilogue& epilogue, 
 // pass over the weights on every call, where reading them in place costs a pass over the input's
 // columns (im2col, or a pointwise layer's B packed) per image that the direct and indirect paths
 // avoid: the weights are read in place where they are at least as many as the output pixels of
-// the batch per output channel (ResNet-18 at 64 x 64, outside the CPU backend: its 8 x 8 and
-// smaller layers, 8.4 of 11 M weights packed per call before). Also where the tap-by-tap path
-// would skip the taps that meet only padding, unless they are three quarters of the work (a
-// dilated layer on a small map): that path packs its weights too. Not for the tap-by-tap and
-// pixels-as-rows paths chosen by a caller, or blocked layouts.
+// the batch per output channel and those pixels are few (kMostPixelsInPlace; ResNet-18 at 64 x 64,
+// outside the CPU backend: its 4 x 4 and 2 x 2 layers, most of its weights). Also where the
+// tap-by-tap path would skip the taps that meet only padding, unless they are three quarters of the
+// work (a dilated layer on a small map): that path packs its weights too. Not for the tap-by-tap
+// and pixels-as-rows paths chosen by a caller, or blocked layouts.
 bool weights_in_place(const Conv2dShape& s, ConvRows rows, ConvLayouts layouts) {
   return !s.depthwise() && rows == ConvRows::Auto && !layouts.input_blocked &&
          !layouts.output_blocked && s.oc_per_group() >= s.n * s.oh() * s.ow() &&
+         s.n * s.oh() * s.ow() <= kMostPixelsInPlace &&
          (!sparse_taps(s, rows) || conv2d_live_share(s) > kMostWastedTaps);
 }
 

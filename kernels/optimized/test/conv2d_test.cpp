@@ -369,9 +369,11 @@ TEST_P(Conv2d, PlainWeightsReadInPlaceMatchTheReference) {
       }
     }
   }
-  // Packed where the weights are fewer than the pixels, or the taps mostly padding (3x3 with
-  // dilation 4 on a 4x4 map: a quarter of them live), and for depthwise layers.
+  // Packed where the weights are fewer than the pixels, or the pixels more than a few (7x7),
+  // or the taps mostly padding (3x3 with dilation 4 on a 4x4 map: a quarter of them live), and
+  // for depthwise layers.
   EXPECT_FALSE(conv2d_weights_read_in_place(shape(1, 16, 20, 20, 33, 3, 1, 1)));
+  EXPECT_FALSE(conv2d_weights_read_in_place(shape(1, 8, 7, 7, 64, 3, 1, 1)));
   EXPECT_FALSE(conv2d_weights_read_in_place(shape(2, 8, 4, 4, 20, 3, 1, 1)));
   EXPECT_FALSE(conv2d_weights_read_in_place(shape(1, 16, 4, 4, 64, 3, 1, 4, 4)));
   EXPECT_FALSE(conv2d_weights_read_in_place(shape(1, 64, 2, 2, 64, 3, 1, 1, 1, 64)));
