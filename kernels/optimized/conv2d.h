@@ -113,9 +113,10 @@ void conv2d_pack_weights(const Conv2dShape& s, const float* weights, float* out,
 
 /// Whether conv2d() given plain weights (no packed_weights), with the default path choices and
 /// layouts, reads them in place as the GEMM's A instead of packing them on every call: where
-/// they are at least as many as the batch's output pixels per output channel (the deep layers of
-/// a small image, where packing took longer than the product), unless the tap-by-tap path
-/// would skip three quarters of the work. Packed weights never take this path.
+/// they are at least as many as the batch's output pixels per output channel and those pixels
+/// few (the deep layers of a small image, where packing took longer than the product), unless
+/// the tap-by-tap path would skip three quarters of the work. Packed weights never take this
+/// path.
 bool conv2d_weights_read_in_place(const Conv2dShape& s);
 
 /// Scratch conv2d() needs (64-byte aligned) with `rows` and `workers` (conv2d()'s);
