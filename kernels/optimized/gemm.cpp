@@ -817,6 +817,20 @@ bool gemm(int64_t m, int64_t n, int64_t k, const GemmOperand& a, const GemmOpera
       }
       return;
     }
+    if (a_in_place && jc_end - jc <= nr) {
+      // A read in place against a single panel of B (a convolution's plain weights against a
+      // few pixels): each A panel runs through all of K before the next, so its rows stream
+      // from memory whole, rather than a slice of every row at a time.
+      EpilogueStrips strips{epilogue, c, ldc, item, jc};
+      for (int64_t i0 = ic; i0 < ic_end; i0 += mr) {
+        for (int64_t pc = 0; pc < k; pc += kKc) {
+          const int64_t kc = std::min(kKc, k - pc);
+          panel(i0, jc, pc, kc, b_at(jc, pc, kc), nullptr);
+        }
+      }
+      if (strips_due) strips.finished(jc_end);
+      return;
+    }
     for (int64_t pc = 0; pc < k; pc += kKc) {
       const int64_t kc = std::min(kKc, k - pc);
       EpilogueStrips strips{epilogue, c, ldc, item, jc};

@@ -554,14 +554,17 @@ void check_epilogues(int64_t m, int64_t n, int64_t k) {
 
 // Small (one tile edge), and large enough for several row blocks, k slices and epilogue strips,
 // on one and two threads, through gemm() and gemm_indirect(); then with few enough columns that
-// gemm_indirect runs each A panel over all of them in turn, and with K in one slice and columns
-// in two chunks (one_slice_chunk: 256 KiB of B).
+// gemm_indirect runs each A panel over all of them in turn, with K in one slice and columns
+// in two chunks (one_slice_chunk: 256 KiB of B), and with one panel of columns (7 fits every
+// ISA's, 13 all but the portable one) against an A read in place, whose panels each run
+// through every k slice in turn.
 TEST_P(Gemm, EpilogueAddsBiasResidualAndActivation) {
   struct Size {
     int64_t m, n, k, threads;
   };
   for (const Size& size : {Size{7, 19, 11, 1}, Size{329, 300, 260, 1}, Size{329, 300, 260, 2},
-                           Size{41, 70, 300, 1}, Size{20, 1100, 100, 1}, Size{20, 1100, 100, 2}}) {
+                           Size{41, 70, 300, 1}, Size{20, 1100, 100, 1}, Size{20, 1100, 100, 2},
+                           Size{41, 7, 700, 1}, Size{329, 13, 600, 2}}) {
     SCOPED_TRACE(testing::Message()
                  << size.m << "x" << size.n << "x" << size.k << ", " << size.threads << " threads");
     ptec::set_num_threads(size.threads);
