@@ -189,6 +189,9 @@ EXTRA_MODELS = {
     "lraspp_mobilenet_v3": (
         segmentation(torchvision.models.segmentation.lraspp_mobilenet_v3_large), image),
     "r3d_18": (tv(torchvision.models.video.r3d_18), lambda: (torch.randn(1, 3, 8, 112, 112),)),
+    "mc3_18": (tv(torchvision.models.video.mc3_18), lambda: (torch.randn(1, 3, 8, 112, 112),)),
+    "r2plus1d_18": (tv(torchvision.models.video.r2plus1d_18),
+                    lambda: (torch.randn(1, 3, 8, 112, 112),)),
     "dcgan": (lambda: Dcgan(), lambda: (torch.randn(1, 64, 1, 1),)),
     "lstm": (lambda: Lstm(), lambda: (torch.randn(1, 100, 80),)),
     "tiny_yolo": (lambda: TinyYolo(), lambda: (torch.randn(1, 3, 416, 416),)),

@@ -1,8 +1,9 @@
 // convolution.out, optimized: fp32 1-D and 2-D forward convolutions run on
 // kernels/optimized/conv2d.h (packed GEMM / direct depthwise; 1-D as one row) with scratch from
-// the temp allocator, 3-D ones (video models) as sums of 2-D convolutions of frames, one per
-// temporal tap, and 1-D and 2-D transposed ones as a GEMM and a scatter (col2im); every other
-// case (other dtypes or ranks, no temp allocator) runs the portable kernel.
+// the temp allocator, 3-D ones (video models) as 2-D convolutions of frames (a single temporal
+// tap: one over all the frames; several: a sum per output frame; 1 x 1 spatial kernels: one
+// over [time, pixels]), and 1-D and 2-D transposed ones as a GEMM and a scatter (col2im); every
+// other case (other dtypes or ranks, no temp allocator) runs the portable kernel.
 
 #include <algorithm>
 #include <cstring>
@@ -17,19 +18,12 @@
 namespace ptec::kernels::optimized {
 namespace {
 
-// A 3-D convolution over [N, C, T, H, W]: output frame t is the sum over temporal taps kt of the
-// 2-D convolution of input frame t * st - pt + kt * dt (those inside the clip) with the weights'
-// slice kt, each accumulated through the epilogue's residual. Frames are gathered into
-// contiguous [N, C, H, W] blocks first and the output frames scattered back. False when the temp
-// allocator cannot hold the scratch (the caller falls back).
-bool conv3d(KernelRuntimeContext& ctx, const Tensor& input, const Tensor& weight,
-            const OptTensor& bias, IntList stride, IntList padding, IntList dilation,
-            int64_t groups, Tensor& out) {
-  const int64_t n = input.size(0), c = input.size(1), t = input.size(2);
-  const int64_t kt = weight.size(2), st = stride[0], pt = padding[0], dt = dilation[0];
-  Conv2dShape s;  // one frame of every image
-  s.n = n;
-  s.c = c;
+// The 2-D convolution of one frame of every image of a 3-D convolution over [N, C, T, H, W].
+Conv2dShape frame_shape(const Tensor& input, const Tensor& weight, IntList stride, IntList padding,
+                        IntList dilation, int64_t groups) {
+  Conv2dShape s;
+  s.n = input.size(0);
+  s.c = input.size(1);
   s.h = input.size(3);
   s.w = input.size(4);
   s.oc = weight.size(0);
@@ -42,6 +36,124 @@ bool conv3d(KernelRuntimeContext& ctx, const Tensor& input, const Tensor& weight
   s.dh = dilation[1];
   s.dw = dilation[2];
   s.groups = groups;
+  return s;
+}
+
+// Frame f of every image of `input` ([N, C, T, H, W]) into dst as N contiguous [C, H, W] images.
+void gather_frame(const Tensor& input, int64_t f, float* dst) {
+  const int64_t n = input.size(0), c = input.size(1), t = input.size(2);
+  const int64_t plane = input.size(3) * input.size(4);
+  const float* in = input.const_data_ptr<float>();
+  for (int64_t b = 0; b < n; ++b) {
+    for (int64_t ch = 0; ch < c; ++ch) {
+      std::memcpy(dst + (b * c + ch) * plane, in + ((b * c + ch) * t + f) * plane,
+                  static_cast<size_t>(plane) * sizeof(float));
+    }
+  }
+}
+
+// Output frame f of every image of `out` ([N, OC, T, OH, OW]) from src (N contiguous
+// [OC, OH, OW] images), or the bias (zeros without one) where src is null.
+void scatter_frame(const float* src, const float* bias, int64_t f, Tensor& out) {
+  const int64_t n = out.size(0), oc = out.size(1), t = out.size(2);
+  const int64_t plane = out.size(3) * out.size(4);
+  float* o = out.mutable_data_ptr<float>();
+  for (int64_t b = 0; b < n; ++b) {
+    for (int64_t ch = 0; ch < oc; ++ch) {
+      float* dst = o + ((b * oc + ch) * t + f) * plane;
+      if (src == nullptr) {
+        std::fill(dst, dst + plane, bias != nullptr ? bias[ch] : 0.0f);
+      } else {
+        std::memcpy(dst, src + (b * oc + ch) * plane, static_cast<size_t>(plane) * sizeof(float));
+      }
+    }
+  }
+}
+
+// A 3-D convolution whose spatial kernel is 1 x 1 (stride 1, no spatial padding; the temporal
+// half of a (2+1)-D block): the contiguous [N, C, T, H, W] input is an [N, C, T, H * W] image
+// and the weights [OC, C/groups, KT, 1, 1] a KT x 1 kernel, so one 2-D convolution reads both in
+// place and writes the output in place. False when the temp allocator cannot hold the scratch.
+bool conv3d_temporal(KernelRuntimeContext& ctx, const Tensor& input, const Tensor& weight,
+                     const OptTensor& bias, IntList stride, IntList padding, IntList dilation,
+                     int64_t groups, Tensor& out) {
+  Conv2dShape s;
+  s.n = input.size(0);
+  s.c = input.size(1);
+  s.h = input.size(2);
+  s.w = input.size(3) * input.size(4);
+  s.oc = weight.size(0);
+  s.kh = weight.size(2);
+  s.sh = stride[0];
+  s.ph = padding[0];
+  s.dh = dilation[0];
+  s.groups = groups;
+  const size_t scratch_bytes = conv2d_scratch_bytes(s, false);
+  void* scratch = scratch_bytes > 0 ? ctx.allocate_temp(scratch_bytes, 64) : nullptr;
+  if (scratch_bytes > 0 && scratch == nullptr) return false;
+  GemmEpilogue e;
+  e.bias = bias.has_value() ? bias->const_data_ptr<float>() : nullptr;
+  return conv2d(s, input.const_data_ptr<float>(), weight.const_data_ptr<float>(), nullptr, e,
+                out.mutable_data_ptr<float>(), scratch);
+}
+
+// A 3-D convolution with one temporal tap (kernels (1, KH, KW): the spatial half of (2+1)-D and
+// MC3 blocks, 1 x 1 x 1 projections): output frame f is the 2-D convolution of input frame
+// f * st - pt, or the bias where that frame lies in the temporal padding. The frames read are
+// gathered into one batch, so a single 2-D convolution covers them all and reads the weights
+// [OC, C/groups, 1, KH, KW] as they are (in place, or packed once); its frames are scattered
+// back. False when the temp allocator cannot hold the scratch.
+bool conv3d_frames(KernelRuntimeContext& ctx, const Tensor& input, const Tensor& weight,
+                   const OptTensor& bias, IntList stride, IntList padding, IntList dilation,
+                   int64_t groups, Tensor& out) {
+  const int64_t n = input.size(0), t = input.size(2), ot = out.size(2);
+  const int64_t st = stride[0], pt = padding[0];
+  // Output frames [first, last) read input frames (0 <= f * st - pt < t).
+  const int64_t first = std::min(ot, (pt + st - 1) / st);
+  const int64_t last = std::max(first, std::min(ot, (t - 1 + pt) / st + 1));
+  Conv2dShape s = frame_shape(input, weight, stride, padding, dilation, groups);
+  const float* b = bias.has_value() ? bias->const_data_ptr<float>() : nullptr;
+  const int64_t in_image = s.c * s.h * s.w, out_image = s.oc * s.oh() * s.ow();
+  s.n = n * (last - first);  // the images of every frame read, frame after frame
+  if (s.n > 0) {
+    auto* frames = static_cast<float*>(
+        ctx.allocate_temp(static_cast<size_t>(s.n * in_image) * sizeof(float), 64));
+    auto* result = static_cast<float*>(
+        ctx.allocate_temp(static_cast<size_t>(s.n * out_image) * sizeof(float), 64));
+    const size_t scratch_bytes = conv2d_scratch_bytes(s, false);
+    void* scratch = scratch_bytes > 0 ? ctx.allocate_temp(scratch_bytes, 64) : nullptr;
+    if (frames == nullptr || result == nullptr || (scratch_bytes > 0 && scratch == nullptr)) {
+      return false;
+    }
+    for (int64_t f = first; f < last; ++f) {
+      gather_frame(input, f * st - pt, frames + (f - first) * n * in_image);
+    }
+    GemmEpilogue e;
+    e.bias = b;
+    if (!conv2d(s, frames, weight.const_data_ptr<float>(), nullptr, e, result, scratch)) {
+      return false;
+    }
+    for (int64_t f = first; f < last; ++f) {
+      scatter_frame(result + (f - first) * n * out_image, b, f, out);
+    }
+  }
+  for (int64_t f = 0; f < ot; ++f) {
+    if (f < first || f >= last) scatter_frame(nullptr, b, f, out);
+  }
+  return true;
+}
+
+// A 3-D convolution over [N, C, T, H, W]: output frame t is the sum over temporal taps kt of the
+// 2-D convolution of input frame t * st - pt + kt * dt (those inside the clip) with the weights'
+// slice kt, each accumulated through the epilogue's residual. Frames are gathered into
+// contiguous [N, C, H, W] blocks first and the output frames scattered back. False when the temp
+// allocator cannot hold the scratch (the caller falls back).
+bool conv3d(KernelRuntimeContext& ctx, const Tensor& input, const Tensor& weight,
+            const OptTensor& bias, IntList stride, IntList padding, IntList dilation,
+            int64_t groups, Tensor& out) {
+  const int64_t n = input.size(0), t = input.size(2);
+  const int64_t kt = weight.size(2), st = stride[0], pt = padding[0], dt = dilation[0];
+  const Conv2dShape s = frame_shape(input, weight, stride, padding, dilation, groups);
   const int64_t ot = (t + 2 * pt - dt * (kt - 1) - 1) / st + 1;
   const int64_t in_frame = s.c * s.h * s.w, out_plane = s.oh() * s.ow();
   const int64_t out_frame = s.oc * out_plane, taps = s.kh * s.kw;
@@ -67,16 +179,7 @@ bool conv3d(KernelRuntimeContext& ctx, const Tensor& input, const Tensor& weight
     return false;
   }
   // Frames: frames[(f * n + b) * in_frame + ...] = input[b, :, f].
-  const float* in = input.const_data_ptr<float>();
-  for (int64_t f = 0; f < t; ++f) {
-    for (int64_t b = 0; b < n; ++b) {
-      for (int64_t ch = 0; ch < s.c; ++ch) {
-        std::memcpy(frames + (f * n + b) * in_frame + ch * s.h * s.w,
-                    in + ((b * s.c + ch) * t + f) * s.h * s.w,
-                    static_cast<size_t>(s.h * s.w) * sizeof(float));
-      }
-    }
-  }
+  for (int64_t f = 0; f < t; ++f) gather_frame(input, f, frames + f * n * in_frame);
   // Weights: slice k of [OC, C/groups, KT, KH, KW], gathered straight into its place when read
   // plain, else into `slice` and packed from there.
   const float* w = weight.const_data_ptr<float>();
@@ -90,7 +193,6 @@ bool conv3d(KernelRuntimeContext& ctx, const Tensor& input, const Tensor& weight
     if (!plain) conv2d_pack_weights(s, slice, dst);
   }
   const float* b = bias.has_value() ? bias->const_data_ptr<float>() : nullptr;
-  float* o = out.mutable_data_ptr<float>();
   for (int64_t of = 0; of < ot; ++of) {
     float* sum = acc;
     bool first = true;
@@ -109,17 +211,7 @@ bool conv3d(KernelRuntimeContext& ctx, const Tensor& input, const Tensor& weight
       sum = dst;
       first = false;
     }
-    for (int64_t bi = 0; bi < n; ++bi) {
-      for (int64_t oc = 0; oc < s.oc; ++oc) {
-        float* plane = o + ((bi * s.oc + oc) * ot + of) * out_plane;
-        if (first) {  // no tap inside the clip: the bias
-          std::fill(plane, plane + out_plane, b != nullptr ? b[oc] : 0.0f);
-        } else {
-          std::memcpy(plane, sum + (bi * s.oc + oc) * out_plane,
-                      static_cast<size_t>(out_plane) * sizeof(float));
-        }
-      }
-    }
+    scatter_frame(first ? nullptr : sum, b, of, out);  // no tap inside the clip: the bias
   }
   return true;
 }
@@ -150,7 +242,10 @@ Tensor& convolution3d(KernelRuntimeContext& ctx, const Tensor& input, const Tens
   if (!check_contiguous(ctx, "convolution.out", {&input, &weight, &out})) return out;
   if (!resize_out(ctx, "convolution.out", out, out_sizes)) return out;
   if (out.numel() == 0) return out;
-  if (!conv3d(ctx, input, weight, bias, stride, padding, dilation, groups, out)) return portable();
+  const bool temporal = weight.size(3) == 1 && weight.size(4) == 1 && stride[1] == 1 &&
+                        stride[2] == 1 && padding[1] == 0 && padding[2] == 0;
+  const auto path = temporal ? conv3d_temporal : weight.size(2) == 1 ? conv3d_frames : conv3d;
+  if (!path(ctx, input, weight, bias, stride, padding, dilation, groups, out)) return portable();
   return out;
 }
 
