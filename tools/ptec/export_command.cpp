@@ -78,6 +78,7 @@ int run_export(const ExportArgs& args) {
     // The export API: lowering to the recipe's backends, and the ETRecord (generate_etrecord).
     program::TransformAndLowerOptions edge_options;
     edge_options.partitioners = partitioners;
+    edge_options.transform_passes = recipe.lowering.edge_transform_passes;
     edge_options.constant_methods = constant_methods;
     edge_options.generate_etrecord = !args.etrecord_path.empty();
     std::map<std::string, ir::ExportedProgram> programs;

@@ -55,7 +55,9 @@ int run_export_engine(const ExportArgs& args) {
   const auto loaded = Clock::now();
 
   engine::EngineExportOptions options;
-  options.partitioners = recipe_partitioners(args.recipe);
+  const LoweringRecipe lowering = recipe_lowering(args.recipe);
+  options.partitioners = lowering.partitioners;
+  options.transform_passes = lowering.edge_transform_passes;
   options.generate_etrecord = !args.etrecord_path.empty();
   options.constant_methods = constant_methods(args);
   if (!records.empty()) {

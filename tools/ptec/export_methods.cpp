@@ -134,7 +134,9 @@ int run_export_methods(const ExportArgs& args) {
         name, import_method(name, path, args.dynamic, args.dims, args.input_shapes, records));
   }
   program::TransformAndLowerOptions options;
-  options.partitioners = recipe_partitioners(args.recipe);
+  const LoweringRecipe lowering = recipe_lowering(args.recipe);
+  options.partitioners = lowering.partitioners;
+  options.transform_passes = lowering.edge_transform_passes;
   options.generate_etrecord = !args.etrecord_path.empty();
   options.constant_methods = constant_methods(args);
   if (!records.empty()) {

@@ -107,14 +107,14 @@ const std::vector<std::string>& recipe_names() {
   return names;
 }
 
-program::PartitionerList recipe_partitioners(const std::string& recipe) {
+LoweringRecipe recipe_lowering(const std::string& recipe) {
   // The registry's error for an unknown name lists the recipes it has.
   const ExportRecipe r = registry().create_recipe(recipe);
   PTEC_ENFORCE(r.quantization.quantizers.empty(), NotSupported,
                "recipe '{}' quantizes; quantized export takes a single model "
                "(ptec export MODEL.onnx --recipe {} [--calibration DIR])",
                recipe, recipe);
-  return r.lowering.partitioners;
+  return r.lowering;
 }
 
 ExportRecipe create_recipe(const std::string& name, const std::vector<std::string>& args) {

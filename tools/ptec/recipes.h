@@ -20,9 +20,10 @@ namespace ptec::cli {
 /// The recipe names that can be created now (types and targets), default first.
 const std::vector<std::string>& recipe_names();
 
-/// The partitioners of `recipe` (registering the backends they lower to); throws the registry's
-/// error listing the recipes for an unknown name, NotSupported for a quantizing recipe.
-program::PartitionerList recipe_partitioners(const std::string& recipe);
+/// The lowering of `recipe`: its partitioners (registering the backends they lower to) and the
+/// Edge passes that prepare programs for them. Throws the registry's error listing the recipes
+/// for an unknown name, NotSupported for a quantizing recipe.
+LoweringRecipe recipe_lowering(const std::string& recipe);
 
 /// The recipe `name` with `args` ("key=value", --recipe-arg) parsed as its declared kwargs.
 /// Throws the registry's errors (unknown recipe listing the recipes, QAT, unknown kwarg, bad
