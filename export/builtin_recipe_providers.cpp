@@ -5,6 +5,7 @@
 #include "backends/cpu/aot/cpu_backend.h"
 #include "backends/cpu/aot/cpu_partitioner.h"
 #include "ir/exception.h"
+#include "passes/conv3d_as_conv2d.h"
 #include "quant/cpu_quantizer.h"
 #include "quant/quantize.h"
 
@@ -144,6 +145,8 @@ class CpuRecipeProvider final : public BackendRecipeProvider {
           make_ptq_quantizer(std::make_shared<quant::CpuQuantizer>(*config, type)));
     }
     backends::cpu::register_cpu_backend_aot();
+    // Factored video blocks' 3-D convolutions as 2-D ones, which the backend claims.
+    recipe.lowering.edge_transform_passes.push_back(std::make_shared<passes::Conv3dAsConv2d>());
     recipe.lowering.partitioners.push_back(std::make_shared<backends::cpu::CpuPartitioner>());
     apply_common_kwargs(type, kwargs, recipe);
     return recipe;
