@@ -60,7 +60,7 @@ bool rewrite(ir::ExportedProgram& program, ir::Node* conv) {
   const Ints k = w->spec.upper_bound_sizes();  // OC, C/g, KT, KH, KW
   const Ints y = conv->spec().upper_bound_sizes();
   const bool temporal = k[3] == 1 && k[4] == 1 && s_h == 1 && s_w == 1 && p_h == 0 && p_w == 0;
-  const bool frames = !temporal && k[2] == 1 && s_t == 1 && p_t == 0;
+  const bool frames = !temporal && k[2] == 1 && p_t == 0;
   if (!temporal && !frames) return false;
 
   ir::Graph& g = program.graph();
@@ -83,9 +83,12 @@ bool rewrite(ir::ExportedProgram& program, ir::Node* conv) {
     ir::Node* conv2d = call("aten::convolution", std::move(args));
     result = call("aten::view_copy", {conv2d, y});
   } else {
-    const bool one_frame = x[2] == 1;  // [N, C, 1, H, W] is [N, C, H, W] as it is
-    ir::Node* images = one_frame ? input : call("aten::permute_copy", {input, Ints{0, 2, 1, 3, 4}});
-    args[0] = call("aten::view_copy", {images, Ints{x[0] * x[2], x[1], x[3], x[4]}});
+    // The frames read: every s_t-th one (a strided projection's), then [N, T', C, H, W].
+    ir::Node* read = s_t == 1 ? input : call("aten::slice_copy.Tensor", {input, 2, 0, x[2], s_t});
+    const int64_t t = y[2];
+    const bool one_frame = t == 1;  // [N, C, 1, H, W] is [N, C, H, W] as it is
+    ir::Node* images = one_frame ? read : call("aten::permute_copy", {read, Ints{0, 2, 1, 3, 4}});
+    args[0] = call("aten::view_copy", {images, Ints{x[0] * t, x[1], x[3], x[4]}});
     args[static_cast<size_t>(op.arg_index("stride"))] = Ints{s_h, s_w};
     args[static_cast<size_t>(op.arg_index("padding"))] = Ints{p_h, p_w};
     args[static_cast<size_t>(op.arg_index("dilation"))] = Ints{d_h, d_w};

@@ -13,10 +13,10 @@ namespace ptec::passes {
 ///     y = view_copy(convolution(view_copy(x, [N, C, T, H*W]), W [OC, C/g, KT, 1], b,
 ///                               (st, 1), (pt, 0), (dt, 1), ...), [N, OC, OT, H, W])
 ///
-///   single temporal tap, kernel (1, KH, KW), temporal stride 1 and no temporal padding:
-///     the frames become the batch: permute_copy to [N, T, C, H, W], view_copy to
-///     [N*T, C, H, W], a 2-D convolution with W [OC, C/g, KH, KW], and back (without the permutes
-///     when T == 1).
+///   single temporal tap, kernel (1, KH, KW), no temporal padding:
+///     the frames read become the batch: slice_copy of every st-th frame (when st > 1),
+///     permute_copy to [N, T', C, H, W], view_copy to [N*T', C, H, W], a 2-D convolution with
+///     W [OC, C/g, KH, KW], and back (without the permutes when T' == 1).
 ///
 /// The 4-D weights are new PARAMETER placeholders that share the 5-D ones' bytes (no copy).
 /// Applies to convolutions that are not transposed, with a static float32 input and a float32

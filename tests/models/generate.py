@@ -185,7 +185,8 @@ class PadPools(nn.Module):
 class TinyVideo(nn.Module):
     """3-D convolutions (video models): a strided 3x3x3 with batch norm, a (2+1)-D block's
     spatial (1, 3, 3) one with batch norm and its temporal-only grouped (3, 1, 1) one with a frame
-    of padding, global pooling and a classifier."""
+    of padding, beside a temporally strided 1x1x1 projection (a residual block's shortcut),
+    global pooling and a classifier."""
 
     def __init__(self):
         super().__init__()
@@ -194,12 +195,13 @@ class TinyVideo(nn.Module):
         self.spatial = nn.Conv3d(8, 8, (1, 3, 3), padding=(0, 1, 1), bias=False)
         self.bn2 = nn.BatchNorm3d(8)
         self.conv2 = nn.Conv3d(8, 12, (3, 1, 1), stride=(2, 1, 1), padding=(1, 0, 0), groups=4)
+        self.proj = nn.Conv3d(8, 12, 1, stride=(2, 1, 1))
         self.fc = nn.Linear(12, 5)
 
     def forward(self, x):  # x: 2x3x5x12x10
         x = F.relu(self.bn1(self.conv1(x)))
         x = F.relu(self.bn2(self.spatial(x)))
-        x = F.relu(self.conv2(x))
+        x = F.relu(self.conv2(x) + self.proj(x))
         return self.fc(x.mean(dim=(2, 3, 4))) * 4.0
 
 
