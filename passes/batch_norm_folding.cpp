@@ -14,18 +14,6 @@ namespace ptec::passes {
 
 namespace {
 
-/// The float32 constant behind `arg` (a PARAMETER/BUFFER/CONSTANT_TENSOR placeholder), or
-/// nullptr when it is anything else.
-const ir::TensorData* float_constant(const ir::ExportedProgram& program, const ir::Argument& arg) {
-  if (!arg.is_node() || !arg.as_node()->is_placeholder()) return nullptr;
-  const ir::TensorData* data = program.constant_for_placeholder(arg.as_node()->name());
-  if (data == nullptr || data->spec.dtype != DType::Float || !data->spec.is_static() ||
-      data->data == nullptr || data->data->size() != data->spec.nbytes_upper_bound()) {
-    return nullptr;
-  }
-  return data;
-}
-
 std::vector<double> to_doubles(const ir::TensorData& t) {
   std::vector<float> values(t.data->size() / sizeof(float));
   std::memcpy(values.data(), t.data->data(), values.size() * sizeof(float));

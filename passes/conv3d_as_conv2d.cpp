@@ -40,15 +40,11 @@ bool rewrite(ir::ExportedProgram& program, ir::Node* conv) {
   ir::Node* weight = arg("weight").as_node();
   const ir::TensorSpec& in_spec = input->spec();
   if (in_spec.rank() != 5 || !in_spec.is_static() || in_spec.dtype != DType::Float ||
-      !conv->spec().is_static() || !weight->is_placeholder()) {
+      !conv->spec().is_static()) {
     return false;
   }
-  const ir::TensorData* w = program.constant_for_placeholder(weight->name());
-  if (w == nullptr || w->spec.dtype != DType::Float || w->spec.rank() != 5 ||
-      !w->spec.is_static() || w->data == nullptr ||
-      w->data->size() != w->spec.nbytes_upper_bound()) {
-    return false;
-  }
+  const ir::TensorData* w = float_constant(program, arg("weight"));
+  if (w == nullptr || w->spec.rank() != 5) return false;
   const auto stride = triple_of(arg("stride"));
   const auto padding = triple_of(arg("padding"));
   const auto dilation = triple_of(arg("dilation"));
@@ -67,39 +63,33 @@ bool rewrite(ir::ExportedProgram& program, ir::Node* conv) {
   auto call = [&](const char* name, ir::ArgumentList args) {
     return insert_call(g, ir::get_op(name), std::move(args), conv, conv);
   };
+  ir::ArgumentList args = conv->args();
+  auto slot = [&](const char* name) -> ir::Argument& {
+    return args[static_cast<size_t>(op.arg_index(name))];
+  };
   // The weights as 4-D: the same bytes under a shape without the unit dim.
   const Ints k4 = temporal ? Ints{k[0], k[1], k[2], 1} : Ints{k[0], k[1], k[3], k[4]};
-  ir::Node* w4 = add_parameter(program, weight->name() + "_2d",
-                               ir::TensorData{ir::TensorSpec(DType::Float, k4), w->data}, weight);
-  ir::ArgumentList args = conv->args();
-  args[static_cast<size_t>(op.arg_index("weight"))] = w4;
-  args[static_cast<size_t>(op.arg_index("output_padding"))] = Ints{0, 0};
-  ir::Node* result = nullptr;
+  slot("weight") = add_parameter(program, weight->name() + "_2d",
+                                 ir::TensorData{ir::TensorSpec(DType::Float, k4), w->data}, weight);
+  slot("stride") = temporal ? Ints{s_t, 1} : Ints{s_h, s_w};
+  slot("padding") = temporal ? Ints{p_t, 0} : Ints{p_h, p_w};
+  slot("dilation") = temporal ? Ints{d_t, 1} : Ints{d_h, d_w};
+  slot("output_padding") = Ints{0, 0};
+  // The frames read (every s_t-th one for a strided projection) as the batch, [N, T', C, H, W]
+  // before the view; a single frame needs no permute.
+  const int64_t frames_read = y[2];
+  const bool permuted = frames && frames_read != 1;
   if (temporal) {
-    args[0] = call("aten::view_copy", {input, Ints{x[0], x[1], x[2], x[3] * x[4]}});
-    args[static_cast<size_t>(op.arg_index("stride"))] = Ints{s_t, 1};
-    args[static_cast<size_t>(op.arg_index("padding"))] = Ints{p_t, 0};
-    args[static_cast<size_t>(op.arg_index("dilation"))] = Ints{d_t, 1};
-    ir::Node* conv2d = call("aten::convolution", std::move(args));
-    result = call("aten::view_copy", {conv2d, y});
+    slot("input") = call("aten::view_copy", {input, Ints{x[0], x[1], x[2], x[3] * x[4]}});
   } else {
-    // The frames read: every s_t-th one (a strided projection's), then [N, T', C, H, W].
     ir::Node* read = s_t == 1 ? input : call("aten::slice_copy.Tensor", {input, 2, 0, x[2], s_t});
-    const int64_t t = y[2];
-    const bool one_frame = t == 1;  // [N, C, 1, H, W] is [N, C, H, W] as it is
-    ir::Node* images = one_frame ? read : call("aten::permute_copy", {read, Ints{0, 2, 1, 3, 4}});
-    args[0] = call("aten::view_copy", {images, Ints{x[0] * t, x[1], x[3], x[4]}});
-    args[static_cast<size_t>(op.arg_index("stride"))] = Ints{s_h, s_w};
-    args[static_cast<size_t>(op.arg_index("padding"))] = Ints{p_h, p_w};
-    args[static_cast<size_t>(op.arg_index("dilation"))] = Ints{d_h, d_w};
-    ir::Node* conv2d = call("aten::convolution", std::move(args));
-    if (one_frame) {
-      result = call("aten::view_copy", {conv2d, y});
-    } else {
-      ir::Node* split = call("aten::view_copy", {conv2d, Ints{y[0], y[2], y[1], y[3], y[4]}});
-      result = call("aten::permute_copy", {split, Ints{0, 2, 1, 3, 4}});
-    }
+    ir::Node* images = permuted ? call("aten::permute_copy", {read, Ints{0, 2, 1, 3, 4}}) : read;
+    slot("input") = call("aten::view_copy", {images, Ints{x[0] * frames_read, x[1], x[3], x[4]}});
   }
+  ir::Node* conv2d = call("aten::convolution", std::move(args));
+  ir::Node* result =
+      call("aten::view_copy", {conv2d, permuted ? Ints{y[0], y[2], y[1], y[3], y[4]} : y});
+  if (permuted) result = call("aten::permute_copy", {result, Ints{0, 2, 1, 3, 4}});
   replace_all_uses(program, conv, result);
   g.erase(conv);
   return true;

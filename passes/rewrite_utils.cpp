@@ -55,6 +55,16 @@ ir::Node* add_parameter(ir::ExportedProgram& program, const std::string& name_hi
   return node;
 }
 
+const ir::TensorData* float_constant(const ir::ExportedProgram& program, const ir::Argument& arg) {
+  if (!arg.is_node() || !arg.as_node()->is_placeholder()) return nullptr;
+  const ir::TensorData* data = program.constant_for_placeholder(arg.as_node()->name());
+  if (data == nullptr || data->spec.dtype != DType::Float || !data->spec.is_static() ||
+      data->data == nullptr || data->data->size() != data->spec.nbytes_upper_bound()) {
+    return nullptr;
+  }
+  return data;
+}
+
 bool is_program_output(const ir::ExportedProgram& program, const ir::Node* node) {
   for (const ir::Node* out : program.graph().outputs()) {
     if (out == node) return true;

@@ -22,6 +22,10 @@ ir::Node* insert_call(ir::Graph& graph, const ir::OpSchema& op, ir::ArgumentList
 ir::Node* add_parameter(ir::ExportedProgram& program, const std::string& name_hint,
                         ir::TensorData data, ir::Node* next_to);
 
+/// The static float32 constant behind `arg` (a PARAMETER/BUFFER/CONSTANT_TENSOR placeholder
+/// whose bytes are all there), or nullptr when it is anything else.
+const ir::TensorData* float_constant(const ir::ExportedProgram& program, const ir::Argument& arg);
+
 /// Whether `node` is one of the program's outputs.
 bool is_program_output(const ir::ExportedProgram& program, const ir::Node* node);
 

@@ -18,6 +18,23 @@
 namespace ptec::kernels::optimized {
 namespace {
 
+// conv2d() of `input` with plain `weights` (packed, or read in place, by conv2d) and `bias` into
+// `output`, its scratch from the temp allocator; false when that cannot hold it.
+bool conv2d_plain(KernelRuntimeContext& ctx, const Conv2dShape& s, const float* input,
+                  const float* weights, const float* bias, float* output) {
+  const size_t scratch_bytes = conv2d_scratch_bytes(s, false);
+  void* scratch = scratch_bytes > 0 ? ctx.allocate_temp(scratch_bytes, 64) : nullptr;
+  if (scratch_bytes > 0 && scratch == nullptr) return false;
+  GemmEpilogue e;
+  e.bias = bias;
+  return conv2d(s, input, weights, nullptr, e, output, scratch);
+}
+
+// The bias of a convolution, or nullptr.
+const float* bias_of(const OptTensor& bias) {
+  return bias.has_value() ? bias->const_data_ptr<float>() : nullptr;
+}
+
 // The 2-D convolution of one frame of every image of a 3-D convolution over [N, C, T, H, W].
 Conv2dShape frame_shape(const Tensor& input, const Tensor& weight, IntList stride, IntList padding,
                         IntList dilation, int64_t groups) {
@@ -88,13 +105,8 @@ bool conv3d_temporal(KernelRuntimeContext& ctx, const Tensor& input, const Tenso
   s.ph = padding[0];
   s.dh = dilation[0];
   s.groups = groups;
-  const size_t scratch_bytes = conv2d_scratch_bytes(s, false);
-  void* scratch = scratch_bytes > 0 ? ctx.allocate_temp(scratch_bytes, 64) : nullptr;
-  if (scratch_bytes > 0 && scratch == nullptr) return false;
-  GemmEpilogue e;
-  e.bias = bias.has_value() ? bias->const_data_ptr<float>() : nullptr;
-  return conv2d(s, input.const_data_ptr<float>(), weight.const_data_ptr<float>(), nullptr, e,
-                out.mutable_data_ptr<float>(), scratch);
+  return conv2d_plain(ctx, s, input.const_data_ptr<float>(), weight.const_data_ptr<float>(),
+                      bias_of(bias), out.mutable_data_ptr<float>());
 }
 
 // A 3-D convolution with one temporal tap (kernels (1, KH, KW): the spatial half of (2+1)-D and
@@ -112,7 +124,7 @@ bool conv3d_frames(KernelRuntimeContext& ctx, const Tensor& input, const Tensor&
   const int64_t first = std::min(ot, (pt + st - 1) / st);
   const int64_t last = std::max(first, std::min(ot, (t - 1 + pt) / st + 1));
   Conv2dShape s = frame_shape(input, weight, stride, padding, dilation, groups);
-  const float* b = bias.has_value() ? bias->const_data_ptr<float>() : nullptr;
+  const float* b = bias_of(bias);
   const int64_t in_image = s.c * s.h * s.w, out_image = s.oc * s.oh() * s.ow();
   s.n = n * (last - first);  // the images of every frame read, frame after frame
   if (s.n > 0) {
@@ -120,19 +132,11 @@ bool conv3d_frames(KernelRuntimeContext& ctx, const Tensor& input, const Tensor&
         ctx.allocate_temp(static_cast<size_t>(s.n * in_image) * sizeof(float), 64));
     auto* result = static_cast<float*>(
         ctx.allocate_temp(static_cast<size_t>(s.n * out_image) * sizeof(float), 64));
-    const size_t scratch_bytes = conv2d_scratch_bytes(s, false);
-    void* scratch = scratch_bytes > 0 ? ctx.allocate_temp(scratch_bytes, 64) : nullptr;
-    if (frames == nullptr || result == nullptr || (scratch_bytes > 0 && scratch == nullptr)) {
-      return false;
-    }
+    if (frames == nullptr || result == nullptr) return false;
     for (int64_t f = first; f < last; ++f) {
       gather_frame(input, f * st - pt, frames + (f - first) * n * in_image);
     }
-    GemmEpilogue e;
-    e.bias = b;
-    if (!conv2d(s, frames, weight.const_data_ptr<float>(), nullptr, e, result, scratch)) {
-      return false;
-    }
+    if (!conv2d_plain(ctx, s, frames, weight.const_data_ptr<float>(), b, result)) return false;
     for (int64_t f = first; f < last; ++f) {
       scatter_frame(result + (f - first) * n * out_image, b, f, out);
     }
@@ -192,7 +196,7 @@ bool conv3d(KernelRuntimeContext& ctx, const Tensor& input, const Tensor& weight
     }
     if (!plain) conv2d_pack_weights(s, slice, dst);
   }
-  const float* b = bias.has_value() ? bias->const_data_ptr<float>() : nullptr;
+  const float* b = bias_of(bias);
   for (int64_t of = 0; of < ot; ++of) {
     float* sum = acc;
     bool first = true;
@@ -283,8 +287,8 @@ Tensor& conv_transpose(KernelRuntimeContext& ctx, const Conv2dShape& s, int64_t 
   void* scratch = ctx.allocate_temp(conv_transpose2d_scratch_bytes(t, false), 64);
   if (scratch == nullptr ||
       !conv_transpose2d(t, input.const_data_ptr<float>(), weight.const_data_ptr<float>(), nullptr,
-                        bias.has_value() ? bias->const_data_ptr<float>() : nullptr,
-                        Activation::None, 0.0f, 0.0f, out.mutable_data_ptr<float>(), scratch)) {
+                        bias_of(bias), Activation::None, 0.0f, 0.0f, out.mutable_data_ptr<float>(),
+                        scratch)) {
     return portable();
   }
   return out;
@@ -344,13 +348,8 @@ Tensor& convolution_out(KernelRuntimeContext& ctx, const Tensor& input, const Te
   if (spatial == 1) out_sizes[2] = out_sizes[3];
   if (!check_contiguous(ctx, "convolution.out", {&input, &weight, &out})) return out;
   if (!resize_out(ctx, "convolution.out", out, {out_sizes, rank})) return out;
-  const size_t scratch_bytes = conv2d_scratch_bytes(s, false);
-  void* scratch = scratch_bytes > 0 ? ctx.allocate_temp(scratch_bytes, 64) : nullptr;
-  if (scratch_bytes > 0 && scratch == nullptr) return portable();
-  GemmEpilogue e;
-  e.bias = bias.has_value() ? bias->const_data_ptr<float>() : nullptr;
-  if (!conv2d(s, input.const_data_ptr<float>(), weight.const_data_ptr<float>(), nullptr, e,
-              out.mutable_data_ptr<float>(), scratch)) {
+  if (!conv2d_plain(ctx, s, input.const_data_ptr<float>(), weight.const_data_ptr<float>(),
+                    bias_of(bias), out.mutable_data_ptr<float>())) {
     return portable();
   }
   return out;
